@@ -1,0 +1,250 @@
+"""Backend selection: the ONE module that imports cupy.
+
+Two backends exist: ``'cpu'`` (NumPy / SciPy) and ``'cuda'`` (CuPy / cupyx). Every container
+remembers the backend it was created on; operations on objects from different backends raise
+:class:`~hyblas.errors.BackendError`. The default backend is, in order of precedence, what
+:func:`set_backend` set, the environment variable ``HYBLAS_BACKEND``, then ``'cuda'`` when CuPy
+imports and a GPU answers, else ``'cpu'``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from .errors import BackendError, OutOfMemory
+
+__all__ = [
+    "BACKENDS",
+    "backend",
+    "set_backend",
+    "using_backend",
+    "cuda_available",
+    "xp_for",
+    "backend_of",
+    "to_numpy",
+    "to_backend",
+    "compile_module",
+    "device_name",
+]
+
+BACKENDS = ("cpu", "cuda")
+_ENV_VAR = "HYBLAS_BACKEND"
+_state = threading.local()
+
+
+@functools.lru_cache(maxsize=1)
+def _cupy() -> ModuleType | None:
+    """CuPy if it imports and a GPU answers a tiny allocation, else None."""
+    try:
+        import cupy  # noqa: PLC0415 - optional dependency, imported lazily on purpose
+        import cupyx.scipy.sparse  # noqa: F401, PLC0415
+
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return None
+        cupy.zeros(1).sum().item()
+        return cupy
+    except Exception:  # any failure (no module, no driver, no device) means no CUDA backend
+        return None
+
+
+def cuda_available() -> bool:
+    """Whether the ``'cuda'`` backend is usable on this machine."""
+    return _cupy() is not None
+
+
+def _check_name(name: str) -> str:
+    if name not in BACKENDS:
+        raise BackendError(f"backend must be one of {BACKENDS}, got {name!r}")
+    if name == "cuda" and not cuda_available():
+        raise BackendError("backend 'cuda' asked for, but CuPy or a usable GPU is not available")
+    return name
+
+
+def backend() -> str:
+    """The current default backend, ``'cuda'`` or ``'cpu'``.
+
+    Returns
+    -------
+    str
+        What :func:`set_backend` chose, else ``$HYBLAS_BACKEND``, else ``'cuda'`` when a GPU is
+        usable, else ``'cpu'``.
+    """
+    chosen = getattr(_state, "name", None)
+    if chosen is not None:
+        return chosen
+    env = os.environ.get(_ENV_VAR, "").strip().lower()
+    if env and env != "auto":
+        return _check_name(env)
+    return "cuda" if cuda_available() else "cpu"
+
+
+def set_backend(name: str | None) -> None:
+    """Set the default backend for objects created from now on in this thread.
+
+    Parameters
+    ----------
+    name : {'cpu', 'cuda', 'auto', None}
+        ``'auto'`` or ``None`` go back to the environment variable / auto-detection.
+
+    Raises
+    ------
+    BackendError
+        For an unknown name, or ``'cuda'`` where no GPU is usable.
+    """
+    _state.name = None if name in (None, "auto") else _check_name(name)
+
+
+@contextlib.contextmanager
+def using_backend(name: str) -> Iterator[str]:
+    """Context manager that sets the default backend inside a ``with`` block."""
+    previous = getattr(_state, "name", None)
+    set_backend(name)
+    try:
+        yield backend()
+    finally:
+        _state.name = previous
+
+
+def resolve(name: str | None) -> str:
+    """The backend named, or the default one when ``name`` is None."""
+    return backend() if name is None else _check_name(name)
+
+
+def xp_for(name: str) -> ModuleType:
+    """The array module of a backend: numpy for ``'cpu'``, cupy for ``'cuda'``."""
+    if name == "cpu":
+        return np
+    cp = _cupy()
+    if cp is None:
+        raise BackendError("backend 'cuda' asked for, but CuPy or a usable GPU is not available")
+    return cp
+
+
+def is_cuda_array(obj: Any) -> bool:
+    """Whether ``obj`` is a CuPy ndarray (False, cheaply, when CuPy never loaded)."""
+    cp = _cupy() if "cupy" in sys.modules else None
+    return cp is not None and isinstance(obj, cp.ndarray)
+
+
+def backend_of(array: Any) -> str:
+    """``'cuda'`` for a CuPy array, ``'cpu'`` for anything else."""
+    return "cuda" if is_cuda_array(array) else "cpu"
+
+
+def to_numpy(array: Any) -> np.ndarray:
+    """A host NumPy copy (or view) of a NumPy or CuPy array."""
+    if is_cuda_array(array):
+        return array.get()
+    return np.asarray(array)
+
+
+def to_backend(array: Any, name: str, dtype: Any = None) -> Any:
+    """``array`` as an array of backend ``name`` (copying across host/device only if needed)."""
+    xp = xp_for(name)
+    if name == "cpu":
+        return np.asarray(to_numpy(array), dtype=dtype)
+    return xp.asarray(array, dtype=dtype)
+
+
+# --- sparse interop -------------------------------------------------------------------------
+
+
+def is_cupyx_sparse(obj: Any) -> bool:
+    """Whether ``obj`` is a cupyx.scipy.sparse matrix."""
+    if "cupy" not in sys.modules or _cupy() is None:
+        return False
+    import cupyx.scipy.sparse as cusparse  # noqa: PLC0415
+
+    return cusparse.issparse(obj)
+
+
+def cupyx_csr(indptr: Any, indices: Any, values: Any, shape: tuple[int, int]) -> Any:
+    """A cupyx CSR matrix sharing the given device arrays (int32 indices, as cuSPARSE needs)."""
+    import cupyx.scipy.sparse as cusparse  # noqa: PLC0415
+
+    return cusparse.csr_matrix((values, indices, indptr), shape=shape, copy=False)
+
+
+# --- kernels --------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def _compile(source: str, name_expressions: tuple[str, ...], options: tuple[str, ...]) -> Any:
+    cp = xp_for("cuda")
+    module = cp.RawModule(code=source, options=options, name_expressions=name_expressions)
+    module.compile()
+    return module
+
+
+def compile_module(
+    source: str, name_expressions: tuple[str, ...], options: tuple[str, ...] = ("-std=c++17",)
+) -> Any:
+    """Compile CUDA C++ ``source`` with NVRTC, cached per (source, names, options).
+
+    Returns a ``cupy.RawModule``; fetch kernels with ``module.get_function(name_expression)``.
+    """
+    try:
+        return _compile(source, tuple(name_expressions), tuple(options))
+    except Exception as exc:  # NVRTC errors carry the compiler log; keep it in the message
+        raise BackendError(f"CUDA kernel compilation failed: {exc}") from exc
+
+
+def device_name() -> str:
+    """A readable name of the compute device of the default backend."""
+    if backend() == "cuda":
+        cp = xp_for("cuda")
+        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        name = props["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+    import platform  # noqa: PLC0415
+
+    return f"CPU ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)"
+
+
+def synchronize() -> None:
+    """Wait for queued GPU work (no-op on the CPU)."""
+    if "cupy" in sys.modules and _cupy() is not None:
+        _cupy().cuda.get_current_stream().synchronize()
+
+
+def cuda_event_timer() -> Any:
+    """A pair-of-events timer for the current CUDA stream: ``start()``, ``stop() -> ms``."""
+    cp = xp_for("cuda")
+
+    class _Timer:
+        def __init__(self) -> None:
+            self._start = cp.cuda.Event()
+            self._stop = cp.cuda.Event()
+
+        def start(self) -> None:
+            self._start.record()
+
+        def stop(self) -> float:
+            self._stop.record()
+            self._stop.synchronize()
+            return cp.cuda.get_elapsed_time(self._start, self._stop)
+
+    return _Timer()
+
+
+@contextlib.contextmanager
+def translate_oom(what: str) -> Iterator[None]:
+    """Turn a CuPy out-of-memory error into :class:`~hyblas.errors.OutOfMemory`."""
+    try:
+        yield
+    except Exception as exc:
+        if type(exc).__name__ != "OutOfMemoryError":
+            raise
+        cp = xp_for("cuda")
+        free, _total = cp.cuda.runtime.memGetInfo()
+        requested = getattr(exc, "_size", None)
+        raise OutOfMemory(requested, free, what) from exc

@@ -1,0 +1,37 @@
+"""Binary operators: ``hyblas.binary.plus``, ``hyblas.binary["plus"]``; add yours with
+:func:`register_new`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .semiring import catalogue, namespace
+from .semiring.operators import BinaryOp
+
+
+def register_new(
+    name: str,
+    cuda: str,
+    numpy: Callable[[Any, Any], Any],
+    *,
+    types: Any = None,
+    output: str | Any = "same",
+) -> BinaryOp:
+    """Register a binary operator usable everywhere a built-in one is.
+
+    Parameters
+    ----------
+    name : str
+    cuda : str
+        CUDA C expression in ``x`` and ``y``, e.g. ``"fmin(x, y)"``.
+    numpy : callable
+        Vectorized ``f(x, y)`` written with NumPy ufuncs (so it also runs on CuPy arrays).
+    types : dtype or list of dtypes, optional
+        The input dtypes it serves (default: all).
+    output : 'same', 'bool' or a dtype
+    """
+    return catalogue.register(BinaryOp(name, cuda, numpy, types=types, output=output))
+
+
+namespace.install(__name__, "binary")

@@ -1,0 +1,60 @@
+"""The hyblas exception hierarchy.
+
+Every error hyblas raises on purpose derives from :class:`HyblasError`. Messages name the
+argument and the values involved, and an operation that raises leaves its output unchanged.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "HyblasError",
+    "DimensionMismatch",
+    "DomainMismatch",
+    "IndexOutOfBounds",
+    "InvalidValue",
+    "InvalidObject",
+    "BackendError",
+    "OutOfMemory",
+]
+
+
+class HyblasError(Exception):
+    """Base class of every error hyblas raises on purpose."""
+
+
+class DimensionMismatch(HyblasError, ValueError):
+    """Shapes of the arguments do not fit the operation."""
+
+
+class DomainMismatch(HyblasError, TypeError):
+    """A dtype the operation or operator cannot serve, or an unsafe cast into ``out``."""
+
+
+class IndexOutOfBounds(HyblasError, IndexError):
+    """An index lies outside the object's dimensions."""
+
+
+class InvalidValue(HyblasError, ValueError):
+    """An argument has a value the operation does not accept (duplicates, bad names...)."""
+
+
+class InvalidObject(HyblasError, TypeError):
+    """An argument is not an object of the kind expected (or is internally inconsistent)."""
+
+
+class BackendError(HyblasError, RuntimeError):
+    """The backend asked for is unavailable, objects live on different backends, or CUDA failed."""
+
+
+class OutOfMemory(HyblasError, MemoryError):
+    """An allocation failed; the message says how much was asked for and how much is free."""
+
+    def __init__(self, requested_bytes: int | None, free_bytes: int | None, what: str = ""):
+        self.requested_bytes = requested_bytes
+        self.free_bytes = free_bytes
+        parts = [f"out of memory{' while ' + what if what else ''}"]
+        if requested_bytes is not None:
+            parts.append(f"asked for {requested_bytes / 2**20:.1f} MiB")
+        if free_bytes is not None:
+            parts.append(f"{free_bytes / 2**20:.1f} MiB free")
+        super().__init__(", ".join(parts))

@@ -1,0 +1,121 @@
+"""CUDA kernels of the reference executor and their specialization per semiring and dtype.
+
+Each ``.cu`` file here is one kernel family written against ``string.Template`` placeholders;
+:func:`specialize` splices in a semiring's CUDA expressions and types, and
+:func:`hyblas.backend.compile_module` compiles the result with NVRTC (cached).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import string
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...backend import compile_module, translate_oom
+from ... import dtypes as _dt
+from ...semiring.operators import Semiring
+
+__all__ = ["source", "cuda_literal", "specialize_spmv", "spmv_csr", "builtin_specializations"]
+
+_HERE = Path(__file__).parent
+THREADS_PER_BLOCK = 256  # 8 warps, one row each
+INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+
+
+@functools.cache
+def source(name: str) -> str:
+    """The raw text of kernel file ``name`` (e.g. ``'csr_spmv.cu'``)."""
+    return (_HERE / name).read_text()
+
+
+def cuda_literal(value: Any, dtype: np.dtype) -> str:
+    """``value`` spelled as a CUDA C constant of ``dtype`` (infinities included)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return "true" if bool(value) else "false"
+    if dt.kind == "f":
+        v = float(value)
+        if math.isinf(v):
+            if dt == np.float32:
+                return "__int_as_float(0x7f800000)" if v > 0 else "__int_as_float(0xff800000)"
+            bits = "0x7ff0000000000000ULL" if v > 0 else "0xfff0000000000000ULL"
+            return f"__longlong_as_double({bits})"
+        return f"{v!r}f" if dt == np.float32 else repr(v)
+    v = int(value)
+    if dt.kind == "u":
+        return f"(({_dt.cuda_name(dt)}){v}ULL)"
+    if v == np.iinfo(np.int64).min:
+        return "(-9223372036854775807LL - 1)"
+    return f"(({_dt.cuda_name(dt)}){v}LL)"
+
+
+def specialize_spmv(semiring: Semiring, op_type: np.dtype) -> str:
+    """The CSR SpMV source specialized for ``semiring`` on operands of ``op_type``."""
+    out_type = semiring.output_type(op_type)
+    monoid = semiring.monoid
+    terminal = monoid.terminal(out_type)
+    return string.Template(source("csr_spmv.cu")).substitute(
+        T=_dt.cuda_name(op_type),
+        Z=_dt.cuda_name(out_type),
+        MULT=semiring.binaryop.cuda,
+        ADD=monoid.binaryop.cuda,
+        IDENTITY=cuda_literal(monoid.identity(out_type), out_type),
+        HAS_TERMINAL="1" if terminal is not None else "0",
+        TERMINAL=cuda_literal(terminal if terminal is not None else 0, out_type),
+    )
+
+
+def spmv_name(index_dtype: np.dtype, flip: bool) -> str:
+    """The template instance name of the CSR SpMV kernel."""
+    return f"hyblas_spmv_csr_warp<{INDEX_TYPES[np.dtype(index_dtype)]}, {str(flip).lower()}>"
+
+
+def spmv_csr(
+    matrix: Any, u_values: Any, u_present: Any, semiring: Semiring, op_type: np.dtype, *,
+    flip: bool,
+) -> tuple[Any, Any]:  # fmt: skip
+    """Run the generic CSR SpMV kernel; returns the bitmap ``(values, present)``."""
+    xp = matrix._xp
+    out_type = semiring.output_type(op_type)
+    name = spmv_name(matrix._indptr.dtype, flip)
+    kernel = compile_module(specialize_spmv(semiring, op_type), (name,)).get_function(
+        name
+    )
+    a = matrix._values if matrix.dtype == op_type else _cast_cached(matrix, op_type)
+    u = u_values.astype(op_type, copy=False)
+    nrows = matrix.nrows
+    out = xp.empty(nrows, dtype=out_type)
+    out_present = xp.empty(nrows, dtype=bool)
+    if nrows:
+        blocks = (nrows * 32 + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
+        with translate_oom("CSR SpMV"):
+            kernel((blocks,), (THREADS_PER_BLOCK,),
+                   (np.int64(nrows), matrix._indptr, matrix._indices, a, u,
+                    u_present.astype(bool, copy=False), out, out_present))  # fmt: skip
+    return out, out_present
+
+
+def _cast_cached(matrix: Any, op_type: np.dtype) -> Any:
+    key = ("values_as", op_type.str)
+    if key not in matrix._cache:
+        matrix._cache[key] = matrix._values.astype(op_type)
+    return matrix._cache[key]
+
+
+def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
+    """``(label, source, kernel name expressions)`` for every built-in semiring and dtype.
+
+    Used by the compile test, which builds each with ``nvcc -arch=sm_90``.
+    """
+    from ...semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
+
+    names = [spmv_name(i, f) for i in INDEX_TYPES for f in (False, True)]
+    for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
+        semiring = NAMESPACES["semiring"][semiring_name]
+        for op_type in sorted(semiring.types, key=lambda d: d.name):
+            yield f"{semiring_name}_{op_type.name}", specialize_spmv(semiring, op_type), names

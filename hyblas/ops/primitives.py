@@ -1,0 +1,166 @@
+"""Vectorized building blocks shared by the containers and the executors.
+
+Every function takes the array module ``xp`` (numpy or cupy) and arrays of that module, and
+loops in Python only over O(log n) doubling steps, never over rows or entries.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidValue
+from ..semiring.operators import BinaryOp
+
+__all__ = [
+    "index_dtype",
+    "row_ids",
+    "segment_starts",
+    "segment_reduce",
+    "sort_by_keys",
+    "csr_from_sorted_keys",
+    "csr_keys",
+    "transpose_csr",
+    "coo_to_csr",
+    "member",
+]
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+def index_dtype(*extents: int) -> np.dtype:
+    """int32 when every extent (nnz, nrows, ncols) fits, else int64 (cuSPARSE wants int32)."""
+    return np.dtype(np.int32 if max(extents, default=0) < _INT32_MAX else np.int64)
+
+
+def row_ids(xp: ModuleType, indptr: Any, nrows: int) -> Any:
+    """The row of each stored entry of a CSR matrix (int64)."""
+    counts = xp.diff(indptr).astype(np.int64)
+    return xp.repeat(xp.arange(nrows, dtype=np.int64), counts)
+
+
+def segment_starts(xp: ModuleType, sorted_ids: Any) -> Any:
+    """Positions where a run of equal ids starts, in an array sorted by id."""
+    if sorted_ids.size == 0:
+        return xp.zeros(0, dtype=np.int64)
+    change = xp.flatnonzero(sorted_ids[1:] != sorted_ids[:-1]) + 1
+    return xp.concatenate([xp.zeros(1, dtype=change.dtype), change]).astype(np.int64)
+
+
+def segment_reduce(xp: ModuleType, values: Any, starts: Any, op: BinaryOp) -> Any:
+    """Reduce each run ``values[starts[k]:starts[k+1]]`` with ``op``, keeping order.
+
+    ``starts`` must be strictly increasing and start with 0 (no empty segments). On the CPU a
+    ufunc-backed operator uses ``reduceat``; otherwise (CuPy, or a user callable) a segmented
+    Hillis-Steele scan in ⌈log2(longest run)⌉ vectorized steps.
+    """
+    if starts.size == 0:
+        return values[:0].copy()
+    ufunc = op.ufunc
+    if xp is np and ufunc is not None:
+        reduced = ufunc.reduceat(values, starts)
+        return reduced.astype(values.dtype, copy=False)
+    return _segmented_scan_last(xp, values, starts, op)
+
+
+def _segmented_scan_last(xp: ModuleType, values: Any, starts: Any, op: BinaryOp) -> Any:
+    n = values.size
+    flags = xp.zeros(n, dtype=np.int64)
+    flags[starts] = 1
+    segment = xp.cumsum(flags) - 1
+    ends = xp.concatenate([starts[1:], xp.asarray([n], dtype=starts.dtype)]) - 1
+    longest = int((ends - starts).max()) + 1
+    scanned = values.copy()
+    step = 1
+    while step < longest:
+        later = xp.arange(step, n)
+        same = segment[later] == segment[later - step]
+        later = later[same]
+        combined = op.numpy(scanned[later - step], scanned[later])
+        scanned[later] = combined.astype(values.dtype, copy=False)
+        step *= 2
+    return scanned[ends]
+
+
+def sort_by_keys(xp: ModuleType, keys: Any, *payload: Any) -> tuple[Any, ...]:
+    """``keys`` sorted ascending, with each payload array permuted alike (stable for ties)."""
+    if keys.size == 0:
+        return (keys, *payload)
+    if xp is np:
+        order = np.argsort(keys, kind="stable")
+    else:  # CuPy's argsort is a radix sort; tie order is fixed by sorting (key, position) pairs
+        position = xp.arange(keys.size, dtype=np.int64)
+        order = xp.lexsort(xp.stack([position, keys]))
+    return (keys[order], *(p[order] for p in payload))
+
+
+def csr_keys(xp: ModuleType, indptr: Any, indices: Any, nrows: int, ncols: int) -> Any:
+    """Linear keys ``row * ncols + col`` of a CSR matrix's entries, ascending (int64)."""
+    return row_ids(xp, indptr, nrows) * np.int64(ncols) + indices.astype(np.int64)
+
+
+def csr_from_sorted_keys(
+    xp: ModuleType, keys: Any, nrows: int, ncols: int, idx_dtype: np.dtype
+) -> tuple[Any, Any]:
+    """(indptr, indices) for entries given by strictly increasing linear keys."""
+    ncols64 = np.int64(max(ncols, 1))
+    rows = keys // ncols64
+    indices = (keys - rows * ncols64).astype(idx_dtype)
+    indptr = xp.searchsorted(rows, xp.arange(nrows + 1, dtype=np.int64)).astype(idx_dtype)
+    return indptr, indices
+
+
+def transpose_csr(
+    xp: ModuleType, indptr: Any, indices: Any, values: Any, nrows: int, ncols: int
+) -> tuple[Any, Any, Any]:
+    """CSR (indptr, indices, values) of the transpose of an (nrows x ncols) CSR matrix."""
+    rows = row_ids(xp, indptr, nrows)
+    keys_t = indices.astype(np.int64) * np.int64(max(nrows, 1)) + rows
+    keys_t, values_t = sort_by_keys(xp, keys_t, values)
+    indptr_t, indices_t = csr_from_sorted_keys(xp, keys_t, ncols, nrows, indptr.dtype)
+    return indptr_t, indices_t, values_t
+
+
+def coo_to_csr(
+    xp: ModuleType,
+    rows: Any,
+    cols: Any,
+    values: Any,
+    nrows: int,
+    ncols: int,
+    dup_op: BinaryOp | None,
+) -> tuple[Any, Any, Any]:
+    """Canonical CSR from COO triplets (sorted columns, duplicates combined with ``dup_op``).
+
+    Raises
+    ------
+    InvalidValue
+        If an (row, col) pair repeats and ``dup_op`` is None.
+    """
+    keys = rows.astype(np.int64) * np.int64(max(ncols, 1)) + cols.astype(np.int64)
+    keys, values = sort_by_keys(xp, keys, values)
+    starts = segment_starts(xp, keys)
+    if starts.size != keys.size:
+        if dup_op is None:
+            repeated = xp.flatnonzero(keys[1:] == keys[:-1])[:1]
+            key = int(keys[repeated][0])
+            raise InvalidValue(
+                f"duplicate entry at (row {key // max(ncols, 1)}, col {key % max(ncols, 1)}) "
+                f"and {keys.size - starts.size} duplicates in all; pass dup_op= to combine them"
+            )
+        values = segment_reduce(xp, values, starts, dup_op)
+        keys = keys[starts]
+    idx = index_dtype(keys.size, nrows, ncols)
+    indptr, indices = csr_from_sorted_keys(xp, keys, nrows, ncols, idx)
+    return indptr, indices, values
+
+
+def member(xp: ModuleType, sorted_set: Any, queries: Any) -> Any:
+    """Bool array: whether each query occurs in the ascending array ``sorted_set``."""
+    if sorted_set.size == 0:
+        return xp.zeros(queries.shape, dtype=bool)
+    pos = xp.searchsorted(sorted_set, queries)
+    pos = xp.minimum(pos, sorted_set.size - 1)
+    return sorted_set[pos] == queries

@@ -1,0 +1,167 @@
+"""The reference executor: vectorized array code shared by NumPy and CuPy.
+
+Correct for every semiring, dtype and mask; the oracle the fast executors are tested against.
+On the GPU, ``mxv`` with plus_times on floats and a full input vector goes through cuSPARSE
+(cupyx), any other semiring through the generic one-warp-per-row CSR kernel in
+``kernels/csr_spmv.cu``. Functions here compute the raw result ``T`` of an operation; masks,
+accumulation and replace are applied afterwards by :mod:`hyblas.ops.mask`.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ..backend import cupyx_csr, to_numpy
+from ..semiring.operators import BinaryOp, Monoid, Semiring
+from . import kernels
+from . import primitives as _prim
+
+__all__ = ["spmv", "spgemm", "reduce_rows", "reduce_all", "ewise_union", "ewise_intersection"]
+
+
+def _cast(values: Any, dtype: np.dtype) -> Any:
+    return values.astype(dtype, copy=False)
+
+
+def spmv(
+    matrix: Any, u_values: Any, u_present: Any, semiring: Semiring, *, flip: bool
+) -> tuple[Any, Any]:
+    """``t_i = ⊕_j mult(A_ij, u_j)`` over present ``u_j`` (``mult(u_j, A_ij)`` if ``flip``).
+
+    Returns the bitmap ``(values, present)`` of length ``matrix.nrows``.
+    """
+    xp = matrix._xp
+    op_type = semiring.input_type(matrix.dtype, u_values.dtype)
+    out_type = semiring.output_type(op_type)
+    if matrix.backend == "cuda":
+        if _cusparse_applies(semiring, op_type, matrix, u_present):
+            return _spmv_cusparse(matrix, u_values, op_type)
+        return kernels.spmv_csr(matrix, u_values, u_present, semiring, op_type, flip=flip)
+    rows = _prim.row_ids(xp, matrix._indptr, matrix.nrows)
+    cols = matrix._indices
+    active = u_present[cols]
+    rows, cols = rows[active], cols[active]
+    a = _cast(matrix._values[active], op_type)
+    x = _cast(u_values[cols], op_type)
+    products = semiring.binaryop.numpy(x, a) if flip else semiring.binaryop.numpy(a, x)
+    products = _cast(products, out_type)
+    return _scatter_segments(xp, rows, products, semiring.monoid, matrix.nrows, out_type)
+
+
+def _cusparse_applies(semiring: Semiring, op_type: np.dtype, matrix: Any, present: Any) -> bool:
+    return (
+        semiring.monoid.binaryop.name == "plus"
+        and semiring.binaryop.name == "times"
+        and op_type.kind == "f"
+        and matrix.dtype == op_type
+        and matrix._indptr.dtype == np.int32
+        and bool(present.all())
+    )
+
+
+def _spmv_cusparse(matrix: Any, u_values: Any, op_type: np.dtype) -> tuple[Any, Any]:
+    key = ("cusparse", op_type.str)
+    if key not in matrix._cache:  # a cupyx view sharing the matrix's arrays: no copy
+        matrix._cache[key] = cupyx_csr(matrix._indptr, matrix._indices,
+                                                matrix._values, matrix.shape)  # fmt: skip
+    values = matrix._cache[key] @ _cast(u_values, op_type)
+    present = matrix._xp.diff(matrix._indptr) > 0
+    return values, present
+
+
+def _scatter_segments(
+    xp: ModuleType, ids: Any, values: Any, monoid: Monoid, size: int, dtype: np.dtype
+) -> tuple[Any, Any]:
+    """Reduce ``values`` grouped by ascending ``ids`` into a bitmap of length ``size``."""
+    starts = _prim.segment_starts(xp, ids)
+    reduced = _prim.segment_reduce(xp, values, starts, monoid.binaryop)
+    out_values = xp.zeros(size, dtype=dtype)
+    out_present = xp.zeros(size, dtype=bool)
+    targets = ids[starts]
+    out_values[targets] = _cast(reduced, dtype)
+    out_present[targets] = True
+    return out_values, out_present
+
+
+def spgemm(
+    a: Any, b: Any, semiring: Semiring, *, keep_keys: Any = None, drop_keys: Any = None
+) -> tuple[Any, Any]:
+    """``C = A ⊕.⊗ B`` as ascending linear keys (i * ncols_B + j) and values.
+
+    ``keep_keys`` / ``drop_keys`` (ascending) restrict the products to the keys a mask allows
+    before they are reduced, so a masked product never materializes the full result.
+    """
+    xp = a._xp
+    op_type = semiring.input_type(a.dtype, b.dtype)
+    out_type = semiring.output_type(op_type)
+    a_rows = _prim.row_ids(xp, a._indptr, a.nrows)
+    a_cols = a._indices.astype(np.int64)
+    b_starts = b._indptr.astype(np.int64)
+    counts = b_starts[a_cols + 1] - b_starts[a_cols]
+    total = int(counts.sum())
+    source = xp.repeat(xp.arange(a_cols.size, dtype=np.int64), counts)
+    first_of_run = xp.cumsum(counts) - counts
+    b_pos = b_starts[a_cols][source] + (xp.arange(total, dtype=np.int64) - first_of_run[source])
+    keys = a_rows[source] * np.int64(max(b.ncols, 1)) + b._indices[b_pos].astype(np.int64)
+    if keep_keys is not None:
+        chosen = _prim.member(xp, keep_keys, keys)
+        keys, source, b_pos = keys[chosen], source[chosen], b_pos[chosen]
+    if drop_keys is not None:
+        chosen = ~_prim.member(xp, drop_keys, keys)
+        keys, source, b_pos = keys[chosen], source[chosen], b_pos[chosen]
+    products = semiring.binaryop.numpy(_cast(a._values[source], op_type),
+                                       _cast(b._values[b_pos], op_type))  # fmt: skip
+    keys, products = _prim.sort_by_keys(xp, keys, _cast(products, out_type))
+    starts = _prim.segment_starts(xp, keys)
+    return keys[starts], _cast(_prim.segment_reduce(xp, products, starts,
+                                                    semiring.monoid.binaryop), out_type)  # fmt: skip
+
+
+def reduce_rows(matrix: Any, monoid: Monoid) -> tuple[Any, Any]:
+    """Bitmap ``(values, present)`` of each row reduced with ``monoid`` (empty rows absent)."""
+    xp = matrix._xp
+    op_type = monoid.input_type(matrix.dtype)
+    out_type = monoid.binaryop.output_type(op_type)
+    rows = _prim.row_ids(xp, matrix._indptr, matrix.nrows)
+    return _scatter_segments(xp, rows, _cast(matrix._values, op_type), monoid, matrix.nrows,
+                             out_type)  # fmt: skip
+
+
+def reduce_all(xp: ModuleType, values: Any, monoid: Monoid) -> Any:
+    """All ``values`` reduced to one NumPy scalar (the monoid's identity when empty)."""
+    op_type = monoid.input_type(values.dtype)
+    out_type = monoid.binaryop.output_type(op_type)
+    if values.size == 0:
+        return monoid.identity(out_type)
+    starts = xp.zeros(1, dtype=np.int64)
+    reduced = _prim.segment_reduce(xp, _cast(values, op_type), starts, monoid.binaryop)
+    return out_type.type(to_numpy(reduced)[0])
+
+
+def ewise_union(
+    xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any, b_vals: Any, op: BinaryOp
+) -> tuple[Any, Any]:
+    """Union of two ascending key sets; keys in both get ``op(a, b)`` (GrB eWiseAdd)."""
+    op_type = op.input_type(a_vals.dtype, b_vals.dtype)
+    out_type = op.output_type(op_type)
+    in_b = _prim.member(xp, b_keys, a_keys)
+    in_a = _prim.member(xp, a_keys, b_keys)
+    both = _cast(op.numpy(_cast(a_vals[in_b], op_type), _cast(b_vals[in_a], op_type)), out_type)
+    keys = xp.concatenate([a_keys[~in_b], b_keys[~in_a], a_keys[in_b]])
+    vals = xp.concatenate([_cast(a_vals[~in_b], out_type), _cast(b_vals[~in_a], out_type), both])
+    return _prim.sort_by_keys(xp, keys, vals)
+
+
+def ewise_intersection(
+    xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any, b_vals: Any, op: BinaryOp
+) -> tuple[Any, Any]:
+    """Intersection of two ascending key sets with values ``op(a, b)`` (GrB eWiseMult)."""
+    op_type = op.input_type(a_vals.dtype, b_vals.dtype)
+    out_type = op.output_type(op_type)
+    in_b = _prim.member(xp, b_keys, a_keys)
+    in_a = _prim.member(xp, a_keys, b_keys)
+    values = op.numpy(_cast(a_vals[in_b], op_type), _cast(b_vals[in_a], op_type))
+    return a_keys[in_b], _cast(values, out_type)

@@ -1,0 +1,36 @@
+"""Unary operators: ``hyblas.unary.abs``, ``hyblas.unary["abs"]``; add yours with
+:func:`register_new`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .semiring import catalogue, namespace
+from .semiring.operators import UnaryOp
+
+
+def register_new(
+    name: str,
+    cuda: str,
+    numpy: Callable[[Any], Any],
+    *,
+    types: Any = None,
+    output: str | Any = "same",
+) -> UnaryOp:
+    """Register a unary operator usable everywhere a built-in one is.
+
+    Parameters
+    ----------
+    name : str
+    cuda : str
+        CUDA C expression in ``x``.
+    numpy : callable
+        Vectorized ``f(x)`` written with NumPy ufuncs.
+    types : dtype or list of dtypes, optional
+    output : 'same', 'bool' or a dtype
+    """
+    return catalogue.register(UnaryOp(name, cuda, numpy, types=types, output=output))
+
+
+namespace.install(__name__, "unary")
