@@ -483,7 +483,7 @@ def _submatrix_keys(A: Matrix, rows: Any, cols: Any) -> tuple[Any, Any, Any]:  #
     xp = A._xp
     starts = A._indptr.astype(np.int64)
     counts = starts[rows + 1] - starts[rows]
-    slot_r = xp.repeat(xp.arange(rows.size, dtype=np.int64), counts)
+    slot_r = _prim.expand(xp, counts)
     first = xp.cumsum(counts) - counts
     pos = starts[rows][slot_r] + (xp.arange(int(counts.sum()), dtype=np.int64) - first[slot_r])
     entry_cols = A._indices[pos].astype(np.int64)
@@ -492,7 +492,7 @@ def _submatrix_keys(A: Matrix, rows: Any, cols: Any) -> tuple[Any, Any, Any]:  #
     lo = xp.searchsorted(sorted_cols, entry_cols, side="left")
     hi = xp.searchsorted(sorted_cols, entry_cols, side="right")
     hits = hi - lo
-    which = xp.repeat(xp.arange(entry_cols.size, dtype=np.int64), hits)
+    which = _prim.expand(xp, hits)
     first_hit = xp.cumsum(hits) - hits
     slot_c = order[lo[which] + (xp.arange(int(hits.sum()), dtype=np.int64) - first_hit[which])]
     return slot_r[which], slot_c, A._values[pos[which]]

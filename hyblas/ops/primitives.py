@@ -15,6 +15,7 @@ from ..errors import InvalidValue
 from ..semiring.operators import BinaryOp
 
 __all__ = [
+    "expand",
     "index_dtype",
     "row_ids",
     "segment_starts",
@@ -35,10 +36,23 @@ def index_dtype(*extents: int) -> np.dtype:
     return np.dtype(np.int32 if max(extents, default=0) < _INT32_MAX else np.int64)
 
 
+def expand(xp: ModuleType, counts: Any) -> Any:
+    """``[0]*counts[0] + [1]*counts[1] + ...`` (int64): the owner of each expanded slot.
+
+    NumPy's ``repeat`` does this; CuPy accepts an array of counts only from 14.1 on, so the GPU
+    path finds each slot's owner by binary search in the running total instead.
+    """
+    counts = counts.astype(np.int64, copy=False)
+    if xp is np:
+        return np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    ends = xp.cumsum(counts)
+    total = int(ends[-1]) if counts.size else 0
+    return xp.searchsorted(ends, xp.arange(total, dtype=np.int64), side="right")
+
+
 def row_ids(xp: ModuleType, indptr: Any, nrows: int) -> Any:
     """The row of each stored entry of a CSR matrix (int64)."""
-    counts = xp.diff(indptr).astype(np.int64)
-    return xp.repeat(xp.arange(nrows, dtype=np.int64), counts)
+    return expand(xp, xp.diff(indptr))
 
 
 def segment_starts(xp: ModuleType, sorted_ids: Any) -> Any:

@@ -102,7 +102,7 @@ def spgemm(
     b_starts = b._indptr.astype(np.int64)
     counts = b_starts[a_cols + 1] - b_starts[a_cols]
     total = int(counts.sum())
-    source = xp.repeat(xp.arange(a_cols.size, dtype=np.int64), counts)
+    source = _prim.expand(xp, counts)
     first_of_run = xp.cumsum(counts) - counts
     b_pos = b_starts[a_cols][source] + (xp.arange(total, dtype=np.int64) - first_of_run[source])
     keys = a_rows[source] * np.int64(max(b.ncols, 1)) + b._indices[b_pos].astype(np.int64)
