@@ -1,0 +1,131 @@
+"""Reference-executor ``mxv`` on the GPU against a bare cupyx ``A @ x``, same run, same graph.
+
+    python -m benchmarks.mxv_reference --scale 22 --out result.json
+
+Targets (issue "Foundation"): plus_times float32 within 1.2x of cupyx, min_plus float32 within
+4x. Each result is checked against a float64 reference before it is timed; the bandwidth floor
+counts 8 bytes per stored entry (value + column index) plus the row pointers and the vectors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import hyblas as hb
+from hyblas.backend import device_name, to_numpy, xp_for
+
+from .timing import copy_bandwidth_tbps, time_gpu_ms
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except Exception:  # the GPU machine's copy of the tree may have no .git
+        return "unknown"
+
+
+def _floor_ms(A: hb.Matrix, copy_tbps: float) -> float:
+    nbytes = 8 * A.nnz + 4 * (A.nrows + 1) + 4 * A.ncols + 4 * A.nrows
+    return nbytes / (copy_tbps * 1e12) * 1e3
+
+
+def _relative_error(got: Any, ref: np.ndarray) -> float:
+    got = to_numpy(got).astype(np.float64)
+    finite = np.isfinite(ref)
+    assert np.array_equal(np.isfinite(got), finite), "presence / infinities differ"
+    return float(np.linalg.norm(got[finite] - ref[finite]) / np.linalg.norm(ref[finite]))
+
+
+def run(scale: int, repeats: int) -> dict[str, Any]:
+    cp = xp_for("cuda")
+    copy_tbps = copy_bandwidth_tbps()
+    A = hb.generators.kronecker(scale, backend="cuda")  # float32 values, symmetric
+    rng = np.random.default_rng(0)
+    x_host = rng.random(A.ncols).astype(np.float32) + 0.5  # never time on zeros
+    weights = hb.Matrix(A._indptr, A._indices,
+                        cp.asarray(rng.random(A.nnz).astype(np.float32) + 1.0), A.shape,
+                        backend="cuda")  # same structure, random weights
+    x = cp.asarray(x_host)
+    u = hb.Vector.from_dense(x)
+    S = weights.to_cupyx()
+    scipy_w = weights.to_scipy().astype(np.float64)
+    ref_plus = scipy_w @ x_host.astype(np.float64)
+    ref_min = _min_plus_reference(scipy_w, x_host.astype(np.float64))
+    empty_rows = np.diff(scipy_w.indptr) == 0
+    ref_plus[empty_rows] = np.inf  # absent in hyblas, 0 in scipy: compare as "missing"
+    floor = _floor_ms(weights, copy_tbps)
+    rows = []
+
+    def dense(v: hb.Vector) -> Any:
+        return v.to_dense(fill_value=np.inf)
+
+    peers = {
+        "cupyx A@x plus_times": (lambda: S @ x, None),
+        "hyblas mxv plus_times": (lambda: hb.ops.mxv(weights, u, hb.semiring.plus_times), ref_plus),
+        "hyblas mxv min_plus": (lambda: hb.ops.mxv(weights, u, hb.semiring.min_plus), ref_min),
+        "hyblas mxv plus_times (generic kernel)": (
+            lambda: hb.ops.mxv(weights, u, hb.semiring.plus_times["float64"]), ref_plus),
+    }
+    for name, (fn, ref) in peers.items():
+        result = fn()
+        if ref is None:
+            error = _relative_error(cp.where(cp.asarray(~empty_rows), result, cp.inf),
+                                    ref_plus)
+        else:
+            error = _relative_error(dense(result), ref)
+        assert error < 1e-5, f"{name}: relative error {error:.2e} against float64"
+        ms = time_gpu_ms(fn, repeats=repeats)
+        rows.append({"graph": f"kron{scale}", "op": name, "ms": ms, "rel_error": error,
+                     "floor_ms": floor, "fraction_of_floor": floor / ms})
+    base = rows[0]["ms"]
+    for row in rows:
+        row["ratio_to_cupyx"] = row["ms"] / base
+    return {
+        "device": device_name(),
+        "date": datetime.date.today().isoformat(),
+        "commit": _commit(),
+        "copy_TBps": copy_tbps,
+        "graph": {"name": f"kron{scale}", "nrows": A.nrows, "nnz": A.nnz},
+        "targets": {"plus_times_ratio_max": 1.2, "min_plus_ratio_max": 4.0},
+        "rows": rows,
+    }
+
+
+def _min_plus_reference(S: Any, x: np.ndarray) -> np.ndarray:
+    """min_j (A_ij + x_j) in float64 on the CPU, +inf for empty rows."""
+    import scipy.sparse as sp
+
+    coo = sp.coo_array(S)
+    out = np.full(S.shape[0], np.inf)
+    np.minimum.at(out, coo.row, coo.data + x[coo.col])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, default=22)
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    if hb.backend() != "cuda":
+        print("mxv_reference needs the 'cuda' backend", file=sys.stderr)
+        return 2
+    result = run(args.scale, args.repeats)
+    text = json.dumps(result, indent=2)
+    if args.out:
+        args.out.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
