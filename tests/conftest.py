@@ -1,0 +1,78 @@
+"""Shared test configuration: hypothesis profiles, a replayable seed, the ``backend`` fixture.
+
+Profiles (pick with ``HYPOTHESIS_PROFILE``; else ``ci`` when ``CI`` is set, else ``dev``):
+
+* ``dev`` -- about 30 examples per property, no deadline (quick local runs);
+* ``ci``  -- 200 examples per property, no deadline, ``too_slow`` health check off.
+
+``HYBLAS_TEST_SEED=<int>`` replays a run: every hypothesis test is seeded with that value
+(the same as ``pytest --hypothesis-seed=<int>``) and the example database is not consulted.
+
+Nothing here touches a GPU at import time: whether CUDA is usable is asked only when a test
+that needs the ``'cuda'`` backend is about to run.
+"""
+
+from __future__ import annotations
+
+import os
+
+import hypothesis
+import pytest
+from hypothesis import HealthCheck, settings
+
+_SEED_VAR = "HYBLAS_TEST_SEED"
+_SEED = os.environ.get(_SEED_VAR, "").strip()
+_SEED_VALUE = int(_SEED) if _SEED else None
+_REPLAY = {"database": None} if _SEED_VALUE is not None else {}
+
+settings.register_profile("dev", max_examples=30, deadline=None, **_REPLAY)
+settings.register_profile(
+    "ci",
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,
+    **_REPLAY,
+)
+
+
+def _profile_name() -> str:
+    chosen = os.environ.get("HYPOTHESIS_PROFILE", "").strip()
+    if chosen:
+        return chosen
+    return "ci" if os.environ.get("CI") else "dev"
+
+
+settings.load_profile(_profile_name())
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    seed = f"{_SEED_VAR}={_SEED_VALUE}" if _SEED_VALUE is not None else f"{_SEED_VAR} unset"
+    return f"hypothesis profile: {settings.get_current_profile_name()}; {seed}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Seed every hypothesis test when ``HYBLAS_TEST_SEED`` is set (replayable runs)."""
+    if _SEED_VALUE is None:
+        return
+    for item in items:
+        function = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        if getattr(function, "is_hypothesis_test", False):
+            hypothesis.seed(_SEED_VALUE)(function)
+
+
+@pytest.fixture(scope="session")
+def cuda_usable() -> bool:
+    """Whether the 'cuda' backend works here (asked lazily, never at import time)."""
+    import hyblas  # noqa: PLC0415
+
+    return hyblas.cuda_available()
+
+
+# Every test that takes ``backend`` runs once on the CPU and once on CUDA (marked ``gpu``).
+# Session scope keeps hypothesis' function-scoped-fixture health check quiet: the value is a str.
+@pytest.fixture(scope="session", params=["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def backend(request: pytest.FixtureRequest, cuda_usable: bool) -> str:
+    if request.param == "cuda" and not cuda_usable:
+        pytest.skip("backend 'cuda' needs CuPy and a usable GPU; hyblas.cuda_available() is False")
+    return request.param

@@ -1,0 +1,401 @@
+"""Property tests: every operation against the dense model in ``tests/model.py``.
+
+Each test draws COO triplets (``tests/strategies.py``) that feed both hyblas and the model,
+plus a mask kind, an accumulator, ``replace`` and an existing ``out``, and compares structure
+first, then values (exact for bool / ints, ``rtol=1e-5`` for floats). Operators are drawn inside
+the tests; ``test_every_semiring_every_dtype`` walks the whole semiring catalogue
+deterministically so none is left to chance.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import hyblas as hb
+from hyblas.errors import DomainMismatch
+
+import model
+import strategies as S
+
+SEMIRINGS = list(hb.semiring)  # the built-in catalogue (user ops are registered inside tests)
+MONOIDS = list(hb.monoid)
+# Deterministic binary operators (GrB_ANY may return either operand).
+BINARY = [n for n in hb.binary if n != "any"]
+UNARY = list(hb.unary)
+SELECTS = sorted(model.SELECT_TESTS)
+
+
+def served(op: Any) -> list[np.dtype]:
+    """The test dtypes ``op`` accepts (logical operators cast every input to bool)."""
+    if getattr(op, "cast_inputs_to", None) is not None:
+        return list(S.DTYPES)
+    if isinstance(op, hb.semiring.Semiring) and op.binaryop.cast_inputs_to is not None:
+        return list(S.DTYPES)
+    return [d for d in S.DTYPES if d in op.types]
+
+
+# --- comparison ---------------------------------------------------------------------------------
+
+
+def _close(a: Any, b: Any, dtype: np.dtype) -> bool:
+    if np.dtype(dtype).kind == "f":
+        return bool(np.allclose(a, b, rtol=1e-5, atol=0, equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
+def assert_matches(result: Any, expected: model.Vec | model.Mat, *, dtype: bool = True) -> None:
+    """Structure first (which positions hold an entry), then dtype, then values."""
+    if isinstance(expected, model.Vec):
+        assert isinstance(result, hb.Vector), type(result)
+        assert result.size == expected.shape[0]
+        idx, vals = result.to_coo()
+        exp_idx = np.flatnonzero(expected.present)
+        assert idx.tolist() == exp_idx.tolist(), f"structure: got {idx}, expected {exp_idx}"
+        keys = [int(i) for i in idx]
+        exp_vals = expected.values[exp_idx]
+    else:
+        assert isinstance(result, hb.Matrix), type(result)
+        assert result.shape == expected.shape
+        rows, cols, vals = result.to_coo()
+        er, ec = np.nonzero(expected.present)
+        got = list(zip(rows.tolist(), cols.tolist()))
+        want = list(zip(er.tolist(), ec.tolist()))
+        assert got == want, f"structure: got {got}, expected {want}"
+        keys = got
+        exp_vals = expected.values[er, ec]
+    if dtype:
+        assert result.dtype == expected.dtype, f"dtype {result.dtype} != {expected.dtype}"
+    fixed = [k not in expected.cands for k in keys]
+    assert _close(vals[fixed], exp_vals[fixed], expected.dtype), (
+        f"values: got {vals[fixed]}, expected {exp_vals[fixed]}")
+    for k, v in zip(keys, vals.tolist()):
+        if k in expected.cands:  # the `any` monoid: any reduced value is a valid answer
+            assert any(_close(v, c, expected.dtype) for c in expected.cands[k]), (k, v)
+
+
+def expected_after(ctl: S.WriteControls, t: model.Vec | model.Mat) -> model.Vec | model.Mat:
+    return model.write(None if ctl.out is None else model.of(ctl.out), t,
+                       mask=None if ctl.mask is None else model.of(ctl.mask),
+                       mask_kind=ctl.mask_kind, accum=ctl.hyblas_accum(), replace=ctl.replace)
+
+
+def run_op(fn: Any, ctl: S.WriteControls, backend: str, *args: Any, **kwargs: Any) -> Any:
+    """Call ``fn`` with the write controls; check it returns ``out`` itself when given one."""
+    out = None if ctl.out is None else ctl.out.hyblas(backend)
+    result = fn(*args, mask=ctl.hyblas_mask(backend), accum=ctl.hyblas_accum(),
+                replace=ctl.replace, out=out, **kwargs)
+    if out is not None:
+        assert result is out
+    assert result.backend == backend
+    return result
+
+
+# --- products -----------------------------------------------------------------------------------
+
+
+@st.composite
+def semiring_and_dtype(draw: Any) -> tuple[Any, np.dtype]:
+    sr = hb.semiring[draw(st.sampled_from(SEMIRINGS))]
+    return sr, draw(st.sampled_from(served(sr)))
+
+
+@given(data=st.data())
+def test_mxv(backend: str, data: st.DataObject) -> None:
+    sr, dtype = data.draw(semiring_and_dtype())
+    A = data.draw(S.matrices(dtype=dtype))
+    u = data.draw(S.vectors(size=A.ncols, dtype=dtype))
+    t = model.mxv(model.of(A), model.of(u), sr)
+    ctl = data.draw(S.write_controls((A.nrows,), t.dtype, accum=sr.monoid.name != "any"))
+    executor = data.draw(st.sampled_from(["auto", "reference"]))
+    result = run_op(hb.ops.mxv, ctl, backend, A.hyblas(backend), u.hyblas(backend), sr,
+                    executor=executor)
+    assert_matches(result, expected_after(ctl, t))
+
+
+@given(data=st.data())
+def test_vxm(backend: str, data: st.DataObject) -> None:
+    sr, dtype = data.draw(semiring_and_dtype())
+    A = data.draw(S.matrices(dtype=dtype))
+    u = data.draw(S.vectors(size=A.nrows, dtype=dtype))
+    t = model.vxm(model.of(u), model.of(A), sr)
+    ctl = data.draw(S.write_controls((A.ncols,), t.dtype, accum=sr.monoid.name != "any"))
+    result = run_op(hb.ops.vxm, ctl, backend, u.hyblas(backend), A.hyblas(backend), sr.name)
+    assert_matches(result, expected_after(ctl, t))
+
+
+@given(data=st.data())
+def test_mxm(backend: str, data: st.DataObject) -> None:
+    sr, dtype = data.draw(semiring_and_dtype())
+    A = data.draw(S.matrices(dtype=dtype))
+    B = data.draw(S.matrices(nrows=A.ncols, dtype=dtype))
+    t = model.mxm(model.of(A), model.of(B), sr)
+    ctl = data.draw(S.write_controls((A.nrows, B.ncols), t.dtype,
+                                     accum=sr.monoid.name != "any"))
+    result = run_op(hb.ops.mxm, ctl, backend, A.hyblas(backend), B.hyblas(backend), sr)
+    assert_matches(result, expected_after(ctl, t))
+
+
+# A fixed operand pair used to walk the whole catalogue:
+#
+#   A (3x4)            u (4)         B = A.T (4x3)
+#       0  1  2  3
+#   0 [ 2  .  -1 . ]   [ 3 ]
+#   1 [ .  0  .  3 ]   [ . ]
+#   2 [ 1  1  .  . ]   [ -2 ]
+#                      [ 1 ]
+_A = ([0, 0, 1, 1, 2, 2], [0, 2, 1, 3, 0, 1], [2, -1, 0, 3, 1, 1], 3, 4)
+_U = ([0, 2, 3], [3, -2, 1], 4)
+
+
+@pytest.mark.parametrize("name", SEMIRINGS)
+@pytest.mark.parametrize("dtype", S.DTYPES, ids=str)
+def test_every_semiring_every_dtype(backend: str, name: str, dtype: np.dtype) -> None:
+    sr = hb.semiring[name]
+    rows, cols, vals, m, n = _A
+    A_data = S.MatrixData(m, n, np.array(rows), np.array(cols), np.array(vals).astype(dtype))
+    u_data = S.VectorData(n, np.array(_U[0]), np.array(_U[1]).astype(dtype))
+    A, u = A_data.hyblas(backend), u_data.hyblas(backend)
+    if dtype not in served(sr):
+        with pytest.raises(DomainMismatch):
+            hb.ops.mxv(A, u, sr)
+        with pytest.raises(DomainMismatch):
+            hb.ops.mxm(A, A.T, sr)
+        return
+    mA, mu = model.of(A_data), model.of(u_data)
+    assert_matches(hb.ops.mxv(A, u, sr), model.mxv(mA, mu, sr))
+    assert_matches(hb.ops.vxm(_first3(u_data, backend), A, sr),
+                   model.vxm(model.of(_first3_data(u_data)), mA, sr))
+    assert_matches(hb.ops.mxm(A, A.T, sr), model.mxm(mA, model.transpose(mA), sr))
+    # typed lookup gives the same answer as the untyped operator
+    assert_matches(hb.ops.mxv(A, u, sr[sr.input_type(dtype, dtype)]), model.mxv(mA, mu, sr))
+
+
+def _first3_data(u: S.VectorData) -> S.VectorData:
+    keep = u.indices < 3
+    return S.VectorData(3, u.indices[keep], u.values[keep])
+
+
+def _first3(u: S.VectorData, backend: str) -> hb.Vector:
+    return _first3_data(u).hyblas(backend)
+
+
+# --- element-wise -------------------------------------------------------------------------------
+
+
+@st.composite
+def binary_and_dtype(draw: Any) -> tuple[Any, Any, np.dtype]:
+    """(op argument as passed to hyblas, the BinaryOp it means, dtype)."""
+    how = draw(st.sampled_from(["binary", "binary", "binary", "name", "monoid", "semiring"]))
+    if how == "monoid":
+        mon = hb.monoid[draw(st.sampled_from([m for m in MONOIDS if m != "any"]))]
+        return mon, mon.binaryop, draw(st.sampled_from(served(mon)))
+    if how == "semiring":
+        sr = hb.semiring[draw(st.sampled_from([s for s in SEMIRINGS
+                                               if not s.startswith("any_")]))]
+        op = sr.monoid.binaryop
+        return sr, op, draw(st.sampled_from(served(op)))
+    op = hb.binary[draw(st.sampled_from(BINARY))]
+    return (op.name if how == "name" else op), op, draw(st.sampled_from(served(op)))
+
+
+@pytest.mark.parametrize("which", ["ewise_add", "ewise_mult"])
+@given(data=st.data())
+def test_ewise(backend: str, which: str, data: st.DataObject) -> None:
+    arg, op, dtype = data.draw(binary_and_dtype())
+    x = data.draw(S.vectors(dtype=dtype) | S.matrices(dtype=dtype))
+    y = data.draw(S.like(x, dtype=data.draw(st.sampled_from([dtype] * 3 + served(op)))))
+    t = getattr(model, which)(model.of(x), model.of(y), op)
+    ctl = data.draw(S.write_controls(x.shape, t.dtype))
+    result = run_op(getattr(hb.ops, which), ctl, backend, x.hyblas(backend), y.hyblas(backend),
+                    arg)
+    assert_matches(result, expected_after(ctl, t))
+
+
+# --- apply / select -----------------------------------------------------------------------------
+
+
+@given(data=st.data())
+def test_apply_unary(backend: str, data: st.DataObject) -> None:
+    op = hb.unary[data.draw(st.sampled_from(UNARY))]
+    dtype = data.draw(st.sampled_from(served(op)))
+    x = data.draw(S.vectors(dtype=dtype) | S.matrices(dtype=dtype))
+    t = model.apply_unary(model.of(x), op)
+    ctl = data.draw(S.write_controls(x.shape, t.dtype))
+    with np.errstate(all="ignore"):
+        result = run_op(hb.ops.apply, ctl, backend, x.hyblas(backend), op)
+    assert_matches(result, expected_after(ctl, t))
+
+
+@given(data=st.data())
+def test_apply_binary_scalar(backend: str, data: st.DataObject) -> None:
+    op = hb.binary[data.draw(st.sampled_from(BINARY))]
+    dtype = data.draw(st.sampled_from(served(op)))
+    x = data.draw(S.vectors(dtype=dtype) | S.matrices(dtype=dtype))
+    raw = data.draw(S.values_of(dtype))
+    scalar = data.draw(st.sampled_from([np.dtype(dtype).type(raw), raw]))  # typed or Python
+    side = data.draw(st.sampled_from(["left", "right"]))
+    try:
+        op.input_type(dtype, np.asarray(scalar).dtype)
+    except DomainMismatch:  # e.g. bor with a Python float: hyblas must refuse it too
+        with pytest.raises(DomainMismatch):
+            hb.ops.apply(x.hyblas(backend), op, **{side: scalar})
+        return
+    t = model.apply_binary(model.of(x), op, **{side: scalar})
+    ctl = data.draw(S.write_controls(x.shape, t.dtype))
+    with np.errstate(all="ignore"):
+        result = run_op(hb.ops.apply, ctl, backend, x.hyblas(backend), op, **{side: scalar})
+    assert_matches(result, expected_after(ctl, t))
+
+
+@given(data=st.data())
+def test_select(backend: str, data: st.DataObject) -> None:
+    name = data.draw(st.sampled_from(SELECTS))
+    dtype = data.draw(S.dtypes)
+    x = data.draw(S.vectors(dtype=dtype) | S.matrices(dtype=dtype))
+    if name.startswith("value"):
+        thunk = data.draw(S.values_of(dtype))
+    else:
+        thunk = data.draw(st.integers(-2, 4))
+    t = model.select(model.of(x), name, thunk)
+    ctl = data.draw(S.write_controls(x.shape, t.dtype))
+    op = data.draw(st.sampled_from([name, hb.indexunary[name]]))
+    result = run_op(hb.ops.select, ctl, backend, x.hyblas(backend), op, thunk)
+    assert_matches(result, expected_after(ctl, t))
+
+
+# --- reductions ---------------------------------------------------------------------------------
+
+
+@st.composite
+def monoid_and_dtype(draw: Any) -> tuple[Any, np.dtype]:
+    mon = hb.monoid[draw(st.sampled_from(MONOIDS))]
+    return mon, draw(st.sampled_from(served(mon)))
+
+
+@pytest.mark.parametrize("which", ["reduce_rows", "reduce_columns"])
+@given(data=st.data())
+def test_reduce_rows_columns(backend: str, which: str, data: st.DataObject) -> None:
+    mon, dtype = data.draw(monoid_and_dtype())
+    A = data.draw(S.matrices(dtype=dtype))
+    t = getattr(model, which)(model.of(A), mon)
+    ctl = data.draw(S.write_controls(t.shape, t.dtype, accum=mon.name != "any"))
+    arg = data.draw(st.sampled_from([mon, mon.name]))
+    result = run_op(getattr(hb.ops, which), ctl, backend, A.hyblas(backend), arg)
+    assert_matches(result, expected_after(ctl, t))
+
+
+@given(data=st.data())
+def test_reduce_scalar(backend: str, data: st.DataObject) -> None:
+    mon, dtype = data.draw(monoid_and_dtype())
+    x = data.draw(S.vectors(dtype=dtype) | S.matrices(dtype=dtype))
+    value, cands = model.reduce_scalar(model.of(x), mon)
+    got = hb.ops.reduce_scalar(x.hyblas(backend), mon)
+    assert isinstance(got, np.generic), type(got)
+    assert got.dtype == np.asarray(value).dtype
+    if cands is not None:
+        assert any(_close(got, c, got.dtype) for c in cands), (got, cands)
+    else:
+        assert _close(got, value, got.dtype), (got, value)
+
+
+# --- extract / assign / transpose ---------------------------------------------------------------
+
+
+@given(data=st.data())
+def test_extract_vector(backend: str, data: st.DataObject) -> None:
+    u = data.draw(S.vectors())
+    index = data.draw(S.index_choice(u.size))
+    t = model.extract_vector(model.of(u), S.positions(index, u.size))
+    ctl = data.draw(S.write_controls(t.shape, t.dtype))
+    result = run_op(hb.ops.extract, ctl, backend, u.hyblas(backend), index)
+    assert_matches(result, expected_after(ctl, t))
+
+
+@given(data=st.data())
+def test_extract_matrix(backend: str, data: st.DataObject) -> None:
+    A = data.draw(S.matrices())
+    rows = data.draw(S.index_choice(A.nrows, allow_int=True))
+    cols = data.draw(S.index_choice(A.ncols, allow_int=not isinstance(rows, int)))
+    sub = model.extract_matrix(model.of(A), S.positions(rows, A.nrows),
+                               S.positions(cols, A.ncols))
+    if isinstance(rows, int):  # one row as a Vector
+        t = model.Vec(sub.values[0], sub.present[0])
+    elif isinstance(cols, int):  # one column as a Vector
+        t = model.Vec(sub.values[:, 0].copy(), sub.present[:, 0].copy())
+    else:
+        t = sub
+    ctl = data.draw(S.write_controls(t.shape, t.dtype))
+    result = run_op(hb.ops.extract, ctl, backend, A.hyblas(backend), rows, cols)
+    assert_matches(result, expected_after(ctl, t))
+
+
+def _assign_expected(ctl: S.WriteControls, w: Any, region: tuple, value: Any) -> Any:
+    z = model.assign_region(w, region, value, ctl.hyblas_accum())
+    return model.write(w, z, mask=None if ctl.mask is None else model.of(ctl.mask),
+                       mask_kind=ctl.mask_kind, accum=None, replace=ctl.replace)
+
+
+def _run_assign(ctl: S.WriteControls, backend: str, value: Any, *indices: Any) -> Any:
+    out = ctl.out.hyblas(backend)
+    result = hb.ops.assign(out, value, *indices, mask=ctl.hyblas_mask(backend),
+                           accum=ctl.hyblas_accum(), replace=ctl.replace)
+    assert result is out
+    return result
+
+
+@given(data=st.data())
+def test_assign_vector(backend: str, data: st.DataObject) -> None:
+    dtype = data.draw(S.dtypes)
+    ctl = data.draw(S.write_controls((data.draw(S.dims),), dtype, need_out=True))
+    size = ctl.out.size
+    index = data.draw(S.index_choice(size, unique=True))
+    region = S.positions(index, size)
+    if data.draw(st.booleans()):
+        value_data = data.draw(S.vectors(size=region.size, dtype=dtype))
+        value, model_value = value_data.hyblas(backend), model.of(value_data)
+    else:
+        value = model_value = dtype.type(data.draw(S.values_of(dtype)))
+    expected = _assign_expected(ctl, model.of(ctl.out), (region,), model_value)
+    assert_matches(_run_assign(ctl, backend, value, index), expected)
+
+
+@given(data=st.data())
+def test_assign_matrix(backend: str, data: st.DataObject) -> None:
+    dtype = data.draw(S.dtypes)
+    ctl = data.draw(S.write_controls((data.draw(S.dims), data.draw(S.dims)), dtype,
+                                     need_out=True))
+    nrows, ncols = ctl.out.shape
+    kind = data.draw(st.sampled_from(["matrix", "scalar", "row", "column"]))
+    rows = data.draw(S.index_choice(nrows, unique=True, allow_int=kind == "row"))
+    cols = data.draw(S.index_choice(ncols, unique=True, allow_int=kind == "column"))
+    if kind in ("row", "column") and not isinstance(rows if kind == "row" else cols, int):
+        kind = "matrix"  # no int index could be drawn (an empty dimension)
+    r, c = S.positions(rows, nrows), S.positions(cols, ncols)
+    if kind == "scalar":
+        value = model_value = dtype.type(data.draw(S.values_of(dtype)))
+    elif kind == "matrix":
+        value_data = data.draw(S.matrices(nrows=r.size, ncols=c.size, dtype=dtype))
+        value, model_value = value_data.hyblas(backend), model.of(value_data)
+    else:
+        value_data = data.draw(S.vectors(size=c.size if kind == "row" else r.size,
+                                         dtype=dtype))
+        value = value_data.hyblas(backend)
+        v = model.of(value_data)
+        shape = (1, c.size) if kind == "row" else (r.size, 1)
+        model_value = model.Mat(v.values.reshape(shape), v.present.reshape(shape))
+    expected = _assign_expected(ctl, model.of(ctl.out), (r, c), model_value)
+    assert_matches(_run_assign(ctl, backend, value, rows, cols), expected)
+
+
+@given(data=st.data())
+def test_transpose(backend: str, data: st.DataObject) -> None:
+    A = data.draw(S.matrices())
+    t = model.transpose(model.of(A))
+    ctl = data.draw(S.write_controls(t.shape, t.dtype))
+    result = run_op(hb.ops.transpose, ctl, backend, A.hyblas(backend))
+    assert_matches(result, expected_after(ctl, t))
