@@ -647,10 +647,10 @@ def _assign_matrix(out: Matrix, value: Any, is_scalar: bool, indices: tuple, m: 
     in_region = _prim.member(xp, xp.sort(rows), old_rows) & _prim.member(xp, xp.sort(cols),
                                                                           old_cols)  # fmt: skip
     if accum_op is not None:
-        new_keys, new_values = reference.ewise_union(
-            xp, old_keys[in_region], out._values[in_region], new_keys, new_values, accum_op
+        new_keys, new_values = _mask.accumulate_keys(
+            xp, old_keys[in_region], out._values[in_region], new_keys, new_values, accum_op,
+            out.dtype,
         )
-        _dt.check_cast(new_values.dtype, out.dtype, argument="out (after accum)")
     z_keys, z_values = _prim.sort_by_keys(
         xp, xp.concatenate([old_keys[~in_region], new_keys]),
         xp.concatenate([out._values[~in_region], new_values.astype(out.dtype, copy=False)]),

@@ -22,7 +22,6 @@ from ..backend import xp_for
 from ..errors import DimensionMismatch, InvalidObject
 from ..semiring.operators import BinaryOp, Monoid
 from . import primitives as _prim
-from . import reference
 
 __all__ = ["Mask", "as_mask", "write_vector", "write_matrix", "mask_shape", "check_output"]
 
@@ -194,9 +193,7 @@ def write_matrix(
     old_vals = out._values
     values = values.astype(out.dtype, copy=False)
     if accum is not None:
-        keys, values = reference.ewise_union(xp, old_keys, old_vals, keys, values, accum)
-        _dt.check_cast(values.dtype, out.dtype, argument="out (after accum)")
-        values = values.astype(out.dtype, copy=False)
+        keys, values = accumulate_keys(xp, old_keys, old_vals, keys, values, accum, out.dtype)
     if mask is not None:
         mkeys = _mask_keys(mask)
         allowed = _prim.member(xp, mkeys, keys) ^ mask.complement
@@ -211,6 +208,20 @@ def write_matrix(
     indptr, indices = _prim.csr_from_sorted_keys(xp, keys, nrows, ncols, idx)
     out._set_content(indptr, indices, values.astype(out.dtype, copy=False))
     return out
+
+
+def accumulate_keys(xp: Any, old_keys: Any, old_vals: Any, keys: Any, values: Any,
+                    accum: BinaryOp, out_dtype: np.dtype) -> tuple[Any, Any]:
+    """``Z = w ∪ T`` on ascending keys: ``accum(w, t)`` where both exist; an entry of only one
+    keeps its own value (cast to ``out_dtype``), it does not pass through ``accum``'s type."""
+    in_new = _prim.member(xp, keys, old_keys)
+    in_old = _prim.member(xp, old_keys, keys)
+    both = _accumulate(accum, old_vals[in_new], values[in_old], out_dtype)
+    return _prim.sort_by_keys(
+        xp, xp.concatenate([old_keys[~in_new], keys[~in_old], old_keys[in_new]]),
+        xp.concatenate([old_vals[~in_new].astype(out_dtype, copy=False),
+                        values[~in_old].astype(out_dtype, copy=False), both]),
+    )
 
 
 def check_output(out: Any, expected_type: type, shape: tuple[int, ...], op_name: str) -> None:
