@@ -69,7 +69,7 @@ def test_a_broken_expression_fails_to_compile(tmp_path: Path) -> None:
     import numpy as np
 
     source = kernels.specialize_spmv(semiring, np.dtype(np.float32))
-    names = [kernels.spmv_name(np.dtype(np.int32), False)]
+    names = [kernels.spmv_name("warp", np.dtype(np.int32), False, False)]
     path = tmp_path / "broken.cu"
     path.write_text(_translation_unit([("broken", source, names)]))
     assert _compile(path).returncode != 0

@@ -37,9 +37,11 @@ def spmv(
     op_type = semiring.input_type(matrix.dtype, u_values.dtype)
     out_type = semiring.output_type(op_type)
     if matrix.backend == "cuda":
-        if _cusparse_applies(semiring, op_type, matrix, u_present):
+        all_present = bool(u_present.all())
+        if all_present and _cusparse_applies(semiring, op_type, matrix):
             return _spmv_cusparse(matrix, u_values, op_type)
-        return kernels.spmv_csr(matrix, u_values, u_present, semiring, op_type, flip=flip)
+        return kernels.spmv_csr(matrix, u_values, u_present, semiring, op_type, flip=flip,
+                                all_present=all_present)
     rows = _prim.row_ids(xp, matrix._indptr, matrix.nrows)
     cols = matrix._indices
     active = u_present[cols]
@@ -51,14 +53,14 @@ def spmv(
     return _scatter_segments(xp, rows, products, semiring.monoid, matrix.nrows, out_type)
 
 
-def _cusparse_applies(semiring: Semiring, op_type: np.dtype, matrix: Any, present: Any) -> bool:
+def _cusparse_applies(semiring: Semiring, op_type: np.dtype, matrix: Any) -> bool:
+    """cuSPARSE computes plus_times on float32/float64 CSR with int32 indices."""
     return (
         semiring.monoid.binaryop.name == "plus"
         and semiring.binaryop.name == "times"
         and op_type.kind == "f"
         and matrix.dtype == op_type
         and matrix._indptr.dtype == np.int32
-        and bool(present.all())
     )
 
 

@@ -23,7 +23,12 @@ from ...semiring.operators import Semiring
 __all__ = ["source", "cuda_literal", "specialize_spmv", "spmv_csr", "builtin_specializations"]
 
 _HERE = Path(__file__).parent
-THREADS_PER_BLOCK = 256  # 8 warps, one row each
+# Kernel parameters (tuned on the H100, kron22; see benchmarks/results/):
+#   light rows (<= HEAVY_ROW entries): one warp each, WARP_KERNEL_THREADS / 32 rows per block;
+#   heavy rows: one block of BLOCK_KERNEL_THREADS threads each.
+WARP_KERNEL_THREADS = 256
+BLOCK_KERNEL_THREADS = 512
+HEAVY_ROW = 1024
 INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 
 
@@ -70,33 +75,51 @@ def specialize_spmv(semiring: Semiring, op_type: np.dtype) -> str:
     )
 
 
-def spmv_name(index_dtype: np.dtype, flip: bool) -> str:
-    """The template instance name of the CSR SpMV kernel."""
-    return f"hyblas_spmv_csr_warp<{INDEX_TYPES[np.dtype(index_dtype)]}, {str(flip).lower()}>"
+def spmv_name(kernel: str, index_dtype: np.dtype, flip: bool, all_present: bool) -> str:
+    """Template instance name of CSR SpMV ``kernel`` (``'warp'`` or ``'block'``)."""
+    index = INDEX_TYPES[np.dtype(index_dtype)]
+    return f"hyblas_spmv_csr_{kernel}<{index}, {str(flip).lower()}, {str(all_present).lower()}>"
+
+
+def _heavy_rows(matrix: Any) -> Any:
+    """Rows with more than HEAVY_ROW entries (int64 ids), cached on the matrix."""
+    key = ("heavy_rows", HEAVY_ROW)
+    if key not in matrix._cache:
+        degrees = matrix._xp.diff(matrix._indptr)
+        matrix._cache[key] = matrix._xp.flatnonzero(degrees > HEAVY_ROW).astype(np.int64)
+    return matrix._cache[key]
 
 
 def spmv_csr(
     matrix: Any, u_values: Any, u_present: Any, semiring: Semiring, op_type: np.dtype, *,
-    flip: bool,
+    flip: bool, all_present: bool = False,
 ) -> tuple[Any, Any]:  # fmt: skip
-    """Run the generic CSR SpMV kernel; returns the bitmap ``(values, present)``."""
+    """Run the generic CSR SpMV kernels; returns the bitmap ``(values, present)``.
+
+    ``all_present`` promises that every input entry is present (its flags are then not read).
+    """
     xp = matrix._xp
     out_type = semiring.output_type(op_type)
-    name = spmv_name(matrix._indptr.dtype, flip)
-    kernel = compile_module(specialize_spmv(semiring, op_type), (name,)).get_function(
-        name
-    )
+    source_text = specialize_spmv(semiring, op_type)
+    names = tuple(spmv_name(k, matrix._indptr.dtype, flip, all_present) for k in ("warp", "block"))
+    module = compile_module(source_text, names)
     a = matrix._values if matrix.dtype == op_type else _cast_cached(matrix, op_type)
     u = u_values.astype(op_type, copy=False)
+    present = u_present.astype(bool, copy=False)
     nrows = matrix.nrows
     out = xp.empty(nrows, dtype=out_type)
     out_present = xp.empty(nrows, dtype=bool)
-    if nrows:
-        blocks = (nrows * 32 + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
-        with translate_oom("CSR SpMV"):
-            kernel((blocks,), (THREADS_PER_BLOCK,),
-                   (np.int64(nrows), matrix._indptr, matrix._indices, a, u,
-                    u_present.astype(bool, copy=False), out, out_present))  # fmt: skip
+    if nrows == 0:
+        return out, out_present
+    heavy = _heavy_rows(matrix)
+    operands = (matrix._indptr, matrix._indices, a, u, present, out, out_present)
+    with translate_oom("CSR SpMV"):
+        blocks = (nrows * 32 + WARP_KERNEL_THREADS - 1) // WARP_KERNEL_THREADS
+        module.get_function(names[0])((blocks,), (WARP_KERNEL_THREADS,),
+                                      (np.int64(nrows), np.int64(HEAVY_ROW), *operands))
+        if heavy.size:
+            module.get_function(names[1])((int(heavy.size),), (BLOCK_KERNEL_THREADS,),
+                                          (np.int64(heavy.size), heavy, *operands))
     return out, out_present
 
 
@@ -110,12 +133,17 @@ def _cast_cached(matrix: Any, op_type: np.dtype) -> Any:
 def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     """``(label, source, kernel name expressions)`` for every built-in semiring and dtype.
 
-    Used by the compile test, which builds each with ``nvcc -arch=sm_90``.
+    Used by the compile test, which builds each with ``nvcc -arch=sm_90``. Every (semiring,
+    dtype) source is instantiated twice (both kernels, different template flags); plus_times
+    is instantiated for every combination of index type and flags.
     """
     from ...semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
-    names = [spmv_name(i, f) for i in INDEX_TYPES for f in (False, True)]
+    every = [spmv_name(k, i, f, p) for k in ("warp", "block") for i in INDEX_TYPES
+             for f in (False, True) for p in (False, True)]  # fmt: skip
+    some = [spmv_name("warp", np.int32, False, False), spmv_name("block", np.int64, True, True)]
     for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
         semiring = NAMESPACES["semiring"][semiring_name]
         for op_type in sorted(semiring.types, key=lambda d: d.name):
+            names = every if semiring_name == "plus_times" else some
             yield f"{semiring_name}_{op_type.name}", specialize_spmv(semiring, op_type), names

@@ -1,9 +1,12 @@
-// hyblas generic CSR SpMV for any semiring: one warp per output row.
+// hyblas generic CSR SpMV for any semiring.
 //
+// Light rows (at most HEAVY entries) get one warp each; heavy rows get one thread block each,
+// so a power-law hub with 10^5 entries is not walked by a single latency-bound warp.
 // Specialized per (semiring, operand type) by string.Template substitution of
 //   ${T} operand type, ${Z} result type, ${MULT} / ${ADD} expressions in x and y,
 //   ${IDENTITY} the add monoid's identity, ${HAS_TERMINAL} 0/1 and ${TERMINAL} its terminal,
-// and instantiated per index type I and operand order FLIP (vxm multiplies u_j * A_ij).
+// and instantiated per index type I, operand order FLIP (vxm multiplies u_j * A_ij) and
+// ALL_PRESENT (the input is full: its presence flags are not read).
 // A row's output is present iff at least one of its entries meets a present input.
 
 typedef ${T} hyblas_t;
@@ -32,9 +35,46 @@ template <> __device__ __forceinline__ unsigned short hyblas_shfl_down<unsigned 
     return (unsigned short)__shfl_down_sync(0xffffffffu, (int)v, delta);
 }
 
-template <typename I, bool FLIP>
+// Combine (acc, found) with (other, other_found), in that order.
+__device__ __forceinline__ void hyblas_combine(hyblas_z& acc, bool& found, hyblas_z other,
+                                               bool other_found) {
+    if (other_found) {
+        acc = found ? hyblas_add(acc, other) : other;
+        found = true;
+    }
+}
+
+// One lane's share of row entries [begin, end), striding by `stride`.
+template <typename I, bool FLIP, bool ALL_PRESENT>
+__device__ __forceinline__ void hyblas_row_partial(
+    I begin, I end, int offset, int stride, const I* __restrict__ indices,
+    const hyblas_t* __restrict__ a, const hyblas_t* __restrict__ u,
+    const bool* __restrict__ u_present, hyblas_z& acc, bool& found)
+{
+    for (I k = begin + offset; k < end; k += stride) {
+        const I j = indices[k];
+        if (!ALL_PRESENT && !u_present[j]) continue;
+        const hyblas_z p = FLIP ? hyblas_mult(u[j], a[k]) : hyblas_mult(a[k], u[j]);
+        hyblas_combine(acc, found, p, true);
+#if ${HAS_TERMINAL}
+        if (acc == (hyblas_z)(${TERMINAL})) break;  // nothing can change a terminal value
+#endif
+    }
+}
+
+__device__ __forceinline__ void hyblas_warp_reduce(hyblas_z& acc, bool& found) {
+    for (int delta = 16; delta > 0; delta >>= 1) {
+        const hyblas_z other = hyblas_shfl_down(acc, delta);
+        const bool other_found = hyblas_shfl_down(found, delta);
+        hyblas_combine(acc, found, other, other_found);
+    }
+}
+
+// One warp per row; rows with more than `heavy` entries are left to hyblas_spmv_csr_block.
+template <typename I, bool FLIP, bool ALL_PRESENT>
 __global__ void hyblas_spmv_csr_warp(
     const long long nrows,
+    const long long heavy,
     const I* __restrict__ indptr,
     const I* __restrict__ indices,
     const hyblas_t* __restrict__ a,
@@ -48,28 +88,55 @@ __global__ void hyblas_spmv_csr_warp(
     if (row >= nrows) return;  // uniform per warp: the shuffles below see all 32 lanes
     const I begin = indptr[row];
     const I end = indptr[row + 1];
+    if ((long long)(end - begin) > heavy) return;
     hyblas_z acc = (hyblas_z)(${IDENTITY});
     bool found = false;
-    for (I k = begin + lane; k < end; k += 32) {
-        const I j = indices[k];
-        if (!u_present[j]) continue;
-        const hyblas_z p = FLIP ? hyblas_mult(u[j], a[k]) : hyblas_mult(a[k], u[j]);
-        acc = found ? hyblas_add(acc, p) : p;
-        found = true;
-#if ${HAS_TERMINAL}
-        if (acc == (hyblas_z)(${TERMINAL})) break;  // nothing can change a terminal value
-#endif
-    }
-    for (int delta = 16; delta > 0; delta >>= 1) {
-        const hyblas_z other = hyblas_shfl_down(acc, delta);
-        const bool other_found = hyblas_shfl_down(found, delta);
-        if (other_found) {
-            acc = found ? hyblas_add(acc, other) : other;
-            found = true;
-        }
-    }
+    hyblas_row_partial<I, FLIP, ALL_PRESENT>(begin, end, lane, 32, indices, a, u, u_present,
+                                             acc, found);
+    hyblas_warp_reduce(acc, found);
     if (lane == 0) {
         out[row] = acc;
         out_present[row] = found;
+    }
+}
+
+// One thread block (a multiple of 32 threads, at most 1024) per listed heavy row.
+template <typename I, bool FLIP, bool ALL_PRESENT>
+__global__ void hyblas_spmv_csr_block(
+    const long long nheavy,
+    const long long* __restrict__ heavy_rows,
+    const I* __restrict__ indptr,
+    const I* __restrict__ indices,
+    const hyblas_t* __restrict__ a,
+    const hyblas_t* __restrict__ u,
+    const bool* __restrict__ u_present,
+    hyblas_z* __restrict__ out,
+    bool* __restrict__ out_present)
+{
+    __shared__ hyblas_z warp_acc[32];
+    __shared__ bool warp_found[32];
+    if (blockIdx.x >= nheavy) return;
+    const long long row = heavy_rows[blockIdx.x];
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    hyblas_z acc = (hyblas_z)(${IDENTITY});
+    bool found = false;
+    hyblas_row_partial<I, FLIP, ALL_PRESENT>(indptr[row], indptr[row + 1], threadIdx.x,
+                                             blockDim.x, indices, a, u, u_present, acc, found);
+    hyblas_warp_reduce(acc, found);
+    if (lane == 0) {
+        warp_acc[warp] = acc;
+        warp_found[warp] = found;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        const int nwarps = blockDim.x >> 5;
+        acc = lane < nwarps ? warp_acc[lane] : (hyblas_z)(${IDENTITY});
+        found = lane < nwarps ? warp_found[lane] : false;
+        hyblas_warp_reduce(acc, found);
+        if (lane == 0) {
+            out[row] = acc;
+            out_present[row] = found;
+        }
     }
 }
