@@ -1,0 +1,401 @@
+"""Seeded, reproducible graph generators: Graph500 Kronecker (R-MAT), 2D grid, Erdos-Renyi.
+
+Every generator is vectorized array code on the backend's array module (NumPy or CuPy); Python
+loops run only over bit levels or doubling rounds, never over edges or vertices. Randomness
+comes from a counter-based hash (splitmix64 of a stream key and a counter) written with uint64
+integer arithmetic, which behaves identically on NumPy and CuPy, so the same seed gives the
+same graph on both backends.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as _dt
+from .backend import resolve, xp_for
+from .errors import InvalidObject, InvalidValue
+from .matrix import Matrix
+from .ops import primitives as _prim
+
+__all__ = ["kronecker", "grid_2d", "erdos_renyi", "random_weights"]
+
+_MASK64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
+
+# Stream tags keep the random numbers of different uses independent for one seed.
+_STREAM_KRONECKER_LEVEL = 1
+_STREAM_KRONECKER_RELABEL = 2
+_STREAM_ERDOS_RENYI = 3
+_STREAM_WEIGHTS = 4
+
+
+def _splitmix64_int(x: int) -> int:
+    """splitmix64 of one Python int (the scalar twin of :func:`_splitmix64`)."""
+    z = (x + _GOLDEN) & _MASK64
+    z = ((z ^ (z >> 30)) * _MIX1) & _MASK64
+    z = ((z ^ (z >> 27)) * _MIX2) & _MASK64
+    return z ^ (z >> 31)
+
+
+def _stream_key(seed: int, stream: int, counter: int = 0) -> int:
+    """A 64-bit key for (seed, stream, counter), mixed so that nearby inputs differ widely."""
+    return _splitmix64_int(_splitmix64_int(_splitmix64_int(seed & _MASK64) ^ stream) ^ counter)
+
+
+def _splitmix64(xp: ModuleType, counter: Any, key: int) -> Any:
+    """splitmix64 of ``counter + key`` for a uint64 array ``counter`` (wrapping arithmetic)."""
+    z = counter + np.uint64((key + _GOLDEN) & _MASK64)
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(_MIX1)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(_MIX2)
+    z ^= z >> np.uint64(31)
+    return z
+
+
+def _counters(xp: ModuleType, count: int, start: int = 0) -> Any:
+    return xp.arange(start, start + count, dtype=np.uint64)
+
+
+def _check_seed(seed: Any) -> int:
+    if not isinstance(seed, int | np.integer) or isinstance(seed, bool):
+        raise InvalidObject(f"seed must be an integer, got {seed!r}")
+    return int(seed)
+
+
+def _check_count(value: Any, argument: str, minimum: int = 0) -> int:
+    if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < minimum:
+        raise InvalidValue(f"{argument} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _pattern_matrix(xp: ModuleType, keys: Any, n: int, dtype: Any, backend: str) -> Matrix:
+    """An ``n x n`` matrix with value 1 at the strictly increasing linear keys ``row*n+col``."""
+    idx = _prim.index_dtype(int(keys.size), n, n)
+    indptr, indices = _prim.csr_from_sorted_keys(xp, keys, n, n, idx)
+    values = xp.ones(keys.size, dtype=_dt.lookup(dtype))
+    return Matrix(indptr, indices, values, (n, n), backend=backend)
+
+
+def _sorted_unique(xp: ModuleType, keys: Any) -> Any:
+    """Sort ``keys`` and keep one of each value (one sort, one compaction)."""
+    keys = xp.sort(keys)
+    if keys.size < 2:
+        return keys
+    keep = xp.empty(keys.size, dtype=bool)
+    keep[0] = True
+    xp.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
+
+
+def kronecker(
+    scale: int,
+    edge_factor: int = 16,
+    *,
+    seed: int = 0,
+    a: float = 0.57,
+    b: float = 0.19,
+    c: float = 0.19,
+    symmetric: bool = True,
+    dtype: Any = np.float32,
+    backend: str | None = None,
+) -> Matrix:
+    """A Graph500-style Kronecker (R-MAT) graph with ``2**scale`` vertices.
+
+    ``edge_factor * 2**scale`` edges are generated. For each edge and each of the ``scale`` bit
+    levels a quadrant is drawn with probabilities ``a`` (top left), ``b`` (top right), ``c``
+    (bottom left) and ``d = 1 - a - b - c`` (bottom right), setting one bit of the source and
+    of the destination. Vertices are then relabelled by a random permutation, self loops are
+    removed and repeated edges merged; every stored value is 1.
+
+    Parameters
+    ----------
+    scale : int
+        log2 of the number of vertices (0 to 31).
+    edge_factor : int
+        Generated edges per vertex (before removing self loops and duplicates).
+    seed : int
+        The same seed gives the same graph, on every backend.
+    a, b, c : float
+        Quadrant probabilities (Graph500: 0.57, 0.19, 0.19).
+    symmetric : bool
+        Add the transpose, giving an undirected graph (both directions stored).
+    dtype : dtype
+        Value type of the stored ones.
+    backend : {'cpu', 'cuda'}, optional
+        Default: :func:`hyblas.backend`.
+
+    Returns
+    -------
+    Matrix
+        ``n x n`` adjacency matrix, rows = sources.
+
+    Raises
+    ------
+    InvalidValue
+        For a scale outside [0, 31], a negative edge factor, or probabilities that are not a
+        distribution.
+    """
+    scale = _check_count(scale, "scale")
+    if scale > 31:
+        raise InvalidValue(f"scale must be at most 31 (keys are int64), got {scale}")
+    edge_factor = _check_count(edge_factor, "edge_factor")
+    seed = _check_seed(seed)
+    probs = (float(a), float(b), float(c))
+    if min(probs) < 0 or sum(probs) > 1 + 1e-12:
+        raise InvalidValue(f"a, b, c must be >= 0 with a + b + c <= 1, got a={a}, b={b}, c={c}")
+    name = resolve(backend)
+    xp = xp_for(name)
+    n = 1 << scale
+    m = edge_factor * n
+
+    src, dst = _rmat_endpoints(xp, m, scale, seed, probs)
+
+    # Random relabel: the permutation sorting hashed vertex ids (distinct keys: splitmix64 is a
+    # bijection), applied to both endpoints.
+    vertex_hash = _splitmix64(xp, _counters(xp, n), _stream_key(seed, _STREAM_KRONECKER_RELABEL))
+    perm = xp.argsort(vertex_hash).astype(np.uint32)
+    del vertex_hash
+    src = perm[src]
+    dst = perm[dst]
+    del perm
+    off_diagonal = src != dst
+    src, dst = src[off_diagonal].astype(np.int64), dst[off_diagonal].astype(np.int64)
+    del off_diagonal
+    if symmetric:
+        keys = xp.empty(2 * src.size, dtype=np.int64)
+        xp.left_shift(src, scale, out=keys[: src.size])
+        keys[: src.size] |= dst
+        xp.left_shift(dst, scale, out=keys[src.size :])
+        keys[src.size :] |= src
+    else:
+        keys = (src << scale) | dst
+    del src, dst
+    keys = _sorted_unique(xp, keys)
+    # CSR straight from the sorted keys; n is a power of two, so shifts replace division.
+    idx = _prim.index_dtype(int(keys.size), n, n)
+    indices = (keys & np.int64(n - 1)).astype(idx)
+    indptr = xp.searchsorted(keys >> np.int64(scale), xp.arange(n + 1, dtype=np.int64))
+    values = xp.ones(keys.size, dtype=_dt.lookup(dtype))
+    return Matrix(indptr.astype(idx), indices, values, (n, n), backend=name)
+
+
+_LEVELS_PER_HASH = 4  # one 64-bit hash gives four 16-bit uniform numbers
+
+
+def _rmat_endpoints(
+    xp: ModuleType, m: int, scale: int, seed: int, probs: tuple[float, float, float]
+) -> tuple[Any, Any]:
+    """Source and destination ids (uint32 arrays of length ``m``) of the R-MAT edges.
+
+    Each level draws a 16-bit uniform ``r`` and picks the quadrant ``q`` in {0: a, 1: b,
+    2: c, 3: d} through a 65536-entry table; ``q = 2 * src_bit + dst_bit``. Four levels share
+    one 64-bit hash; their quadrants form one byte, which two 256-entry tables split into four
+    source and four destination bits. So the work per level is a few byte-wide passes.
+    """
+    cumulative = np.cumsum(probs)
+    r = np.arange(1 << 16, dtype=np.int64)
+    thresholds = [min(int(round(p * (1 << 16))), 1 << 16) for p in cumulative]
+    quadrant = sum((r >= t).astype(np.uint8) for t in thresholds).astype(np.uint8)
+    quadrant_of = xp.asarray(quadrant)
+    byte = np.arange(256, dtype=np.uint32)
+    src_nibble = np.zeros(256, dtype=np.uint32)
+    dst_nibble = np.zeros(256, dtype=np.uint32)
+    for k in range(_LEVELS_PER_HASH):  # quadrant k of a byte sits in bits [2k, 2k+2)
+        src_nibble |= ((byte >> (2 * k + 1)) & 1) << k
+        dst_nibble |= ((byte >> (2 * k)) & 1) << k
+    src_of, dst_of = xp.asarray(src_nibble), xp.asarray(dst_nibble)
+
+    counter = _counters(xp, m)
+    src = xp.zeros(m, dtype=np.uint32)
+    dst = xp.zeros(m, dtype=np.uint32)
+    for first in range(0, scale, _LEVELS_PER_HASH):
+        levels = min(_LEVELS_PER_HASH, scale - first)
+        hashed = _splitmix64(xp, counter, _stream_key(seed, _STREAM_KRONECKER_LEVEL, first))
+        words = hashed.view(np.uint16)  # little-endian on every supported platform
+        code = xp.zeros(m, dtype=np.uint8)
+        for k in range(levels):
+            q = quadrant_of[words[k::4]]
+            if k:
+                q <<= np.uint8(2 * k)
+            code |= q
+        del hashed, words
+        shift = np.uint32(levels)
+        src <<= shift
+        src |= src_of[code]
+        dst <<= shift
+        dst |= dst_of[code]
+    return src, dst
+
+
+def grid_2d(rows: int, cols: int, *, dtype: Any = np.float32, backend: str | None = None) -> Matrix:
+    """The 4-neighbour grid graph of ``rows x cols`` vertices.
+
+    Vertex ``(r, c)`` has id ``r * cols + c`` and is joined to its up, down, left and right
+    neighbours. The matrix is symmetric, without self loops, every value 1.
+
+    Parameters
+    ----------
+    rows, cols : int
+    dtype : dtype
+    backend : {'cpu', 'cuda'}, optional
+
+    Returns
+    -------
+    Matrix
+        ``(rows*cols) x (rows*cols)``.
+    """
+    rows = _check_count(rows, "rows")
+    cols = _check_count(cols, "cols")
+    name = resolve(backend)
+    xp = xp_for(name)
+    n = rows * cols
+    ids = xp.arange(n, dtype=np.int64)
+    col_of = ids % max(cols, 1)
+    right = ids[col_of < cols - 1]  # edges (v, v+1)
+    down = ids[ids < n - cols]  # edges (v, v+cols)
+    src = xp.concatenate([right, right + 1, down, down + cols])
+    dst = xp.concatenate([right + 1, right, down + cols, down])
+    keys = xp.sort(src * np.int64(max(n, 1)) + dst)
+    return _pattern_matrix(xp, keys, n, dtype, name)
+
+
+def erdos_renyi(
+    n: int,
+    m: int,
+    *,
+    seed: int = 0,
+    symmetric: bool = False,
+    dtype: Any = np.float32,
+    backend: str | None = None,
+) -> Matrix:
+    """A uniformly random graph with exactly ``m`` distinct edges and no self loops (G(n, m)).
+
+    Candidate edges are drawn from the hash stream in a fixed order; the result is the first
+    ``m`` distinct ones, so it depends only on ``(n, m, seed, symmetric)``.
+
+    Parameters
+    ----------
+    n : int
+        Number of vertices.
+    m : int
+        Number of edges: directed edges, or undirected edges when ``symmetric`` (then the
+        matrix stores ``2 * m`` entries).
+    seed : int
+    symmetric : bool
+        Undirected: store each edge in both directions.
+    dtype : dtype
+    backend : {'cpu', 'cuda'}, optional
+
+    Returns
+    -------
+    Matrix
+
+    Raises
+    ------
+    InvalidValue
+        If ``m`` exceeds the number of possible edges.
+    """
+    n = _check_count(n, "n")
+    m = _check_count(m, "m")
+    seed = _check_seed(seed)
+    possible = n * (n - 1) // (2 if symmetric else 1)
+    if m > possible:
+        kind = "undirected" if symmetric else "directed"
+        raise InvalidValue(f"m={m} but a graph of n={n} vertices has only {possible} possible "
+                           f"{kind} edges without self loops")  # fmt: skip
+    name = resolve(backend)
+    xp = xp_for(name)
+    key = _stream_key(seed, _STREAM_ERDOS_RENYI)
+    edges = xp.zeros(0, dtype=np.int64)
+    drawn = 0
+    want = m + m // 8 + 64
+    while m and edges.size < m:
+        # Draw candidates [drawn, want) and keep, among all candidates so far, the first
+        # occurrence of each edge in draw order. Earlier candidates never change, so the
+        # result does not depend on how many rounds were needed.
+        hashed = _splitmix64(xp, _counters(xp, want - drawn, drawn), key)
+        src = ((hashed >> np.uint64(32)) % np.uint64(n)).astype(np.int64)
+        dst = ((hashed & np.uint64(0xFFFFFFFF)) % np.uint64(n)).astype(np.int64)
+        if n > 2**32:  # ids beyond 32 bits: take the second half from a second hash
+            hashed2 = _splitmix64(xp, hashed, key)
+            src = (hashed % np.uint64(n)).astype(np.int64)
+            dst = (hashed2 % np.uint64(n)).astype(np.int64)
+        keep = src != dst
+        src, dst = src[keep], dst[keep]
+        if symmetric:
+            src, dst = xp.minimum(src, dst), xp.maximum(src, dst)
+        candidates = xp.concatenate([edges, src * np.int64(n) + dst])
+        order = xp.arange(candidates.size, dtype=np.int64)
+        sorted_keys, order = _prim.sort_by_keys(xp, candidates, order)
+        starts = _prim.segment_starts(xp, sorted_keys)
+        first = xp.sort(order[starts])
+        edges = candidates[first]
+        drawn = want
+        want = 2 * want
+    edges = edges[:m]
+    if symmetric:
+        src, dst = edges // np.int64(max(n, 1)), edges % np.int64(max(n, 1))
+        edges = xp.concatenate([edges, dst * np.int64(n) + src])
+    return _pattern_matrix(xp, xp.sort(edges), n, dtype, name)
+
+
+def random_weights(
+    A: Matrix,  # noqa: N803 - math spelling
+    low: float,
+    high: float,
+    *,
+    seed: int = 0,
+    dtype: Any = None,
+) -> Matrix:
+    """A matrix with the structure of ``A`` and values uniform in ``[low, high)``.
+
+    The weight of entry ``(i, j)`` is a hash of ``(seed, min(i, j), max(i, j))``, so a
+    symmetric matrix gets symmetric weights (and ``A[i, j]``, ``A[j, i]`` always agree).
+
+    Parameters
+    ----------
+    A : Matrix
+    low, high : float
+        ``low < high``.
+    seed : int
+    dtype : dtype, optional
+        Default: ``A.dtype`` if it is a float type, else float64. An integer dtype gets
+        integers uniform in ``[low, high)``.
+
+    Returns
+    -------
+    Matrix
+        On the backend of ``A``.
+    """
+    if not isinstance(A, Matrix):
+        raise InvalidObject(f"A must be a Matrix, got {type(A).__name__}")
+    seed = _check_seed(seed)
+    if not float(low) < float(high):
+        raise InvalidValue(f"need low < high, got low={low}, high={high}")
+    target = _dt.lookup(dtype) if dtype is not None else (
+        A.dtype if A.dtype.kind == "f" else np.dtype(np.float64))  # fmt: skip
+    xp = A._xp
+    rows = _prim.row_ids(xp, A._indptr, A.nrows)
+    cols = A._indices.astype(np.int64)
+    lo, hi = xp.minimum(rows, cols), xp.maximum(rows, cols)
+    pair = (lo * np.int64(max(A.nrows, A.ncols, 1)) + hi).astype(np.uint64)
+    hashed = _splitmix64(xp, pair, _stream_key(seed, _STREAM_WEIGHTS))
+    unit = (hashed >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)  # [0, 1)
+    if target.kind == "f":
+        values = (float(low) + (float(high) - float(low)) * unit).astype(target)
+        below = xp.nextafter(xp.asarray(high, dtype=target), xp.asarray(low, dtype=target))
+        values = xp.minimum(values, below)  # rounding must not reach ``high``
+    elif target.kind in "iu":
+        first, stop = int(np.ceil(low)), int(np.ceil(high))
+        if stop <= first:
+            raise InvalidValue(f"no integer lies in [{low}, {high})")
+        values = (first + xp.floor(unit * (stop - first))).astype(target)
+    else:
+        raise InvalidValue(f"random_weights needs a numeric dtype, got {target.name}")
+    return Matrix(A._indptr.copy(), A._indices.copy(), values, A.shape, backend=A.backend)
