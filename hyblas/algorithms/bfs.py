@@ -1,0 +1,93 @@
+"""Breadth-first search as a masked vector-matrix product per level."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops
+from ..matrix import Matrix
+from ..semiring.catalogue import NAMESPACES
+from ..vector import Vector
+from ._checks import square_matrix, vertex
+
+__all__ = ["bfs"]
+
+_semiring = NAMESPACES["semiring"]
+_binary = NAMESPACES["binary"]
+
+
+def bfs(
+    A: Matrix,  # noqa: N803 - math spelling
+    source: int,
+    *,
+    return_parents: bool = False,
+    executor: str = "auto",
+) -> Vector | tuple[Vector, Vector]:
+    """Breadth-first search from ``source``.
+
+    Each level is one product ``frontier<¬visited> = frontier ⊕.⊗ A``: ``any_pair`` for
+    levels only, ``min_first`` over vertex ids when parents are wanted (the smallest id among
+    the frontier vertices with an edge to ``v`` becomes ``v``'s parent).
+
+    Parameters
+    ----------
+    A : Matrix
+        Square adjacency matrix, rows = sources (edge ``i -> j`` is ``A[i, j]``). Values are
+        ignored: a stored 0 is an edge.
+    source : int
+    return_parents : bool
+        Also return the BFS tree.
+    executor : str
+        Passed to :func:`hyblas.ops.vxm`.
+
+    Returns
+    -------
+    levels : Vector of int64
+        ``levels[v]`` is the number of edges on a shortest path from ``source`` (0 for the
+        source itself); unreachable vertices have no entry.
+    parents : Vector of int64
+        Only with ``return_parents``: the parent of each reached vertex in a BFS tree,
+        ``parents[source] == source``.
+
+    Raises
+    ------
+    DimensionMismatch
+        If ``A`` is not square.
+    IndexOutOfBounds
+        If ``source`` is not a vertex.
+    """
+    square_matrix(A, "bfs")
+    n = A.nrows
+    source = vertex(source, n, "bfs")
+    backend = A.backend
+    levels = Vector.new(np.int64, n, backend=backend)
+    if return_parents:
+        return _bfs_with_parents(A, source, levels, executor)
+    frontier = Vector.from_coo([source], [True], size=n, dtype=bool, backend=backend)
+    depth = 0
+    while frontier.nnz:
+        ops.assign(levels, depth, None, mask=frontier.S)
+        depth += 1
+        frontier = ops.vxm(frontier, A, _semiring["any_pair"][np.bool_], mask=~levels.S,
+                           replace=True, executor=executor)  # fmt: skip
+    return levels
+
+
+def _bfs_with_parents(A: Matrix, source: int, levels: Vector,  # noqa: N803
+                      executor: str) -> tuple[Vector, Vector]:  # fmt: skip
+    n = A.nrows
+    backend = A.backend
+    ids = Vector.from_dense(np.arange(n, dtype=np.int64), backend=backend)
+    parents = Vector.new(np.int64, n, backend=backend)
+    frontier = Vector.from_coo([source], [source], size=n, dtype=np.int64, backend=backend)
+    min_first = _semiring["min_first"][np.int64]
+    depth = 0
+    while frontier.nnz:
+        # frontier holds each new vertex's parent: record it, then let the vertex carry its id
+        ops.assign(parents, frontier, None, mask=frontier.S)
+        ops.assign(levels, depth, None, mask=frontier.S)
+        frontier = ops.ewise_mult(ids, frontier, _binary["first"])
+        depth += 1
+        frontier = ops.vxm(frontier, A, min_first, mask=~levels.S, replace=True,
+                           executor=executor)  # fmt: skip
+    return levels, parents
