@@ -1,0 +1,143 @@
+"""Command line: ``python -m hyblas demo`` and ``python -m hyblas info``.
+
+``demo`` generates a Graph500 Kronecker graph, runs BFS from its highest-degree vertex and
+PageRank, and prints sizes, times and rates. ``info`` prints the version, backend and device.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["main"]
+
+_DEFAULT_SCALE = {"cpu": 16, "cuda": 22}
+
+
+def _timed(call: Callable[[], Any]) -> tuple[Any, float]:
+    """(result, wall seconds) of ``call()``, with the device synchronized before each clock read."""
+    from .backend import synchronize  # noqa: PLC0415
+
+    synchronize()
+    start = time.perf_counter()
+    result = call()
+    synchronize()
+    return result, time.perf_counter() - start
+
+
+def _rate(count: float, seconds: float) -> str:
+    if seconds <= 0:
+        return "n/a"
+    rate = count / seconds
+    for unit, size in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
+        if rate >= size:
+            return f"{rate / size:.2f} {unit}"
+    return f"{rate:.0f} "
+
+
+def _demo(args: argparse.Namespace) -> int:
+    import hyblas as hb  # noqa: PLC0415
+    from hyblas.backend import device_name  # noqa: PLC0415 - hb.backend is the function
+
+    if args.backend is not None:
+        hb.set_backend(args.backend)
+    backend = hb.backend()
+    scale = args.scale if args.scale is not None else _DEFAULT_SCALE[backend]
+    print(f"hyblas {hb.__version__} demo on backend {backend!r} ({device_name()})")
+
+    print(f"\nGraph500 Kronecker graph, scale {scale}, edge factor {args.edge_factor}, "
+          f"seed {args.seed} (undirected)")  # fmt: skip
+    A, gen_s = _timed(lambda: hb.generators.kronecker(scale, args.edge_factor, seed=args.seed))
+    n = A.nrows
+    print(f"  vertices        {n:>14,}")
+    print(f"  stored entries  {A.nnz:>14,}  ({A.nnz // 2:,} undirected edges)")
+    print(f"  generated in    {gen_s:>14.3f} s")
+
+    # Degrees and the BFS source are set-up, not part of the timed algorithms.
+    degree = hb.ops.reduce_rows(A, hb.monoid.plus[np.int64]).to_dense(fill_value=0)
+    source = int(np.argmax(degree)) if n else 0  # argmax: the smallest id among ties
+
+    print(f"\nBFS from vertex {source:,} (degree {int(degree[source]) if n else 0:,})")
+    levels, bfs_s = _timed(lambda: hb.algorithms.bfs(A, source))
+    reached, depth = levels.to_coo()
+    edges = int(degree[reached].sum()) // 2  # undirected edges in the reached component
+    print(f"  levels          {int(depth.max()) + 1 if depth.size else 0:>14,}")
+    print(f"  vertices reached{reached.size:>14,}  ({100.0 * reached.size / max(n, 1):.1f} %)")
+    print(f"  time            {bfs_s:>14.3f} s")
+    print(f"  rate            {_rate(edges, bfs_s):>13}TEPS  ({edges:,} edges in the "
+          "component)")  # fmt: skip
+
+    print("\nPageRank (damping 0.85, tol 1e-6)")
+    (ranks, iterations), pr_s = _timed(
+        lambda: hb.algorithms.pagerank(A, 0.85, tol=1e-6, return_iterations=True)
+    )
+    values = ranks.to_dense(fill_value=0.0)
+    print(f"  iterations      {iterations:>14,}")
+    print(f"  time            {pr_s:>14.3f} s  ({1e3 * pr_s / max(iterations, 1):.1f} ms per "
+          "iteration)")  # fmt: skip
+    top = np.argsort(-values, kind="stable")[:5]
+    print("  top vertices    " + ", ".join(f"{int(v):,} ({values[v]:.3g})" for v in top))
+    return 0
+
+
+def _info(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform handler signature
+    import platform  # noqa: PLC0415
+
+    import hyblas as hb  # noqa: PLC0415
+    from hyblas.backend import device_name  # noqa: PLC0415
+
+    print(f"hyblas   {hb.__version__}")
+    print(f"python   {platform.python_version()}, numpy {np.__version__}")
+    print(f"backend  {hb.backend()} (cuda available: {hb.cuda_available()})")
+    print(f"device   {device_name()}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hyblas",
+        description="hyblas: GraphBLAS-style sparse linear algebra on the GPU (CuPy) and CPU.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    demo = commands.add_parser(
+        "demo",
+        help="generate a Kronecker graph and run BFS and PageRank on it",
+        description="Generate a Graph500 Kronecker graph, run BFS from its highest-degree "
+        "vertex and PageRank, and print sizes, times and rates.",
+    )
+    demo.add_argument("--scale", type=int, default=None,
+                      help="log2 of the number of vertices (default: 16 on cpu, 22 on cuda)")
+    demo.add_argument("--edge-factor", type=int, default=16,
+                      help="generated edges per vertex (default: 16)")
+    demo.add_argument("--backend", choices=("cpu", "cuda"), default=None,
+                      help="default: cuda when a GPU is usable, else cpu")
+    demo.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
+    demo.set_defaults(handler=_demo)
+    info = commands.add_parser("info", help="print version, backend and device")
+    info.set_defaults(handler=_info)
+    return parser  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``hyblas`` console script and of ``python -m hyblas``."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "handler", None) is None:
+        parser.print_help()
+        return 2
+    from .errors import HyblasError  # noqa: PLC0415
+
+    try:
+        return args.handler(args)
+    except HyblasError as exc:
+        print(f"hyblas: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
