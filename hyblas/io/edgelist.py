@@ -18,6 +18,36 @@ from .matrixmarket import _check_path
 __all__ = ["read_edge_list", "write_edge_list"]
 
 
+def _data_lines(path: Any, delimiter: str | None, comments: str | None) -> list[tuple[int, list]]:
+    """(1-based file line number, fields) of every data line; used only to explain errors."""
+    found = []
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            if comments:
+                line = line.split(comments, 1)[0]
+            fields = line.split(delimiter) if delimiter else line.split()
+            fields = [f.strip() for f in fields]
+            if fields and any(fields):
+                found.append((number, fields))
+    return found
+
+
+def _explain(path: Any, delimiter: str | None, comments: str | None) -> str:
+    """Where and why the file does not parse as a numeric table (the first bad line)."""
+    lines = _data_lines(path, delimiter, comments)
+    width = len(lines[0][1]) if lines else 0
+    for number, fields in lines:
+        if len(fields) != width:
+            return (f"line {number} has {len(fields)} fields but line {lines[0][0]} has "
+                    f"{width}")  # fmt: skip
+        for column, field in enumerate(fields, start=1):
+            try:
+                float(field)
+            except ValueError:
+                return f"line {number}, field {column}: {field!r} is not a number"
+    return "unreadable"
+
+
 def _load(path: Any, delimiter: str | None, comments: str | None) -> np.ndarray:
     """The numeric table of the file (rows = lines), as float64 of shape (lines, columns)."""
     try:
@@ -25,8 +55,9 @@ def _load(path: Any, delimiter: str | None, comments: str | None) -> np.ndarray:
             warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
             table = np.loadtxt(path, delimiter=delimiter, comments=comments, dtype=np.float64,
                                ndmin=2)  # fmt: skip
-    except ValueError as exc:  # numpy names the row and column ("... at row 3, column 2")
-        raise InvalidValue(f"{os.fspath(path)}: malformed edge list: {exc}") from exc
+    except ValueError as exc:
+        where = _explain(path, delimiter, comments)
+        raise InvalidValue(f"{os.fspath(path)}: malformed edge list: {where}") from exc
     return table
 
 
@@ -85,21 +116,24 @@ def read_edge_list(
     name = resolve(backend)
     target = _dt.lookup(dtype) if dtype is not None else np.dtype(np.float64)
     table = _load(path, delimiter, comments)
-    columns = table.shape[1] if table.size else (3 if weighted else 2)
+    if table.size == 0:  # no data lines
+        table = np.zeros((0, 3 if weighted else 2))
+    columns = table.shape[1]
     if weighted is None:
         weighted = columns == 3
     expected = 3 if weighted else 2
     if columns != expected:
         what = "src dst weight" if weighted else "src dst"
-        raise InvalidValue(f"{os.fspath(path)}: lines have {columns} fields but "
+        raise InvalidValue(f"{os.fspath(path)}: line 1 of the data has {columns} fields but "
                            f"{'weighted' if weighted else 'unweighted'} edges need {expected} "
                            f"({what})")  # fmt: skip
     ids = table[:, :2]
     bad = np.flatnonzero(((ids < 0) | (ids != np.floor(ids))).any(axis=1))
     if bad.size:
         row = int(bad[0])
-        raise InvalidValue(f"{os.fspath(path)}: vertex ids must be non-negative integers; data "
-                           f"row {row + 1} holds {table[row, 0]:g} {table[row, 1]:g}")  # fmt: skip
+        number = _data_lines(path, delimiter, comments)[row][0]
+        raise InvalidValue(f"{os.fspath(path)}: line {number}: vertex ids must be non-negative "
+                           f"integers, got {table[row, 0]:g} {table[row, 1]:g}")  # fmt: skip
     src = ids[:, 0].astype(np.int64)
     dst = ids[:, 1].astype(np.int64)
     values = table[:, 2].astype(target) if weighted else np.ones(src.size, dtype=target)

@@ -65,8 +65,9 @@ def from_networkx(
     n = len(nodes)
     if n == 0:
         return Matrix.new(target, 0, 0, backend=backend)
+    # CSR: networkx's COO may repeat cells (multigraph edges), which the conversion sums
     coo = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, dtype=np.float64,
-                                   format="coo")  # fmt: skip
+                                   format="csr").tocoo()  # fmt: skip
     return Matrix.from_coo(coo.row, coo.col, coo.data.astype(target), nrows=n, ncols=n,
                            dtype=target, backend=backend)  # fmt: skip
 
