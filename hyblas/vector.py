@@ -40,6 +40,7 @@ class Vector:
         backend: str,
         sparse: tuple[Any, Any] | None = None,
         bitmap: tuple[Any, Any] | None = None,
+        nnz: int | None = None,
     ):
         if (sparse is None) == (bitmap is None):
             raise InvalidObject("a Vector is built from exactly one of sparse= or bitmap=")
@@ -49,6 +50,7 @@ class Vector:
         self._xp = xp_for(backend)
         self._sparse = sparse
         self._bitmap = bitmap
+        self._nnz = nnz  # cached count of present entries; None until known (counting syncs)
 
     # --- construction ----------------------------------------------------------------------
 
@@ -118,7 +120,8 @@ class Vector:
             raise InvalidObject(f"array must be one-dimensional, got shape {arr.shape}")
         arr = arr.astype(_dt.lookup(arr.dtype, argument="array"), copy=True)
         present = xp.ones(arr.size, dtype=bool) if missing_value is None else arr != missing_value
-        return cls(arr.size, arr.dtype, backend=name, bitmap=(arr, present))._settled()
+        nnz = arr.size if missing_value is None else None
+        return cls(arr.size, arr.dtype, backend=name, bitmap=(arr, present), nnz=nnz)._settled()
 
     @classmethod
     def from_scalar(cls, value: Any, size: int, *, dtype: Any = None,
@@ -129,12 +132,18 @@ class Vector:
         _check_size(size)
         dt = _dt.lookup(dtype if dtype is not None else np.asarray(value).dtype)
         return cls(size, dt, backend=name,
-                   bitmap=(xp.full(size, value, dtype=dt), xp.ones(size, dtype=bool)))  # fmt: skip
+                   bitmap=(xp.full(size, value, dtype=dt), xp.ones(size, dtype=bool)),
+                   nnz=size)  # fmt: skip
 
     @classmethod
-    def _from_bitmap(cls, values: Any, present: Any, *, backend: str) -> Vector:
-        """Internal: wrap bitmap arrays (taken, not copied), then settle the storage."""
-        return cls(values.size, values.dtype, backend=backend, bitmap=(values, present))._settled()
+    def _from_bitmap(cls, values: Any, present: Any, *, backend: str,
+                     nnz: int | None = None) -> Vector:  # fmt: skip
+        """Internal: wrap bitmap arrays (taken, not copied), then settle the storage.
+
+        ``nnz``, when the caller knows it, saves counting the flags (a device sync).
+        """
+        return cls(values.size, values.dtype, backend=backend, bitmap=(values, present),
+                   nnz=nnz)._settled()  # fmt: skip
 
     def _settled(self) -> Vector:
         """Keep the storage that suits the density (sparse below size / SPARSE_BELOW)."""
@@ -177,7 +186,7 @@ class Vector:
     def _set_content(self, *, sparse: tuple[Any, Any] | None = None,
                      bitmap: tuple[Any, Any] | None = None) -> None:  # fmt: skip
         """Replace the entries (same size and dtype)."""
-        self._sparse, self._bitmap = sparse, bitmap
+        self._sparse, self._bitmap, self._nnz = sparse, bitmap, None
         self._settled()
 
     def clear(self) -> None:
@@ -200,9 +209,12 @@ class Vector:
     @property
     def nnz(self) -> int:
         """Number of present entries."""
-        if self._sparse is not None:
-            return int(self._sparse[0].size)
-        return int(self._bitmap[1].sum())
+        if self._nnz is None:
+            if self._sparse is not None:
+                self._nnz = int(self._sparse[0].size)
+            else:
+                self._nnz = int(self._bitmap[1].sum())
+        return self._nnz
 
     @property
     def dtype(self) -> np.dtype:
@@ -281,10 +293,10 @@ class Vector:
         if self._sparse is not None:
             idx, vals = self._sparse
             return Vector(self._size, target, backend=self._backend,
-                          sparse=(idx.copy(), vals.astype(target)))  # fmt: skip
+                          sparse=(idx.copy(), vals.astype(target)), nnz=self._nnz)  # fmt: skip
         values, present = self._bitmap
         return Vector(self._size, target, backend=self._backend,
-                      bitmap=(values.astype(target), present.copy()))  # fmt: skip
+                      bitmap=(values.astype(target), present.copy()), nnz=self._nnz)  # fmt: skip
 
     def isequal(self, other: Vector, *, check_dtype: bool = False) -> bool:
         """Same size, same present indices and equal values (and dtype, if asked)."""

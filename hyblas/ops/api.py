@@ -174,8 +174,10 @@ def mxv(
     m = _check_mask_and_out("mxv", mask, out, Vector, (A.nrows,))
     backend = _same_backend("mxv", A=A, u=u, mask=m, out=out)
     u_values, u_present = u._as_bitmap()
-    values, present = reference.spmv(A, u_values, u_present, sr, flip=False)
-    return _write_vector(out, values, present, m, accum, replace, backend)
+    values, present, nnz = reference.spmv(A, u_values, u_present, sr, flip=False,
+                                          all_present=u.nnz == u.size)
+    return _mask.write_vector(out, values, present, mask=m, accum=accum, replace=replace,
+                              backend=backend, nnz=nnz)
 
 
 def vxm(
@@ -205,8 +207,10 @@ def vxm(
     m = _check_mask_and_out("vxm", mask, out, Vector, (A.ncols,))
     backend = _same_backend("vxm", u=u, A=A, mask=m, out=out)
     u_values, u_present = u._as_bitmap()
-    values, present = reference.spmv(A.T, u_values, u_present, sr, flip=True)
-    return _write_vector(out, values, present, m, accum, replace, backend)
+    values, present, nnz = reference.spmv(A.T, u_values, u_present, sr, flip=True,
+                                          all_present=u.nnz == u.size)
+    return _mask.write_vector(out, values, present, mask=m, accum=accum, replace=replace,
+                              backend=backend, nnz=nnz)
 
 
 def mxm(

@@ -99,10 +99,12 @@ def write_vector(
     accum: Any = None,
     replace: bool = False,
     backend: str,
+    nnz: int | None = None,
 ) -> Any:
     """Write a bitmap result ``(values, present)`` through mask / accum / replace.
 
-    Returns ``out`` (updated in place) or, if ``out`` is None, a new Vector.
+    Returns ``out`` (updated in place) or, if ``out`` is None, a new Vector. ``nnz`` is the
+    number of present results when the caller knows it (saves a count on the device).
     """
     from ..vector import Vector  # noqa: PLC0415 - containers import this module
 
@@ -115,7 +117,8 @@ def write_vector(
     if out is None:
         if mask is not None:
             present = present & _vector_allowed(_xp_of(mask), mask, size)
-        return Vector._from_bitmap(values, present, backend=backend)
+            nnz = None
+        return Vector._from_bitmap(values, present, backend=backend, nnz=nnz)
     _dt.check_cast(values.dtype, out.dtype)
     xp = out._xp
     old_values, old_present = out._as_bitmap()

@@ -27,30 +27,38 @@ def _cast(values: Any, dtype: np.dtype) -> Any:
 
 
 def spmv(
-    matrix: Any, u_values: Any, u_present: Any, semiring: Semiring, *, flip: bool
-) -> tuple[Any, Any]:
+    matrix: Any, u_values: Any, u_present: Any, semiring: Semiring, *, flip: bool,
+    all_present: bool,
+) -> tuple[Any, Any, int | None]:  # fmt: skip
     """``t_i = ⊕_j mult(A_ij, u_j)`` over present ``u_j`` (``mult(u_j, A_ij)`` if ``flip``).
 
-    Returns the bitmap ``(values, present)`` of length ``matrix.nrows``.
+    ``all_present`` says every ``u_j`` is present. Returns the bitmap ``(values, present)`` of
+    length ``matrix.nrows`` and the number of present outputs when known without counting.
     """
     xp = matrix._xp
     op_type = semiring.input_type(matrix.dtype, u_values.dtype)
     out_type = semiring.output_type(op_type)
     if matrix.backend == "cuda":
-        all_present = bool(u_present.all())
         if all_present and _cusparse_applies(semiring, op_type, matrix):
             return _spmv_cusparse(matrix, u_values, op_type)
-        return kernels.spmv_csr(matrix, u_values, u_present, semiring, op_type, flip=flip,
-                                all_present=all_present)
+        values, present = kernels.spmv_csr(matrix, u_values, u_present, semiring, op_type,
+                                           flip=flip, all_present=all_present)  # fmt: skip
+        return values, present, None
     rows = _prim.row_ids(xp, matrix._indptr, matrix.nrows)
     cols = matrix._indices
-    active = u_present[cols]
-    rows, cols = rows[active], cols[active]
-    a = _cast(matrix._values[active], op_type)
+    if not all_present:
+        active = u_present[cols]
+        rows, cols = rows[active], cols[active]
+        a = matrix._values[active]
+    else:
+        a = matrix._values
+    a = _cast(a, op_type)
     x = _cast(u_values[cols], op_type)
     products = semiring.binaryop.numpy(x, a) if flip else semiring.binaryop.numpy(a, x)
     products = _cast(products, out_type)
-    return _scatter_segments(xp, rows, products, semiring.monoid, matrix.nrows, out_type)
+    values, present = _scatter_segments(xp, rows, products, semiring.monoid, matrix.nrows,
+                                        out_type)  # fmt: skip
+    return values, present, None
 
 
 def _cusparse_applies(semiring: Semiring, op_type: np.dtype, matrix: Any) -> bool:
@@ -64,14 +72,18 @@ def _cusparse_applies(semiring: Semiring, op_type: np.dtype, matrix: Any) -> boo
     )
 
 
-def _spmv_cusparse(matrix: Any, u_values: Any, op_type: np.dtype) -> tuple[Any, Any]:
+def _spmv_cusparse(matrix: Any, u_values: Any, op_type: np.dtype) -> tuple[Any, Any, int]:
     key = ("cusparse", op_type.str)
     if key not in matrix._cache:  # a cupyx view sharing the matrix's arrays: no copy
-        matrix._cache[key] = cupyx_csr(matrix._indptr, matrix._indices,
-                                                matrix._values, matrix.shape)  # fmt: skip
-    values = matrix._cache[key] @ _cast(u_values, op_type)
-    present = matrix._xp.diff(matrix._indptr) > 0
-    return values, present
+        nonempty = matrix._xp.diff(matrix._indptr) > 0
+        matrix._cache[key] = (
+            cupyx_csr(matrix._indptr, matrix._indices, matrix._values, matrix.shape),
+            nonempty,
+            int(nonempty.sum()),
+        )
+    csr, nonempty, count = matrix._cache[key]
+    # rows without entries are absent; cuSPARSE wrote 0 there
+    return csr @ _cast(u_values, op_type), nonempty.copy(), count
 
 
 def _scatter_segments(

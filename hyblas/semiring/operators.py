@@ -304,8 +304,13 @@ class Semiring(Operator):
         return super().input_type(*operand_dtypes)
 
     def output_type(self, input_type: np.dtype) -> np.dtype:
-        """The result dtype for operands of ``input_type``."""
-        return self.binaryop.output_type(input_type)
+        """The result dtype for operands of ``input_type``: the add monoid's type.
+
+        Products are cast to the monoid's domain before they are added, as GraphBLAS casts the
+        multiply's output to the monoid's type (``lor_first`` on floats gives bool).
+        """
+        product = self.binaryop.output_type(input_type)
+        return self.monoid.binaryop.output_type(self.monoid.input_type(product))
 
 
 # --- identity / terminal rules for the built-in monoids ----------------------------------------

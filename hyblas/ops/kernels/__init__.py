@@ -27,8 +27,8 @@ _HERE = Path(__file__).parent
 #   light rows (<= HEAVY_ROW entries): one warp each, WARP_KERNEL_THREADS / 32 rows per block;
 #   heavy rows: one block of BLOCK_KERNEL_THREADS threads each.
 WARP_KERNEL_THREADS = 256
-BLOCK_KERNEL_THREADS = 512
-HEAVY_ROW = 1024
+BLOCK_KERNEL_THREADS = 1024
+HEAVY_ROW = 4096
 INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 
 
