@@ -159,3 +159,15 @@ def test_every_builtin_semiring_has_a_served_dtype() -> None:
         for dt in sr.types:
             assert sr.output_type(sr.input_type(dt, dt)) in sr.monoid.types or \
                 sr.monoid.cast_inputs_to is not None, (name, dt)
+
+
+def test_apply_treats_python_scalars_as_weak() -> None:
+    """int32 + 1 stays int32 and float32 * 0.5 stays float32 (NEP 50, as python-graphblas);
+    a NumPy scalar keeps its own dtype, and a Python float promotes an int vector."""
+    ints = hb.Vector.from_coo([0, 2], np.array([1, 2], dtype=np.int32), size=3)
+    floats = hb.Vector.from_dense(np.array([1.0, 2.0], dtype=np.float32))
+    assert ints.apply(hb.binary.plus, right=1).dtype == np.int32
+    assert ints.apply(hb.binary.plus, right=1).to_coo()[1].tolist() == [2, 3]
+    assert floats.apply(hb.binary.times, left=0.5).dtype == np.float32
+    assert ints.apply(hb.binary.plus, right=np.int64(1)).dtype == np.int64
+    assert ints.apply(hb.binary.times, right=1.5).dtype == np.float64

@@ -376,7 +376,10 @@ def apply(
         if (left is None) == (right is None):
             raise InvalidValue("apply with a BinaryOp needs exactly one of left= or right=")
         scalar = left if left is not None else right
-        scalar_type = _dt.lookup(np.asarray(scalar).dtype, argument="left/right")
+        # a Python scalar is "weak" (NEP 50): int32 + 1 stays int32, float32 * 0.5 float32
+        weak = isinstance(scalar, bool | int | float)
+        scalar_type = _dt.lookup(np.result_type(x.dtype, scalar) if weak
+                                 else np.asarray(scalar).dtype, argument="left/right")
         op_type = found.input_type(x.dtype, scalar_type)
         own = values.astype(op_type, copy=False)
         bound = xp.full(own.shape, scalar, dtype=op_type)
