@@ -47,14 +47,21 @@ def _stream_key(seed: int, stream: int, counter: int = 0) -> int:
     return _splitmix64_int(_splitmix64_int(_splitmix64_int(seed & _MASK64) ^ stream) ^ counter)
 
 
-def _splitmix64(xp: ModuleType, counter: Any, key: int) -> Any:
-    """splitmix64 of ``counter + key`` for a uint64 array ``counter`` (wrapping arithmetic)."""
-    z = counter + np.uint64((key + _GOLDEN) & _MASK64)
-    z ^= z >> np.uint64(30)
-    z *= np.uint64(_MIX1)
-    z ^= z >> np.uint64(27)
-    z *= np.uint64(_MIX2)
-    z ^= z >> np.uint64(31)
+def _splitmix64(
+    xp: ModuleType, counter: Any, key: int, *, out: Any = None, scratch: Any = None
+) -> Any:
+    """splitmix64 of ``counter + key`` for a uint64 array ``counter`` (wrapping arithmetic).
+
+    ``out`` and ``scratch`` (uint64 arrays shaped like ``counter``) may be given to reuse
+    memory across calls; ``out`` receives the result.
+    """
+    z = xp.add(counter, np.uint64((key + _GOLDEN) & _MASK64), out=out)
+    tmp = xp.empty_like(z) if scratch is None else scratch
+    for shift, multiplier in ((30, _MIX1), (27, _MIX2), (31, None)):
+        xp.right_shift(z, np.uint64(shift), out=tmp)
+        z ^= tmp
+        if multiplier is not None:
+            z *= np.uint64(multiplier)
     return z
 
 
@@ -214,17 +221,18 @@ def _rmat_endpoints(
     counter = _counters(xp, m)
     src = xp.zeros(m, dtype=np.uint32)
     dst = xp.zeros(m, dtype=np.uint32)
+    hashed = xp.empty(m, dtype=np.uint64)
+    scratch = xp.empty(m, dtype=np.uint64)
     for first in range(0, scale, _LEVELS_PER_HASH):
         levels = min(_LEVELS_PER_HASH, scale - first)
-        hashed = _splitmix64(xp, counter, _stream_key(seed, _STREAM_KRONECKER_LEVEL, first))
+        key = _stream_key(seed, _STREAM_KRONECKER_LEVEL, first)
+        _splitmix64(xp, counter, key, out=hashed, scratch=scratch)
         words = hashed.view(np.uint16)  # little-endian on every supported platform
-        code = xp.zeros(m, dtype=np.uint8)
-        for k in range(levels):
+        code = quadrant_of[words[0::4]]  # (fancy indexing beats xp.take(out=) on NumPy)
+        for k in range(1, levels):
             q = quadrant_of[words[k::4]]
-            if k:
-                q <<= np.uint8(2 * k)
+            q <<= np.uint8(2 * k)
             code |= q
-        del hashed, words
         shift = np.uint32(levels)
         src <<= shift
         src |= src_of[code]
