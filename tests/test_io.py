@@ -11,7 +11,13 @@ import scipy.io
 import scipy.sparse as sp
 
 import hyblas as hb
-from hyblas.errors import DimensionMismatch, DomainMismatch, IndexOutOfBounds, InvalidObject, InvalidValue
+from hyblas.errors import (
+    DimensionMismatch,
+    DomainMismatch,
+    IndexOutOfBounds,
+    InvalidObject,
+    InvalidValue,
+)
 from hyblas.io import (
     from_networkx,
     read_edge_list,

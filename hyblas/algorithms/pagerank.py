@@ -99,5 +99,7 @@ def pagerank(
         ranks = new_ranks
         if float(change) < n * float(tol):
             return (ranks, iteration) if return_iterations else ranks
-    raise InvalidValue(f"pagerank: no convergence within max_iter={max_iter} iterations "
-                       f"(last L1 change {float(change):.3g}, needed < {n * float(tol):.3g})")  # fmt: skip
+    raise InvalidValue(
+        f"pagerank: no convergence within max_iter={max_iter} iterations "
+        f"(last L1 change {float(change):.3g}, needed < {n * float(tol):.3g})"
+    )

@@ -92,7 +92,9 @@ def read_matrix_market(
                            ncols=coo.shape[1], dtype=target, backend=backend)  # fmt: skip
 
 
-def write_matrix_market(path: str | os.PathLike, A: Matrix, *, comment: str = "") -> None:  # noqa: N803
+def write_matrix_market(
+    path: str | os.PathLike, A: Matrix, *, comment: str = ""  # noqa: N803
+) -> None:
     """Write ``A`` as a Matrix Market coordinate file.
 
     A bool matrix is written as a ``pattern`` file; a symmetric matrix is detected and only

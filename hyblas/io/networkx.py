@@ -72,7 +72,9 @@ def from_networkx(
                            dtype=target, backend=backend)  # fmt: skip
 
 
-def to_networkx(A: Matrix, *, directed: bool = True, weight: str | None = "weight") -> Any:  # noqa: N803
+def to_networkx(
+    A: Matrix, *, directed: bool = True, weight: str | None = "weight"  # noqa: N803
+) -> Any:
     """A networkx graph with nodes ``0 .. n-1`` and an edge per stored entry of ``A``.
 
     Parameters
