@@ -213,10 +213,18 @@ def apply_unary(x: Vec | Mat, op: Any) -> Vec | Mat:
     return _like(x, values, x.present.copy())
 
 
+def scalar_dtype(x_dtype: Any, scalar: Any) -> np.dtype:
+    """The dtype a bound scalar counts as: a Python scalar is weak (NEP 50), a NumPy one not."""
+    if isinstance(scalar, bool | int | float):
+        return np.result_type(x_dtype, scalar)
+    return np.asarray(scalar).dtype
+
+
 def apply_binary(x: Vec | Mat, op: Any, *, left: Any = None, right: Any = None) -> Vec | Mat:
-    """``op(left, x)`` or ``op(x, right)`` on every entry; the scalar's dtype is NumPy's."""
+    """``op(left, x)`` or ``op(x, right)`` on every entry; a Python scalar is weak (NEP 50:
+    int32 with 1 stays int32), a NumPy scalar keeps its dtype."""
     scalar = left if left is not None else right
-    op_t = op.input_type(x.dtype, np.asarray(scalar).dtype)
+    op_t = op.input_type(x.dtype, scalar_dtype(x.dtype, scalar))
     out_t = op.output_type(op_t)
     values = np.zeros(x.shape, dtype=out_t)
     for pos in np.ndindex(*x.shape):
