@@ -59,9 +59,11 @@ def _assert_same(gpu: hb.Vector, cpu: hb.Vector) -> None:
 
 
 def _cases():
+    """(semiring, dtype) pairs, leaving out dtypes a semiring does not serve (minus on bool)."""
     for name in sorted(hb.semiring):
         for dtype in ("float32", "int64", "bool"):
-            yield name, dtype
+            if np.dtype(dtype) in hb.semiring[name].types:
+                yield name, dtype
     for name in ("min_plus", "plus_times"):
         for dtype in DTYPES:
             if dtype not in ("float32", "int64", "bool"):
@@ -71,8 +73,6 @@ def _cases():
 @pytest.mark.parametrize(("name", "dtype"), list(_cases()))
 def test_mxv_and_vxm_match_cpu(name: str, dtype: str) -> None:
     sr = hb.semiring[name]
-    if np.dtype(dtype) not in sr.types:
-        pytest.skip(f"{name} does not serve {dtype}")
     rng = np.random.default_rng(zlib.crc32(f"{name}/{dtype}".encode()))
     n = 300
     A_cpu, A_gpu = _pair(*_graph(rng, n, 2500, dtype), n)
