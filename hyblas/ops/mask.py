@@ -217,14 +217,8 @@ def accumulate_keys(xp: Any, old_keys: Any, old_vals: Any, keys: Any, values: An
                     accum: BinaryOp, out_dtype: np.dtype) -> tuple[Any, Any]:
     """``Z = w ∪ T`` on ascending keys: ``accum(w, t)`` where both exist; an entry of only one
     keeps its own value (cast to ``out_dtype``), it does not pass through ``accum``'s type."""
-    in_new = _prim.member(xp, keys, old_keys)
-    in_old = _prim.member(xp, old_keys, keys)
-    both = _accumulate(accum, old_vals[in_new], values[in_old], out_dtype)
-    return _prim.sort_by_keys(
-        xp, xp.concatenate([old_keys[~in_new], keys[~in_old], old_keys[in_new]]),
-        xp.concatenate([old_vals[~in_new].astype(out_dtype, copy=False),
-                        values[~in_old].astype(out_dtype, copy=False), both]),
-    )
+    return _prim.union_keys(xp, old_keys, old_vals, keys, values,
+                            lambda w, t: _accumulate(accum, w, t, out_dtype), out_dtype)
 
 
 def check_output(out: Any, expected_type: type, shape: tuple[int, ...], op_name: str) -> None:

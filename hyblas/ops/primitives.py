@@ -6,6 +6,7 @@ loops in Python only over O(log n) doubling steps, never over rows or entries.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -26,6 +27,7 @@ __all__ = [
     "transpose_csr",
     "coo_to_csr",
     "member",
+    "union_keys",
 ]
 
 _INT32_MAX = np.iinfo(np.int32).max
@@ -169,6 +171,23 @@ def coo_to_csr(
     idx = index_dtype(keys.size, nrows, ncols)
     indptr, indices = csr_from_sorted_keys(xp, keys, nrows, ncols, idx)
     return indptr, indices, values
+
+
+def union_keys(
+    xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any, b_vals: Any,
+    combine: Callable[[Any, Any], Any], dtype: np.dtype,
+) -> tuple[Any, Any]:  # fmt: skip
+    """Sorted union of two ascending key sets; keys in both get ``combine(a_val, b_val)``, keys
+    in one keep their own value. Every value comes out as ``dtype``."""
+    in_b = member(xp, b_keys, a_keys)
+    in_a = member(xp, a_keys, b_keys)
+    both = combine(a_vals[in_b], b_vals[in_a]).astype(dtype, copy=False)  # same key order
+    return sort_by_keys(
+        xp,
+        xp.concatenate([a_keys[~in_b], b_keys[~in_a], a_keys[in_b]]),
+        xp.concatenate([a_vals[~in_b].astype(dtype, copy=False),
+                        b_vals[~in_a].astype(dtype, copy=False), both]),
+    )  # fmt: skip
 
 
 def member(xp: ModuleType, sorted_set: Any, queries: Any) -> Any:

@@ -160,13 +160,10 @@ def ewise_union(
 ) -> tuple[Any, Any]:
     """Union of two ascending key sets; keys in both get ``op(a, b)`` (GrB eWiseAdd)."""
     op_type = op.input_type(a_vals.dtype, b_vals.dtype)
-    out_type = op.output_type(op_type)
-    in_b = _prim.member(xp, b_keys, a_keys)
-    in_a = _prim.member(xp, a_keys, b_keys)
-    both = _cast(op.numpy(_cast(a_vals[in_b], op_type), _cast(b_vals[in_a], op_type)), out_type)
-    keys = xp.concatenate([a_keys[~in_b], b_keys[~in_a], a_keys[in_b]])
-    vals = xp.concatenate([_cast(a_vals[~in_b], out_type), _cast(b_vals[~in_a], out_type), both])
-    return _prim.sort_by_keys(xp, keys, vals)
+    return _prim.union_keys(
+        xp, a_keys, a_vals, b_keys, b_vals,
+        lambda a, b: op.numpy(_cast(a, op_type), _cast(b, op_type)), op.output_type(op_type),
+    )  # fmt: skip
 
 
 def ewise_intersection(
