@@ -80,7 +80,7 @@ def of(data: Any) -> Vec | Mat:
     return Vec.of(data) if hasattr(data, "indices") else Mat.of(data)
 
 
-# --- scalar helpers -----------------------------------------------------------------------------
+# --- scalar helpers -------------------------------------------------------------------------------
 
 
 def call2(op: Any, x: Any, y: Any, dtype: Any, out_dtype: Any) -> Any:
@@ -113,7 +113,7 @@ def semiring_types(semiring: Any, *dtypes: Any) -> tuple[np.dtype, np.dtype]:
     return op_t, semiring.output_type(op_t)
 
 
-# --- products ---------------------------------------------------------------------------------
+# --- products -------------------------------------------------------------------------------------
 
 
 def mxv(A: Mat, u: Vec, semiring: Any) -> Vec:  # noqa: N803
@@ -166,7 +166,7 @@ def mxm(A: Mat, B: Mat, semiring: Any) -> Mat:  # noqa: N803
     return c
 
 
-# --- element-wise -------------------------------------------------------------------------------
+# --- element-wise ---------------------------------------------------------------------------------
 
 
 def _like(x: Vec | Mat, values: np.ndarray, present: np.ndarray) -> Vec | Mat:
@@ -299,7 +299,7 @@ def reduce_scalar(x: Vec | Mat, monoid: Any) -> tuple[Any, set | None]:
     return reduce_terms(monoid, terms, out_t)
 
 
-# --- structure --------------------------------------------------------------------------------------
+# --- structure ------------------------------------------------------------------------------------
 
 
 def transpose(A: Mat) -> Mat:  # noqa: N803
@@ -344,7 +344,7 @@ def assign_region(w: Vec | Mat, region: tuple, value: Vec | Mat | Any, accum: An
     return z
 
 
-# --- the write-back (GraphBLAS C API 2.0, section "masks and accumulation") ------------------------
+# --- the write-back (GraphBLAS C API 2.0, section "masks and accumulation") -----------------------
 
 
 def mask_allows(mask: Vec | Mat | None, kind: str, shape: tuple) -> np.ndarray:

@@ -35,7 +35,8 @@ def _translation_unit(specializations: list[tuple[str, str, list[str]]]) -> str:
 
 
 def _compile(path: Path) -> subprocess.CompletedProcess:
-    command = [NVCC, "-arch=sm_90", "-std=c++17", "-c", str(path), "-o", str(path.with_suffix(".o"))]
+    output = str(path.with_suffix(".o"))
+    command = [NVCC, "-arch=sm_90", "-std=c++17", "-c", str(path), "-o", output]
     return subprocess.run(command, capture_output=True, text=True, timeout=900)
 
 

@@ -130,8 +130,8 @@ def spgemm(
                                        _cast(b._values[b_pos], op_type))  # fmt: skip
     keys, products = _prim.sort_by_keys(xp, keys, _cast(products, out_type))
     starts = _prim.segment_starts(xp, keys)
-    return keys[starts], _cast(_prim.segment_reduce(xp, products, starts,
-                                                    semiring.monoid.binaryop), out_type)  # fmt: skip
+    reduced = _prim.segment_reduce(xp, products, starts, semiring.monoid.binaryop)
+    return keys[starts], _cast(reduced, out_type)
 
 
 def reduce_rows(matrix: Any, monoid: Monoid) -> tuple[Any, Any]:
