@@ -183,13 +183,8 @@ def kronecker(
     else:
         keys = (src << scale) | dst
     del src, dst
-    keys = _sorted_unique(xp, keys)
-    # CSR straight from the sorted keys; n is a power of two, so shifts replace division.
-    idx = _prim.index_dtype(int(keys.size), n, n)
-    indices = (keys & np.int64(n - 1)).astype(idx)
-    indptr = xp.searchsorted(keys >> np.int64(scale), xp.arange(n + 1, dtype=np.int64))
-    values = xp.ones(keys.size, dtype=_dt.lookup(dtype))
-    return Matrix(indptr.astype(idx), indices, values, (n, n), backend=name)
+    # key (row << scale) | col equals row * n + col: the linear key the CSR builder expects
+    return _pattern_matrix(xp, _sorted_unique(xp, keys), n, dtype, name)
 
 
 _LEVELS_PER_HASH = 4  # one 64-bit hash gives four 16-bit uniform numbers

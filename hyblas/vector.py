@@ -269,8 +269,8 @@ class Vector:
         if not -self._size <= index < self._size:
             raise IndexOutOfBounds(f"index {index} outside a vector of size {self._size}")
         index %= max(self._size, 1)
-        values, present = self._as_bitmap() if self._bitmap is not None else (None, None)
-        if values is not None:
+        if self._bitmap is not None:
+            values, present = self._bitmap
             return values[index].item() if bool(present[index]) else default
         idx, vals = self._sparse
         pos = int(self._xp.searchsorted(idx, index))
