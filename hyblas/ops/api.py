@@ -222,11 +222,14 @@ def mxm(
     accum: BinaryOp | None = None,
     replace: bool = False,
     out: Matrix | None = None,
+    executor: str = "auto",
 ) -> Matrix:
     """Matrix product ``C<mask> ⊙= A ⊕.⊗ B``: ``C_ij = ⊕_k A_ik ⊗ B_kj``.
 
     A non-complemented mask restricts the products computed (as in masked SpGEMM for triangle
     counting), a complemented one drops the products it rules out before reduction.
+    ``executor`` is checked as in :func:`mxv`; ``'auto'`` and ``'reference'`` both run the
+    reference path, the only one ``mxm`` has so far.
     """
     sr = _operator(semiring, (Semiring,), "semiring")
     _container(A, (Matrix,), "A")
@@ -234,6 +237,7 @@ def mxm(
     if A.ncols != B.nrows:
         raise DimensionMismatch(f"mxm: A is {A.nrows}x{A.ncols} but B is {B.nrows}x{B.ncols} "
                                 "((m,k),(k,n)->(m,n))")  # fmt: skip
+    _check_executor(executor)
     shape = (A.nrows, B.ncols)
     m = _check_mask_and_out("mxm", mask, out, Matrix, shape)
     backend = _same_backend("mxm", A=A, B=B, mask=m, out=out)
