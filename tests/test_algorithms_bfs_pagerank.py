@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
+from graph_strategies import as_dict as _as_dict
+from graph_strategies import check_bfs_tree as _check_bfs_tree
+from graph_strategies import graphs
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,48 +20,8 @@ from hyblas.algorithms import bfs, pagerank
 from hyblas.errors import DimensionMismatch, IndexOutOfBounds, InvalidObject, InvalidValue
 
 
-@st.composite
-def graphs(draw: Any, max_n: int = 12) -> tuple[nx.Graph, hb.Matrix]:
-    """A small networkx graph (directed or not; self loops, isolated vertices, 0 or 1 vertex,
-    disconnected parts) with positive weights (zero now and then), and its hyblas matrix."""
-    n = draw(st.integers(0, max_n))
-    directed = draw(st.booleans())
-    G = nx.DiGraph() if directed else nx.Graph()  # noqa: N806
-    G.add_nodes_from(range(n))
-    if n:
-        pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
-                              max_size=3 * n, unique=True))  # fmt: skip
-        weights = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]),
-                                min_size=len(pairs), max_size=len(pairs)))  # fmt: skip
-        G.add_weighted_edges_from((u, v, w) for (u, v), w in zip(pairs, weights))
-    return G, hb.io.from_networkx(G, nodelist=range(n), backend="cpu")
-
-
 def _levels_reference(G: nx.Graph, source: int) -> dict[int, int]:
     return nx.single_source_shortest_path_length(G, source)
-
-
-def _as_dict(v: hb.Vector) -> dict[int, int]:
-    idx, vals = v.to_coo()
-    return dict(zip(idx.tolist(), vals.tolist()))
-
-
-def _check_bfs_tree(A: hb.Matrix, source: int, levels: hb.Vector, parents: hb.Vector) -> None:
-    """The Graph500 validation of a BFS tree."""
-    lv, pa = _as_dict(levels), _as_dict(parents)
-    assert set(pa) == set(lv), "parents and levels cover the same vertices"
-    assert pa[source] == source and lv[source] == 0
-    rows, cols, _ = A.to_coo()
-    edges = set(zip(rows.tolist(), cols.tolist()))
-    for v, p in pa.items():
-        if v == source:
-            continue
-        assert lv[p] == lv[v] - 1, f"parent {p} of {v} is not one level up"
-        assert (p, v) in edges, f"({p}, {v}) is not an edge"
-    # every edge from a reached vertex reaches a vertex at most one level further
-    for u, w in edges:
-        if u in lv:
-            assert w in lv and lv[w] <= lv[u] + 1
 
 
 # --- BFS ------------------------------------------------------------------------------------
