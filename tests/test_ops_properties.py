@@ -10,6 +10,7 @@ deterministically so none is left to chance.
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -137,6 +138,33 @@ def test_mxm(backend: str, data: st.DataObject) -> None:
     ctl = data.draw(S.write_controls((A.nrows, B.ncols), t.dtype,
                                      accum=sr.monoid.name != "any"))
     result = run_op(hb.ops.mxm, ctl, backend, A.hyblas(backend), B.hyblas(backend), sr)
+    assert_matches(result, expected_after(ctl, t))
+
+
+# Small operands take the single-group saxpy path; these settings push them through the
+# others: groups of at most 3 products, a row SpMV for every row, the masked dot product for
+# every non-complemented mask.
+_SPGEMM_STRATEGIES = {
+    "groups": dict(PRODUCT_BUDGET={"cpu": 3, "cuda": 3}, _dot_cost=lambda a, b, mask: 1 << 62),
+    "rows": dict(DENSE_ROW_FRACTION=1 << 40, DENSE_ROW_MIN=1,
+                 _dot_cost=lambda a, b, mask: 1 << 62),
+    "dot": dict(_dot_cost=lambda a, b, mask: -1),
+}
+
+
+@pytest.mark.parametrize("strategy", sorted(_SPGEMM_STRATEGIES))
+@given(data=st.data())
+def test_mxm_strategies(backend: str, strategy: str, data: st.DataObject) -> None:
+    from hyblas.ops import spgemm
+
+    sr, dtype = data.draw(semiring_and_dtype())
+    A = data.draw(S.matrices(dtype=dtype))
+    B = data.draw(S.matrices(nrows=A.ncols, dtype=dtype))
+    t = model.mxm(model.of(A), model.of(B), sr)
+    ctl = data.draw(S.write_controls((A.nrows, B.ncols), t.dtype,
+                                     accum=sr.monoid.name != "any"))
+    with mock.patch.multiple(spgemm, **_SPGEMM_STRATEGIES[strategy]):
+        result = run_op(hb.ops.mxm, ctl, backend, A.hyblas(backend), B.hyblas(backend), sr)
     assert_matches(result, expected_after(ctl, t))
 
 

@@ -21,6 +21,7 @@ from ..vector import Vector
 from . import mask as _mask
 from . import primitives as _prim
 from . import reference
+from . import spgemm as _spgemm
 
 __all__ = [
     "EXECUTORS",
@@ -241,17 +242,11 @@ def mxm(
     shape = (A.nrows, B.ncols)
     m = _check_mask_and_out("mxm", mask, out, Matrix, shape)
     backend = _same_backend("mxm", A=A, B=B, mask=m, out=out)
-    keep = drop = None
-    if m is not None:
-        allowed = _mask_true_keys(m)
-        keep, drop = (None, allowed) if m.complement else (allowed, None)
-    keys, values = reference.spgemm(A, B, sr, keep_keys=keep, drop_keys=drop)
+    rows_of_mask = None if m is None else _spgemm.MaskRows(m.parent, m.structural, m.complement)
+    keys, values = _spgemm.spgemm(A, B, sr, mask=rows_of_mask)
+    if out is None:  # the product already holds only what the mask allows
+        m = None
     return _write_matrix(out, keys, values, shape, m, accum, replace, backend)
-
-
-def _mask_true_keys(m: _mask.Mask) -> Any:
-    keys = _matrix_keys(m.parent)
-    return keys if m.structural else keys[m.parent._values.astype(bool)]
 
 
 # --- element-wise ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from ..semiring.operators import BinaryOp, Monoid, Semiring
 from . import kernels
 from . import primitives as _prim
 
-__all__ = ["spmv", "spgemm", "reduce_rows", "reduce_all", "ewise_union", "ewise_intersection"]
+__all__ = ["spmv", "reduce_rows", "reduce_all", "ewise_union", "ewise_intersection"]
 
 
 def _cast(values: Any, dtype: np.dtype) -> Any:
@@ -98,40 +98,6 @@ def _scatter_segments(
     out_values[targets] = _cast(reduced, dtype)
     out_present[targets] = True
     return out_values, out_present
-
-
-def spgemm(
-    a: Any, b: Any, semiring: Semiring, *, keep_keys: Any = None, drop_keys: Any = None
-) -> tuple[Any, Any]:
-    """``C = A ⊕.⊗ B`` as ascending linear keys (i * ncols_B + j) and values.
-
-    ``keep_keys`` / ``drop_keys`` (ascending) restrict the products to the keys a mask allows
-    before they are reduced, so a masked product never materializes the full result.
-    """
-    xp = a._xp
-    op_type = semiring.input_type(a.dtype, b.dtype)
-    out_type = semiring.output_type(op_type)
-    a_rows = _prim.row_ids(xp, a._indptr, a.nrows)
-    a_cols = a._indices.astype(np.int64)
-    b_starts = b._indptr.astype(np.int64)
-    counts = b_starts[a_cols + 1] - b_starts[a_cols]
-    total = int(counts.sum())
-    source = _prim.expand(xp, counts)
-    first_of_run = xp.cumsum(counts) - counts
-    b_pos = b_starts[a_cols][source] + (xp.arange(total, dtype=np.int64) - first_of_run[source])
-    keys = a_rows[source] * np.int64(max(b.ncols, 1)) + b._indices[b_pos].astype(np.int64)
-    if keep_keys is not None:
-        chosen = _prim.member(xp, keep_keys, keys)
-        keys, source, b_pos = keys[chosen], source[chosen], b_pos[chosen]
-    if drop_keys is not None:
-        chosen = ~_prim.member(xp, drop_keys, keys)
-        keys, source, b_pos = keys[chosen], source[chosen], b_pos[chosen]
-    products = semiring.binaryop.numpy(_cast(a._values[source], op_type),
-                                       _cast(b._values[b_pos], op_type))  # fmt: skip
-    keys, products = _prim.sort_by_keys(xp, keys, _cast(products, out_type))
-    starts = _prim.segment_starts(xp, keys)
-    reduced = _prim.segment_reduce(xp, products, starts, semiring.monoid.binaryop)
-    return keys[starts], _cast(reduced, out_type)
 
 
 def reduce_rows(matrix: Any, monoid: Monoid) -> tuple[Any, Any]:
