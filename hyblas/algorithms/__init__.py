@@ -1,13 +1,27 @@
 """Graph algorithms written only with :mod:`hyblas.ops` (masked products over semirings).
 
 An algorithm takes an adjacency Matrix ``A`` with rows = sources (edge ``i -> j`` is
-``A[i, j]``) and returns Vectors. Reference implementations (networkx, scipy.sparse.csgraph)
-live in the tests, not here.
+``A[i, j]``) and returns Vectors (or a Matrix, for several searches at once). Each accepts
+``executor=`` and passes it to the products it runs. Reference implementations (networkx,
+scipy.sparse.csgraph) live in the tests, not here.
 """
 
 from __future__ import annotations
 
 from .bfs import bfs
+from .centrality import betweenness_centrality
+from .components import connected_components
+from .msbfs import multi_source_bfs
 from .pagerank import pagerank
+from .sssp import sssp
+from .triangles import triangle_count
 
-__all__ = ["bfs", "pagerank"]
+__all__ = [
+    "betweenness_centrality",
+    "bfs",
+    "connected_components",
+    "multi_source_bfs",
+    "pagerank",
+    "sssp",
+    "triangle_count",
+]

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backend import is_cuda_array, to_numpy
 from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject
 from ..matrix import Matrix
 
@@ -29,3 +30,34 @@ def vertex(source: Any, n: int, algorithm: str, argument: str = "source") -> int
         raise IndexOutOfBounds(f"{algorithm}: {argument}={source} outside the {n} vertices "
                                f"[0, {n})")  # fmt: skip
     return int(source)
+
+
+def vertices(sources: Any, n: int, algorithm: str, argument: str = "sources") -> np.ndarray:
+    """``sources`` as a host int64 array of vertex ids in [0, n) (repeats kept).
+
+    Accepts a sequence or a 1-D NumPy / CuPy integer array; an empty sequence is fine.
+    InvalidObject for anything not one-dimensional or not integer, IndexOutOfBounds for an id
+    outside [0, n).
+    """
+    if isinstance(sources, int | np.integer | str | bytes) or sources is None:
+        raise InvalidObject(f"{algorithm}: {argument} must be a 1-D sequence of vertex ids, got "
+                            f"{sources!r}")  # fmt: skip
+    try:
+        arr = to_numpy(sources) if is_cuda_array(sources) else np.asarray(sources)
+    except (TypeError, ValueError) as exc:
+        raise InvalidObject(f"{algorithm}: {argument} must be a 1-D sequence of vertex ids, got "
+                            f"{type(sources).__name__}") from exc  # fmt: skip
+    if arr.ndim != 1:
+        raise InvalidObject(f"{algorithm}: {argument} must be one-dimensional, got shape "
+                            f"{arr.shape}")  # fmt: skip
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind not in "iu":
+        raise InvalidObject(f"{algorithm}: {argument} must hold integer vertex ids, got dtype "
+                            f"{arr.dtype}")  # fmt: skip
+    low, high = int(arr.min()), int(arr.max())
+    if low < 0 or high >= n:
+        bad = low if low < 0 else high
+        raise IndexOutOfBounds(f"{algorithm}: {argument} holds vertex {bad}, outside the {n} "
+                               f"vertices [0, {n})")  # fmt: skip
+    return arr.astype(np.int64)
