@@ -1,4 +1,4 @@
-"""PageRank by power iteration, matching ``networkx.pagerank``."""
+"""PageRank by power iteration (matching ``networkx.pagerank``) or data-driven pushes."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from ._checks import square_matrix
 
 __all__ = ["pagerank"]
 
+VARIANTS = ("power", "data")
+
 _semiring = NAMESPACES["semiring"]
 _binary = NAMESPACES["binary"]
 _monoid = NAMESPACES["monoid"]
@@ -25,6 +27,8 @@ def pagerank(
     *,
     tol: float = 1e-6,
     max_iter: int = 100,
+    iterations: int | None = None,
+    variant: str = "power",
     executor: str = "auto",
     return_iterations: bool = False,
 ) -> Vector | tuple[Vector, int]:
@@ -32,21 +36,48 @@ def pagerank(
 
     Edge ``i -> j`` (entry ``A[i, j]``) passes the share ``A[i, j] / Σ_k A[i, k]`` of ``i``'s
     rank to ``j``. Vertices whose out-weights sum to 0 (dangling) spread their rank evenly
-    over all vertices. Iteration stops when the ranks change by less than ``n * tol`` in
-    total (L1), as in networkx.
+    over all vertices. The ranks ``x`` are the fixed point of
+    ``x = α (xP + d(x) / n) + (1 - α) / n`` (``P`` the row-normalized ``A``, ``d(x)`` the rank
+    held by dangling vertices), computed in one of two ways:
+
+    ``variant="power"``
+        Power iteration from the uniform vector, one ``vxm`` over all vertices per iteration;
+        it stops when the ranks change by less than ``n * tol`` in total (L1), as in networkx.
+        With ``iterations=k`` it runs exactly ``k`` iterations instead, without any
+        convergence test (and never raises for lack of convergence).
+    ``variant="data"``
+        Data-driven (push) PageRank, as Gunrock's and MultiGraph's PR-data: only vertices
+        whose rank changed by more than ``tol`` since they last pushed push again. Round 1 is
+        one power iteration from the uniform vector (every vertex pushes); each vertex then
+        holds its rank ``r`` and its residual ``δ``, the (signed) change of its rank since it
+        last pushed. In each later round the active vertices, those with ``|δ| > tol``, push
+        ``α δ`` along their out-edges (dangling ones to every vertex) with one ``vxm`` over the
+        active vertices only; what arrives is added to the receivers' ranks and residuals,
+        and the pushers' residuals drop to 0. This keeps ``x* = r + (I - αM)⁻¹ αM δ`` (``M``
+        the column-stochastic transition, ``x*`` the fixed point above) in every round, so it
+        converges to the power method's fixed point. It stops when no vertex is active; the
+        ranks are then within ``α / (1 - α) * n * tol`` of ``x*`` in total (L1), the bound the
+        power method's stopping test gives, and are finally scaled to sum to 1 (which moves
+        them by at most as much again).
 
     Parameters
     ----------
     A : Matrix
-        Square adjacency matrix, rows = sources; its values are the edge weights.
+        Square adjacency matrix, rows = sources; its values are the (nonnegative) edge
+        weights.
     damping : float
         Probability of following an edge (networkx's ``alpha``).
     tol : float
     max_iter : int
+        The most iterations (rounds, for ``"data"``) before giving up.
+    iterations : int, optional
+        ``variant="power"`` only: run exactly this many iterations (0 returns the uniform
+        start), ignoring ``tol`` and ``max_iter``.
+    variant : {'power', 'data'}
     executor : str
         Passed to :func:`hyblas.ops.vxm`.
     return_iterations : bool
-        Also return the number of iterations run.
+        Also return the number of iterations (rounds, for ``"data"``) run.
 
     Returns
     -------
@@ -57,12 +88,15 @@ def pagerank(
 
     Raises
     ------
+    InvalidObject
+        If ``A`` is not a Matrix.
     DimensionMismatch
         If ``A`` is not square.
     InvalidValue
-        For ``damping`` outside [0, 1], ``tol <= 0`` or ``max_iter < 1``, or if the iteration
-        does not converge within ``max_iter`` steps (networkx raises
-        ``PowerIterationFailedConvergence`` there).
+        For ``damping`` outside [0, 1], ``tol <= 0``,
+        ``max_iter < 1``, ``iterations < 0`` or given with ``"data"``, an unknown
+        ``variant``, or if the iteration does not converge within ``max_iter`` steps
+        (networkx raises ``PowerIterationFailedConvergence`` there).
     """
     square_matrix(A, "pagerank")
     if not 0.0 <= float(damping) <= 1.0:
@@ -71,35 +105,95 @@ def pagerank(
         raise InvalidValue(f"pagerank: tol must be positive, got {tol}")
     if int(max_iter) < 1:
         raise InvalidValue(f"pagerank: max_iter must be at least 1, got {max_iter}")
+    if variant not in VARIANTS:
+        raise InvalidValue(f"pagerank: variant must be one of {VARIANTS}, got {variant!r}")
+    if iterations is not None:
+        if variant != "power":
+            raise InvalidValue(f"pagerank: iterations= runs a fixed number of power iterations; "
+                               f"it does not apply to variant={variant!r}")  # fmt: skip
+        if int(iterations) < 0:
+            raise InvalidValue(f"pagerank: iterations must be at least 0, got {iterations}")
     n = A.nrows
-    backend = A.backend
     if n == 0:
-        empty = Vector.new(np.float64, 0, backend=backend)
+        empty = Vector.new(np.float64, 0, backend=A.backend)
         return (empty, 0) if return_iterations else empty
-    alpha = float(damping)
-    plus = _monoid["plus"][np.float64]
-    plus_times = _semiring["plus_times"][np.float64]
-    times, minus = _binary["times"], _binary["minus"]
-
     # 1 / out-weight of every vertex with a nonzero out-weight; the others are dangling.
-    out_weight = ops.select(ops.reduce_rows(A, plus), "valuene", 0.0)
-    inv_out = ops.apply(out_weight, _unary["minv"])
-    ranks = Vector.from_scalar(1.0 / n, n, dtype=np.float64, backend=backend)
-    for iteration in range(1, int(max_iter) + 1):
-        share = ops.ewise_mult(ranks, inv_out, times)
-        spread = ops.vxm(share, A, plus_times, executor=executor)
-        dangling = ops.apply(ranks, _unary["identity"], mask=~out_weight.S).reduce(plus)
-        teleport = (alpha * float(dangling) + (1.0 - alpha)) / n
-        new_ranks = ops.ewise_add(
-            ops.apply(spread, times, right=alpha),
-            Vector.from_scalar(teleport, n, dtype=np.float64, backend=backend),
-            _binary["plus"],
-        )
-        change = ops.apply(ops.ewise_add(new_ranks, ranks, minus), _unary["abs"]).reduce(plus)
+    out_weight = ops.select(ops.reduce_rows(A, _monoid["plus"][np.float64]), "valuene", 0.0)
+    inv_out = ops.apply(out_weight, _unary["minv"][np.float64])
+    if variant == "power":
+        ranks, count = _power(A, float(damping), inv_out, float(tol), int(max_iter), iterations,
+                              executor)  # fmt: skip
+    else:
+        ranks, count = _data_driven(A, float(damping), inv_out, float(tol), int(max_iter),
+                                    executor)  # fmt: skip
+    return (ranks, count) if return_iterations else ranks
+
+
+def _push(A: Matrix, alpha: float, rank: Vector, inv_out: Vector,  # noqa: N803
+          executor: str) -> tuple[Vector, float]:  # fmt: skip
+    """What ``rank`` (all or part of the vertices) sends: ``α (rank P + dangling rank / n)``.
+
+    Returns the part sent along edges and the part every vertex receives from the dangling
+    vertices (a scalar).
+    """
+    share = ops.ewise_mult(rank, inv_out, _binary["times"])
+    spread = ops.vxm(share, A, _semiring["plus_times"][np.float64], executor=executor)
+    dangling = ops.apply(rank, _unary["identity"], mask=~inv_out.S).reduce(_monoid["plus"])
+    return ops.apply(spread, _binary["times"], right=alpha), alpha * float(dangling) / A.nrows
+
+
+def _full(value: float, A: Matrix) -> Vector:  # noqa: N803
+    return Vector.from_scalar(value, A.nrows, dtype=np.float64, backend=A.backend)
+
+
+def _power_step(A: Matrix, alpha: float, ranks: Vector, inv_out: Vector,  # noqa: N803
+                executor: str) -> Vector:  # fmt: skip
+    sent, everywhere = _push(A, alpha, ranks, inv_out, executor)
+    return ops.ewise_add(sent, _full(everywhere + (1.0 - alpha) / A.nrows, A), _binary["plus"])
+
+
+def _power(A: Matrix, alpha: float, inv_out: Vector, tol: float, max_iter: int,  # noqa: N803
+           iterations: int | None, executor: str) -> tuple[Vector, int]:  # fmt: skip
+    n = A.nrows
+    ranks = _full(1.0 / n, A)
+    if iterations is not None:  # a fixed amount of work: no convergence test
+        for _ in range(int(iterations)):
+            ranks = _power_step(A, alpha, ranks, inv_out, executor)
+        return ranks, int(iterations)
+    plus = _monoid["plus"][np.float64]
+    for iteration in range(1, max_iter + 1):
+        new_ranks = _power_step(A, alpha, ranks, inv_out, executor)
+        change = ops.apply(ops.ewise_add(new_ranks, ranks, "minus"), _unary["abs"]).reduce(plus)
         ranks = new_ranks
-        if float(change) < n * float(tol):
-            return (ranks, iteration) if return_iterations else ranks
+        if float(change) < n * tol:
+            return ranks, iteration
     raise InvalidValue(
         f"pagerank: no convergence within max_iter={max_iter} iterations "
-        f"(last L1 change {float(change):.3g}, needed < {n * float(tol):.3g})"
+        f"(last L1 change {float(change):.3g}, needed < {n * tol:.3g})"
     )
+
+
+def _data_driven(A: Matrix, alpha: float, inv_out: Vector, tol: float, max_iter: int,  # noqa: N803
+                 executor: str) -> tuple[Vector, int]:  # fmt: skip
+    plus = _binary["plus"]
+    start = _full(1.0 / A.nrows, A)
+    ranks = _power_step(A, alpha, start, inv_out, executor)  # round 1: everyone pushes
+    residual = ops.ewise_add(ranks, start, "minus")  # the change since each vertex pushed
+    for round_ in range(1, max_iter + 1):
+        large = ops.select(ops.apply(residual, _unary["abs"]), "valuegt", tol)
+        if not large.nnz:
+            total = float(ranks.reduce(_monoid["plus"][np.float64]))
+            return ops.apply(ranks, _binary["times"], right=1.0 / total), round_
+        if round_ == max_iter:
+            break
+        active = ops.apply(residual, _unary["identity"], mask=large.S)
+        arrived, everywhere = _push(A, alpha, active, inv_out, executor)
+        if everywhere:
+            arrived = ops.ewise_add(arrived, _full(everywhere, A), plus)
+        ops.assign(residual, 0.0, None, mask=active.S)  # the active vertices pushed theirs
+        ops.apply(arrived, _unary["identity"], accum=plus, out=residual)
+        ops.apply(arrived, _unary["identity"], accum=plus, out=ranks)
+    largest = float(ops.apply(residual, _unary["abs"]).reduce(_monoid["max"][np.float64]))
+    raise InvalidValue(f"pagerank: variant='data' did not converge within max_iter={max_iter} "
+                       f"rounds ({large.nnz} vertices still changed by more than tol={tol} "
+                       f"since they last pushed, the most by {largest:.3g})")  # fmt: skip

@@ -1,0 +1,62 @@
+"""Triangle counting by a masked product of the strict lower triangle with its transpose."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops
+from ..errors import InvalidValue
+from ..matrix import Matrix
+from ..semiring.catalogue import NAMESPACES
+from ._checks import square_matrix
+
+__all__ = ["triangle_count"]
+
+_semiring = NAMESPACES["semiring"]
+_monoid = NAMESPACES["monoid"]
+
+
+def triangle_count(
+    A: Matrix,  # noqa: N803 - math spelling
+    *,
+    executor: str = "auto",
+) -> int:
+    """The number of triangles of an undirected graph.
+
+    With ``L`` the strict lower triangle of ``A``, ``C<L.S> = L plus.pair Lᵀ`` counts, for
+    every edge ``(i, j)`` with ``j < i``, the common neighbours ``k < j`` of ``i`` and ``j``:
+    each triangle ``k < j < i`` is counted once, at ``C[i, j]``. The answer is the sum of ``C``.
+
+    Parameters
+    ----------
+    A : Matrix
+        Square, structurally symmetric adjacency matrix (an undirected graph: ``A[i, j]`` is
+        stored exactly when ``A[j, i]`` is). Only the structure counts: values are ignored
+        (a stored 0 is an edge) and so are self loops.
+    executor : str
+        Passed to :func:`hyblas.ops.mxm`.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidObject
+        If ``A`` is not a Matrix.
+    DimensionMismatch
+        If ``A`` is not square.
+    InvalidValue
+        If the structure of ``A`` is not symmetric (a directed graph).
+    """
+    square_matrix(A, "triangle_count")
+    mirrored = ops.ewise_mult(A, ops.transpose(A), "pair").nnz
+    if mirrored != A.nnz:
+        raise InvalidValue(f"triangle_count: A must be structurally symmetric (an undirected "
+                           f"graph), but {A.nnz - mirrored} of its {A.nnz} entries A[i, j] have "
+                           "no A[j, i]; symmetrize it first, e.g. "
+                           "ops.ewise_add(A, ops.transpose(A), 'any')")  # fmt: skip
+    L = ops.select(A, "tril", -1)  # noqa: N806
+    C = ops.mxm(L, ops.transpose(L), _semiring["plus_pair"][np.int64], mask=L.S,  # noqa: N806
+                executor=executor)  # fmt: skip
+    return int(ops.reduce_scalar(C, _monoid["plus"][np.int64]))
