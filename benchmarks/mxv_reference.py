@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,17 +21,8 @@ import numpy as np
 import hyblas as hb
 from hyblas.backend import device_name, to_numpy, xp_for
 
+from .meta import commit_id
 from .timing import copy_bandwidth_tbps, time_gpu_ms
-
-
-def _commit() -> str:
-    if os.environ.get("HYBLAS_COMMIT"):  # the GPU machine's copy of the tree has no .git
-        return os.environ["HYBLAS_COMMIT"]
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except Exception:  # the GPU machine's copy of the tree may have no .git
-        return "unknown"
 
 
 def _floor_ms(A: hb.Matrix, copy_tbps: float) -> float:
@@ -121,7 +110,7 @@ def run(scale: int, repeats: int, *, tune: bool = False) -> dict[str, Any]:
     return {
         "device": device_name(),
         "date": datetime.date.today().isoformat(),
-        "commit": _commit(),
+        "commit": commit_id(),
         "copy_TBps": copy_tbps,
         "graph": {"name": f"kron{scale}", "nrows": A.nrows, "nnz": A.nnz},
         "targets": {"plus_times_ratio_max": 1.2, "min_plus_ratio_max": 4.0},

@@ -248,3 +248,21 @@ def translate_oom(what: str) -> Iterator[None]:
         free, _total = cp.cuda.runtime.memGetInfo()
         requested = getattr(exc, "_size", None)
         raise OutOfMemory(requested, free, what) from exc
+
+
+def gpu_memory_pool_bytes() -> int:
+    """Bytes held by CuPy's default device memory pool (0 without CuPy).
+
+    The pool keeps freed blocks for reuse, so between two :func:`free_gpu_memory_pool` calls
+    this is the high-water mark of device memory allocated through CuPy.
+    """
+    cp = _cupy() if "cupy" in sys.modules else None
+    return int(cp.get_default_memory_pool().total_bytes()) if cp is not None else 0
+
+
+def free_gpu_memory_pool() -> None:
+    """Return every unused block of CuPy's memory pools to the device (no-op without CuPy)."""
+    cp = _cupy() if "cupy" in sys.modules else None
+    if cp is not None:
+        cp.get_default_memory_pool().free_all_blocks()
+        cp.get_default_pinned_memory_pool().free_all_blocks()

@@ -1,0 +1,115 @@
+"""The standard benchmark graphs, generated on the fly, seeded, identical every run.
+
+* ``kron22`` / ``kron24``: Graph500 R-MAT, scale 22 / 24, edge factor 16, a=.57 b=.19 c=.19,
+  random relabel, symmetrized, self loops removed, duplicates merged.
+* ``grid2048``: 2048 x 2048 4-neighbour grid (high diameter, road-like).
+* ``kron10`` / ``grid64``: the same families, tiny, for ``--smoke``.
+
+Every graph comes with the inputs the operations need: SSSP weights uniform in [1, 64) (seeded,
+symmetric), the BFS/SSSP source (max-degree vertex, smallest id on ties), 16 Graph500-style
+random non-isolated sources, 4 BC sources and 64 multi-source-BFS sources (random,
+non-isolated, seeded), and SpMV input vectors.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import hyblas as hb
+from hyblas.backend import to_numpy
+
+from .peers import PeerGraph
+
+KRONECKER_SEED = 1
+WEIGHT_SEED = 7
+SOURCE_SEED = 11
+
+_BUILDERS: dict[str, Callable[[str], hb.Matrix]] = {
+    "kron10": lambda backend: hb.generators.kronecker(10, 16, seed=KRONECKER_SEED, backend=backend),
+    "kron22": lambda backend: hb.generators.kronecker(22, 16, seed=KRONECKER_SEED, backend=backend),
+    "kron24": lambda backend: hb.generators.kronecker(24, 16, seed=KRONECKER_SEED, backend=backend),
+    "grid64": lambda backend: hb.generators.grid_2d(64, 64, backend=backend),
+    "grid2048": lambda backend: hb.generators.grid_2d(2048, 2048, backend=backend),
+}
+GRAPHS = tuple(_BUILDERS)
+FULL_GRAPHS = ("kron22", "kron24", "grid2048")
+SMOKE_GRAPHS = ("kron10", "grid64")
+
+
+@dataclass
+class BenchGraph:
+    """A benchmark graph on one backend and the inputs of every operation."""
+
+    name: str
+    A: hb.Matrix  # noqa: N815 - pattern, float32 ones
+    weights: hb.Matrix  # float32 in [1, 64), same pattern
+    degrees: np.ndarray  # host, int64
+    source: int
+    graph500_sources: np.ndarray
+    bc_sources: np.ndarray
+    msbfs_sources: np.ndarray
+    x: np.ndarray  # float32 in [1, 2)
+    x_bool: np.ndarray
+    _peer: PeerGraph | None = field(default=None, repr=False)
+
+    @property
+    def n(self) -> int:
+        return self.A.nrows
+
+    @property
+    def nnz(self) -> int:
+        return self.A.nnz
+
+    def peer_graph(self) -> PeerGraph:
+        """The host (scipy) form the peers start from, made once."""
+        if self._peer is None:
+            self._peer = PeerGraph(
+                name=self.name, csr=self.A.to_scipy(), weights=self.weights.to_scipy(),
+                source=self.source, bc_sources=self.bc_sources,
+                msbfs_sources=self.msbfs_sources, x=self.x, x_bool=self.x_bool,
+            )  # fmt: skip
+        return self._peer
+
+    def with_source(self, source: int) -> BenchGraph:
+        """The same graph and inputs, searched from ``source``."""
+        copy = dataclasses.replace(self, source=source, _peer=None)
+        if self._peer is not None:
+            copy._peer = dataclasses.replace(self._peer, source=source)
+        return copy
+
+    def release(self) -> None:
+        """Drop every array of this graph (before the next graph is built)."""
+        self.A = self.weights = None  # type: ignore[assignment]
+        self._peer = None
+
+
+def build(name: str, backend: str) -> BenchGraph:
+    """Generate graph ``name`` on ``backend`` with its inputs."""
+    if name not in _BUILDERS:
+        raise KeyError(f"unknown graph {name!r}; known: {', '.join(GRAPHS)}")
+    A = _BUILDERS[name](backend)  # noqa: N806
+    weights = hb.generators.random_weights(A, 1.0, 64.0, seed=WEIGHT_SEED, dtype=np.float32)
+    degrees = np.diff(to_numpy(A._indptr)).astype(np.int64)
+    rng = np.random.default_rng(SOURCE_SEED)
+    connected = np.flatnonzero(degrees > 0)
+
+    def pick(count: int) -> np.ndarray:
+        return np.sort(rng.choice(connected, size=min(count, connected.size), replace=False))
+
+    n = A.nrows
+    return BenchGraph(
+        name=name, A=A, weights=weights, degrees=degrees,
+        source=int(np.argmax(degrees)),  # argmax takes the first (smallest id) maximum
+        graph500_sources=pick(16), bc_sources=pick(4), msbfs_sources=pick(64),
+        x=(1.0 + rng.random(n)).astype(np.float32), x_bool=rng.random(n) < 0.5,
+    )  # fmt: skip
+
+
+def describe(graph: BenchGraph) -> dict[str, Any]:
+    return {"graph": graph.name, "n": graph.n, "nnz": graph.nnz, "source": graph.source,
+            "max_degree": int(graph.degrees.max(initial=0))}  # fmt: skip

@@ -1,0 +1,105 @@
+"""The hyblas side of every benchmark operation, in the peers' form.
+
+``OPS[op](graph, executor)`` does the setup untimed and returns the closure that is timed;
+``to_numpy(op, result, graph)`` turns its result into the peers' conventions
+(see :mod:`benchmarks.peers`) so that every implementation is checked the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import hyblas as hb
+from hyblas import algorithms as alg
+
+from .graphs import BenchGraph
+
+OPS: dict[str, Callable[[BenchGraph, str], Callable[[], Any]]] = {}
+_FILL: dict[str, Any] = {}
+
+
+def _op(name: str, fill: Any = None) -> Callable:
+    def register(prepare: Callable) -> Callable:
+        OPS[name] = prepare
+        _FILL[name] = fill
+        return prepare
+
+    return register
+
+
+@_op("spmv:plus_times", fill=0.0)
+def _plus_times(g: BenchGraph, executor: str) -> Callable[[], Any]:
+    u = hb.Vector.from_dense(g.x, backend=g.A.backend)
+    sr = hb.semiring.plus_times[np.float32]
+    return lambda: hb.ops.mxv(g.A, u, sr, executor=executor)
+
+
+@_op("spmv:min_plus", fill=np.inf)
+def _min_plus(g: BenchGraph, executor: str) -> Callable[[], Any]:
+    u = hb.Vector.from_dense(g.x, backend=g.A.backend)
+    sr = hb.semiring.min_plus[np.float32]
+    return lambda: hb.ops.mxv(g.A, u, sr, executor=executor)
+
+
+@_op("spmv:lor_land", fill=False)
+def _lor_land(g: BenchGraph, executor: str) -> Callable[[], Any]:
+    pattern = g.A.dup(dtype=bool)
+    u = hb.Vector.from_dense(g.x_bool, backend=g.A.backend)
+    sr = hb.semiring.lor_land[np.bool_]
+    return lambda: hb.ops.mxv(pattern, u, sr, executor=executor)
+
+
+@_op("bfs", fill=-1)
+def _bfs(g: BenchGraph, executor: str) -> Callable[[], Any]:
+    return lambda: alg.bfs(g.A, g.source, executor=executor)
+
+
+@_op("sssp", fill=np.inf)
+def _sssp(g: BenchGraph, executor: str) -> Callable[[], Any]:
+    return lambda: alg.sssp(g.weights, g.source, executor=executor)
+
+
+@_op("pagerank20", fill=0.0)
+def _pagerank20(g: BenchGraph, executor: str) -> Callable[[], Any]:
+    return lambda: alg.pagerank(g.A, 0.85, iterations=20, executor=executor)
+
+
+@_op("cc")
+def _cc(g: BenchGraph, executor: str) -> Callable[[], Any]:
+    return lambda: alg.connected_components(g.A, executor=executor)
+
+
+@_op("bc", fill=0.0)
+def _bc(g: BenchGraph, executor: str) -> Callable[[], Any]:
+    return lambda: alg.betweenness_centrality(g.A, sources=g.bc_sources, normalized=False,
+                                              executor=executor)  # fmt: skip
+
+
+@_op("tc")
+def _tc(g: BenchGraph, executor: str) -> Callable[[], Any]:
+    return lambda: alg.triangle_count(g.A, executor=executor)
+
+
+@_op("msbfs", fill=-1)
+def _msbfs(g: BenchGraph, executor: str) -> Callable[[], Any]:
+    return lambda: alg.multi_source_bfs(g.A, g.msbfs_sources, executor=executor)
+
+
+def to_numpy(op: str, result: Any, graph: BenchGraph) -> Any:
+    """``result`` of ``OPS[op]`` in the peers' conventions (absent entries filled)."""
+    if op == "tc":
+        return int(result)
+    if op == "bc":  # hyblas follows networkx's scaling; the peers report raw dependencies
+        from hyblas.algorithms.centrality import networkx_scale
+
+        k = len(graph.bc_sources)
+        scale = np.full(graph.n, networkx_scale(graph.n, k, directed=False, normalized=False))
+        scale[graph.bc_sources] = networkx_scale(graph.n, k, directed=False, normalized=False,
+                                                 source=True)  # fmt: skip
+        return result.to_dense(fill_value=0.0) / scale
+    if op == "cc":
+        return result.to_dense(fill_value=-1)
+    return result.to_dense(fill_value=_FILL[op])

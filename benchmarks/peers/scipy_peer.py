@@ -1,0 +1,194 @@
+"""SciPy on the CPU: ``scipy.sparse`` products and ``scipy.sparse.csgraph``.
+
+Setup converts the matrices to the form each call works on (csgraph converts every input to a
+float64 CSR matrix; doing that once, untimed, leaves the algorithm in the timing). SciPy's sparse
+kernels and csgraph are single-threaded.
+
+* ``spmv:plus_times``: ``A @ x`` (float32).
+* ``spmv:lor_land``: as a SciPy user writes it: float SpMV on the 0/1 vector, then ``> 0``
+  (the bool -> float32 copy of ``x_bool`` is made in setup).
+* ``bfs``: ``csgraph.breadth_first_order`` (with predecessors) and the levels read off the BFS
+  order: in a FIFO BFS the position of a vertex's parent never decreases along the order, so
+  each level ends where the parents' positions pass the previous level's end (one
+  ``searchsorted`` per level). This is 2-4x faster than ``shortest_path(unweighted=True)``
+  (Dijkstra with unit weights) on kron18 and grid2048.
+* ``sssp``: ``csgraph.dijkstra``.
+* ``pagerank20``: a SpMV loop (the same code as the CuPy one, run with NumPy / SciPy).
+* ``cc``: ``csgraph.connected_components(directed=False)``, the call for an undirected graph.
+  (``directed=True, connection='strong'`` gives the same labels on a symmetric pattern; it is
+  faster on Kronecker graphs and slower on grids.)
+* ``tc``: ``(L @ L).multiply(L).sum()`` with ``L = tril(A, -1)`` in int32: every triangle
+  ``k < j < i`` is counted once, at ``(i, j)``. ``L @ L`` does the same multiplications as
+  ``L @ L.T`` restricted to ``k`` between ``j`` and ``i`` and builds about half the product.
+  Refused above :data:`TC_MAX_WORK` multiply-adds (the product can hold that many entries).
+* ``msbfs``: ``csgraph.shortest_path(unweighted=True, indices=sources)``; refused when its dense
+  float64 ``(k, n)`` output would exceed :data:`MSBFS_MAX_OUTPUT_BYTES`.
+
+No ``bc``: SciPy has no betweenness centrality.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+from . import PeerGraph, Unavailable
+from .cupyx_naive import make_pagerank
+
+NAME = "scipy"
+DEVICE = "cpu"
+
+#: Triangle counting is refused when ``L @ L`` needs more multiply-adds than this. The count is
+#: ``Σ_k (entries in row k of L) * (entries in column k of L)``, computed in setup; it bounds
+#: the entries of the product too (about 8 bytes each plus SciPy's work arrays). SciPy's SpGEMM
+#: runs at roughly 40 ns per multiply-add on one core: 1e9 is about 40 s per call (kron16 is
+#: 2e8, kron18 1.6e9, grid2048 1.7e7).
+TC_MAX_WORK = 1_000_000_000
+
+#: Multi-source BFS is refused when the dense float64 ``(k, n)`` result of ``shortest_path``
+#: would exceed this many bytes (4 GiB: 64 sources of 8M vertices).
+MSBFS_MAX_OUTPUT_BYTES = 4 * 2**30
+
+
+def available() -> str | None:
+    return None  # SciPy is a hard dependency of hyblas
+
+
+def _csr(matrix: Any, dtype: Any) -> sp.csr_array:
+    out = sp.csr_array(matrix, dtype=dtype)
+    out.sort_indices()
+    return out
+
+
+def _csgraph_input(graph: PeerGraph) -> sp.csr_matrix:
+    """The float64 CSR matrix csgraph converts every input to."""
+    out = sp.csr_matrix(graph.csr, dtype=np.float64)
+    out.sort_indices()
+    return out
+
+
+def bfs_levels(A: Any, source: int) -> np.ndarray:  # noqa: N803 - math spelling
+    """BFS levels from ``source`` (-1 unreachable) from ``csgraph.breadth_first_order``."""
+    n = A.shape[0]
+    order, parent = csgraph.breadth_first_order(
+        A, source, directed=True, return_predecessors=True
+    )
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(order.size)
+    parent_position = position[parent[order[1:]]]  # nondecreasing: FIFO order
+    ends = [1]  # level 0 is order[:1]
+    while ends[-1] < order.size:
+        ends.append(int(np.searchsorted(parent_position, ends[-1], side="left")) + 1)
+    sizes = np.diff(np.asarray([0, *ends]))
+    levels = np.full(n, -1, dtype=np.int64)
+    levels[order] = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+    return levels
+
+
+def _spmv_plus_times(graph: PeerGraph) -> Callable[[], Any]:
+    A = _csr(graph.csr, np.float32)  # noqa: N806
+    x = np.asarray(graph.x, dtype=np.float32)
+    return lambda: A @ x
+
+
+def _spmv_lor_land(graph: PeerGraph) -> Callable[[], Any]:
+    A = _csr(graph.csr, np.float32)  # noqa: N806
+    x = np.asarray(graph.x_bool, dtype=np.float32)
+    return lambda: (A @ x) > 0
+
+
+def _bfs(graph: PeerGraph) -> Callable[[], Any]:
+    A = _csgraph_input(graph)  # noqa: N806
+    source = int(graph.source)
+    return lambda: bfs_levels(A, source)
+
+
+def _sssp(graph: PeerGraph) -> Callable[[], Any]:
+    W = sp.csr_matrix(graph.weights, dtype=np.float64)  # noqa: N806
+    source = int(graph.source)
+    return lambda: csgraph.dijkstra(W, directed=True, indices=source)
+
+
+def _pagerank20(graph: PeerGraph) -> Callable[[], Any]:
+    return make_pagerank(graph, np, sp)
+
+
+def _cc(graph: PeerGraph) -> Callable[[], Any]:
+    A = _csgraph_input(graph)  # noqa: N806
+    return lambda: csgraph.connected_components(A, directed=False, return_labels=True)[1]
+
+
+def tc_work(L: Any) -> int:  # noqa: N803
+    """Multiply-adds of ``L @ L``: Σ_k nnz(L[k, :]) * nnz(L[:, k])."""
+    L = sp.csr_array(L)  # noqa: N806
+    row_counts = np.diff(L.indptr).astype(np.int64)
+    col_counts = np.bincount(L.indices, minlength=L.shape[1]).astype(np.int64)
+    return int(row_counts @ col_counts)
+
+
+def _tc(graph: PeerGraph) -> Callable[[], Any]:
+    L = sp.tril(_csr(graph.csr, np.int32), k=-1, format="csr")  # noqa: N806
+    L.sort_indices()
+    work = tc_work(L)
+    if work > TC_MAX_WORK:
+        raise Unavailable(
+            f"scipy tc: L @ L needs {work:.3g} multiply-adds on {graph.name} "
+            f"(limit TC_MAX_WORK = {TC_MAX_WORK:.3g})"
+        )
+
+    def run() -> Any:
+        return (L @ L).multiply(L).sum(dtype=np.int64)
+
+    return run
+
+
+def _msbfs(graph: PeerGraph) -> Callable[[], Any]:
+    sources = np.asarray(graph.msbfs_sources, dtype=np.int64)
+    nbytes = 8 * sources.size * graph.n
+    if nbytes > MSBFS_MAX_OUTPUT_BYTES:
+        raise Unavailable(
+            f"scipy msbfs: the dense ({sources.size}, {graph.n}) float64 output needs "
+            f"{nbytes / 2**30:.1f} GiB (limit MSBFS_MAX_OUTPUT_BYTES = "
+            f"{MSBFS_MAX_OUTPUT_BYTES / 2**30:.1f} GiB)"
+        )
+    A = _csgraph_input(graph)  # noqa: N806
+    return lambda: csgraph.shortest_path(A, directed=True, unweighted=True, indices=sources)
+
+
+OPS: dict[str, Callable[[PeerGraph], Callable[[], Any]]] = {
+    "spmv:plus_times": _spmv_plus_times,
+    "spmv:lor_land": _spmv_lor_land,
+    "bfs": _bfs,
+    "sssp": _sssp,
+    "pagerank20": _pagerank20,
+    "cc": _cc,
+    "tc": _tc,
+    "msbfs": _msbfs,
+}
+
+
+def _levels(distances: Any) -> np.ndarray:
+    d = np.asarray(distances)
+    return np.where(np.isinf(d), -1, d).astype(np.int64)
+
+
+def to_numpy(op: str, result: Any) -> np.ndarray | int:
+    if op == "spmv:plus_times":
+        return np.asarray(result, dtype=np.float32)
+    if op == "spmv:lor_land":
+        return np.asarray(result, dtype=bool)
+    if op == "bfs":
+        return np.asarray(result, dtype=np.int64)
+    if op in ("sssp", "pagerank20"):
+        return np.asarray(result, dtype=np.float64)
+    if op == "cc":
+        return np.asarray(result, dtype=np.int64)
+    if op == "tc":
+        return int(result)
+    if op == "msbfs":
+        return _levels(result).reshape(-1, np.asarray(result).shape[-1])
+    raise KeyError(f"{NAME}: no op {op!r}")

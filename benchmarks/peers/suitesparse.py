@@ -1,0 +1,355 @@
+"""SuiteSparse:GraphBLAS on the CPU through python-graphblas, every op.
+
+Written as the python-graphblas / LAGraph idioms are; SuiteSparse runs multithreaded (OpenMP,
+all cores unless ``graphblas.ss.config["nthreads"]`` says otherwise) and chooses push / pull
+(saxpy / dot) per product itself. Setup builds the ``graphblas.Matrix`` / ``Vector`` objects;
+``run()`` returns graphblas objects, converted by :func:`to_numpy` (untimed). Every ``run()``
+ends with ``wait()`` on its result, so no deferred work escapes the timing.
+
+* ``spmv:*``: ``A.mxv(x, semiring)`` with ``plus_times`` / ``min_plus`` (float32) and
+  ``lor_land`` (a bool copy of the pattern, a full bool vector).
+* ``bfs``: ``frontier<¬levels.S, replace> = frontier any.pair A`` per level; ``levels`` is
+  held as a bitmap (as LAGraph does), so the masks are O(1) tests and no pending tuples pile up.
+* ``sssp``: frontier Bellman-Ford: ``cand = frontier min.+ W``; the next frontier is the
+  entries of ``cand`` that are new or smaller than ``dist`` (float32, the weights' dtype).
+* ``pagerank20``: ``r' = d Aᵀ plus.times (r ⊙ 1/outdeg) + (d Σ_dangling r + 1 - d) / n``, with
+  ``Aᵀ`` stored (built in setup), as LAGraph's PageRank does.
+* ``cc``: FastSV (Zhang, Azad & Hu 2020) as LAGraph's ``LG_CC_FastSV6`` without its sampling
+  phase: stochastic hooking ``mngp = min(mngp, A min.second gp)``, the scatter-min
+  ``parent[parent[j]] = min(parent[parent[j]], mngp[j])`` as a product with the matrix
+  ``C(parent[j], j) = true``, aggressive hooking and shortcutting, until the grandparents
+  stop changing.
+* ``bc``: batched Brandes (LAGraph's ``LAGr_Betweenness``): a forward sweep of the (k x n)
+  frontier with ``plus.first`` counting shortest paths, keeping each level's pattern, then a
+  backward sweep with ``plus.first`` on ``Aᵀ``; ``Σ_s δ_s(v) = Σ_s (1 + δ_s(v)) - k``.
+* ``tc``: ``C<L.S> = L plus.pair Lᵀ`` (masked dot products, SandiaDot) with
+  ``L = tril(A, -1)``, then the sum.
+* ``msbfs``: the BFS above with a (k x n) frontier matrix, ``mxm`` per level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import PeerGraph, Unavailable
+
+NAME = "suitesparse"
+DEVICE = "cpu"
+
+DAMPING = 0.85
+PAGERANK_ITERATIONS = 20
+
+
+def available() -> str | None:
+    try:
+        import graphblas as gb  # noqa: PLC0415 - optional
+        from graphblas import Matrix  # noqa: PLC0415
+
+        Matrix(bool, 1, 1)  # initializes the backend
+        if gb.backend != "suitesparse":
+            return f"python-graphblas runs backend {gb.backend!r}, not 'suitesparse'"
+    except Exception as exc:  # ImportError, or a library that fails to load
+        return f"python-graphblas is not usable: {type(exc).__name__}: {exc}"
+    return None
+
+
+def _gb() -> Any:
+    reason = available()
+    if reason is not None:
+        raise Unavailable(reason)
+    import graphblas  # noqa: PLC0415
+
+    return graphblas
+
+
+def _matrix(gb: Any, csr: Any, dtype: Any, values: Any = None) -> Any:
+    """A graphblas Matrix with the pattern of ``csr``; ``values=None`` keeps its values."""
+    import scipy.sparse as sp  # noqa: PLC0415
+
+    m = sp.csr_array(csr)
+    m.sort_indices()
+    n_rows, n_cols = m.shape
+    data = m.data if values is None else values
+    return gb.Matrix.from_csr(
+        m.indptr, m.indices, data, dtype=dtype, nrows=n_rows, ncols=n_cols
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# SpMV
+# --------------------------------------------------------------------------------------------
+
+
+def _spmv(semiring_name: str, boolean: bool) -> Callable[[PeerGraph], Callable[[], Any]]:
+    def setup(graph: PeerGraph) -> Callable[[], Any]:
+        gb = _gb()
+        semiring = getattr(gb.semiring, semiring_name)
+        if boolean:
+            A = _matrix(gb, graph.csr, bool, True)  # noqa: N806
+            x = gb.Vector.from_dense(np.asarray(graph.x_bool, dtype=bool))
+        else:
+            A = _matrix(gb, graph.csr, np.float32)  # noqa: N806
+            x = gb.Vector.from_dense(np.asarray(graph.x, dtype=np.float32))
+
+        def run() -> Any:
+            y = A.mxv(x, semiring).new()
+            y.wait()
+            return y
+
+        return run
+
+    return setup
+
+
+# --------------------------------------------------------------------------------------------
+# Traversals
+# --------------------------------------------------------------------------------------------
+
+
+def _bfs(graph: PeerGraph) -> Callable[[], Any]:
+    gb = _gb()
+    A = _matrix(gb, graph.csr, bool, True)  # noqa: N806
+    n, source = graph.n, int(graph.source)
+    any_pair = gb.semiring.any_pair[bool]
+
+    def run() -> Any:
+        levels = gb.Vector(np.int64, n)
+        levels.ss.config["sparsity_control"] = "bitmap"  # as LAGraph: O(1) mask tests, no
+        levels[source] = 0  # pending tuples piling up on a sparse vector
+        frontier = gb.Vector(bool, n)
+        frontier[source] = True
+        level = 0
+        while True:
+            level += 1
+            frontier(~levels.S, replace=True) << frontier.vxm(A, any_pair)
+            if not frontier.nvals:
+                break
+            levels(frontier.S) << level
+        levels.wait()
+        return levels
+
+    return run
+
+
+def _msbfs(graph: PeerGraph) -> Callable[[], Any]:
+    gb = _gb()
+    A = _matrix(gb, graph.csr, bool, True)  # noqa: N806
+    n = graph.n
+    sources = np.asarray(graph.msbfs_sources, dtype=np.int64)
+    k = sources.size
+    rows = np.arange(k, dtype=np.int64)
+    any_pair = gb.semiring.any_pair[bool]
+
+    def run() -> Any:
+        levels = gb.Matrix.from_coo(rows, sources, 0, dtype=np.int64, nrows=k, ncols=n)
+        levels.ss.config["sparsity_control"] = "bitmap"  # as in bfs
+        frontier = gb.Matrix.from_coo(rows, sources, True, dtype=bool, nrows=k, ncols=n)
+        level = 0
+        while True:
+            level += 1
+            frontier(~levels.S, replace=True) << frontier.mxm(A, any_pair)
+            if not frontier.nvals:
+                break
+            levels(frontier.S) << level
+        levels.wait()
+        return levels
+
+    return run
+
+
+def _sssp(graph: PeerGraph) -> Callable[[], Any]:
+    gb = _gb()
+    W = _matrix(gb, graph.weights, np.float32)  # noqa: N806
+    n, source = graph.n, int(graph.source)
+    min_plus = gb.semiring.min_plus[np.float32]
+    lt = gb.binary.lt[np.float32]
+
+    def run() -> Any:
+        dist = gb.Vector(np.float32, n)
+        dist[source] = 0.0
+        frontier = dist.dup()
+        while frontier.nvals:
+            cand = frontier.vxm(W, min_plus).new()
+            improved = cand.ewise_mult(dist, lt).new()  # True where cand < dist
+            frontier = cand.dup(mask=~dist.S)  # newly reached
+            frontier(improved.V) << cand  # plus the improved ones
+            dist(frontier.S) << frontier
+        dist.wait()
+        return dist
+
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# PageRank
+# --------------------------------------------------------------------------------------------
+
+
+def _pagerank20(graph: PeerGraph) -> Callable[[], Any]:
+    gb = _gb()
+    A = _matrix(gb, graph.csr, np.float64, 1.0)  # noqa: N806
+    AT = A.T.new()  # noqa: N806 - stored transpose: pull (dot product) SpMV, as LAGraph
+    n = graph.n
+    d = float(DAMPING)
+    out_degree = A.reduce_rowwise(gb.monoid.plus).new()  # no entry for dangling vertices
+    inv_out = out_degree.apply(gb.unary.minv).new()
+    dangling = gb.Vector(np.float64, n)
+    dangling(~out_degree.S)[:] << 1.0
+    plus_times = gb.semiring.plus_times[np.float64]
+    times, plus = gb.binary.times[np.float64], gb.binary.plus[np.float64]
+
+    def run() -> Any:
+        r = gb.Vector(np.float64, n)
+        r[:] << 1.0 / n
+        for _ in range(PAGERANK_ITERATIONS):
+            lost = r.inner(dangling).new().get(0.0)  # Σ of r over dangling vertices
+            share = r.ewise_mult(inv_out, times).new()
+            spread = AT.mxv(share, plus_times).new()
+            r = gb.Vector(np.float64, n)
+            r[:] << (d * lost + (1.0 - d)) / n
+            r(accum=plus) << spread.apply(times, right=d)
+        r.wait()
+        return r
+
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# Connected components: FastSV
+# --------------------------------------------------------------------------------------------
+
+
+def _cc(graph: PeerGraph) -> Callable[[], Any]:
+    gb = _gb()
+    A = _matrix(gb, graph.csr, bool, True)  # noqa: N806 - values unused by min.second
+    n = graph.n
+    ids = np.arange(n, dtype=np.uint64)  # GrB_Index: no conversions in from_csc / extract
+    column_starts = np.arange(n + 1, dtype=np.uint64)
+    min_second = gb.semiring.min_second[np.int64]
+    imin = gb.binary.min[np.int64]
+
+    def run() -> Any:
+        parent = gb.Vector.from_dense(ids, dtype=np.int64)
+        gp = parent.dup()
+        mngp = parent.dup()
+        px = ids  # host copy of parent, the row indices of C
+        while True:
+            # stochastic hooking: mngp(i) = min(mngp(i), min over neighbours j of gp(j))
+            mngp(accum=imin) << A.mxv(gp, min_second)
+            # parent(px(j)) = min(parent(px(j)), mngp(j)) with C(px(j), j) present
+            C = gb.Matrix.from_csc(column_starts, px, True, dtype=bool, nrows=n, ncols=n)  # noqa: N806
+            parent(accum=imin) << C.mxv(mngp, min_second)
+            # aggressive hooking and shortcutting
+            parent(accum=imin) << mngp.ewise_add(gp, imin)
+            # grandparents
+            px = parent.to_dense(dtype=np.uint64)
+            gp_new = parent[px].new()
+            if gp_new.isequal(gp):
+                break
+            gp = gp_new
+        parent.wait()
+        return parent
+
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# Betweenness (batched Brandes)
+# --------------------------------------------------------------------------------------------
+
+
+def _bc(graph: PeerGraph) -> Callable[[], Any]:
+    gb = _gb()
+    A = _matrix(gb, graph.csr, np.float64, 1.0)  # noqa: N806
+    n = graph.n
+    sources = np.asarray(graph.bc_sources, dtype=np.int64)
+    k = sources.size
+    rows = np.arange(k, dtype=np.int64)
+    plus_first = gb.semiring.plus_first[np.float64]
+    plus, times, div = (gb.binary.plus[np.float64], gb.binary.times[np.float64],
+                        gb.binary.truediv[np.float64])
+
+    def run() -> Any:
+        # forward: paths(s, v) = number of shortest s-v paths; levels[i] = pattern at depth i+1
+        paths = gb.Matrix.from_coo(rows, sources, 1.0, dtype=np.float64, nrows=k, ncols=n)
+        paths.ss.config["sparsity_control"] = "bitmap"  # as LAGraph: it only grows
+        frontier = gb.Matrix(np.float64, k, n)
+        frontier(~paths.S, replace=True) << paths.mxm(A, plus_first)
+        levels = []
+        while frontier.nvals:
+            levels.append(frontier.dup(dtype=bool))
+            paths(accum=plus) << frontier
+            frontier(~paths.S, replace=True) << frontier.mxm(A, plus_first)
+        # backward: update(s, v) = 1 + δ_s(v)
+        update = gb.Matrix(np.float64, k, n)
+        update[:, :] << 1.0
+        w = gb.Matrix(np.float64, k, n)
+        for depth in range(len(levels) - 1, 0, -1):
+            w(levels[depth].S, replace=True) << update.ewise_mult(paths, div)
+            w(levels[depth - 1].S, replace=True) << w.mxm(A.T, plus_first)
+            update(accum=plus) << w.ewise_mult(paths, times)
+        centrality = update.reduce_columnwise(plus).new()
+        centrality << centrality.apply(gb.binary.minus[np.float64], right=float(k))
+        centrality.wait()
+        return centrality
+
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# Triangles
+# --------------------------------------------------------------------------------------------
+
+
+def _tc(graph: PeerGraph) -> Callable[[], Any]:
+    gb = _gb()
+    A = _matrix(gb, graph.csr, bool, True)  # noqa: N806
+    L = gb.select.tril(A, -1).new()  # noqa: N806 - strictly lower
+    n = graph.n
+    plus_pair = gb.semiring.plus_pair[np.int64]
+
+    def run() -> Any:
+        C = gb.Matrix(np.int64, n, n)  # noqa: N806
+        C(L.S) << L.mxm(L.T, plus_pair)  # C(i, j) = #k < j < i closing the triangle
+        return C.reduce_scalar(gb.monoid.plus[np.int64]).new()
+
+    return run
+
+
+OPS: dict[str, Callable[[PeerGraph], Callable[[], Any]]] = {
+    "spmv:plus_times": _spmv("plus_times", boolean=False),
+    "spmv:min_plus": _spmv("min_plus", boolean=False),
+    "spmv:lor_land": _spmv("lor_land", boolean=True),
+    "bfs": _bfs,
+    "sssp": _sssp,
+    "pagerank20": _pagerank20,
+    "cc": _cc,
+    "bc": _bc,
+    "tc": _tc,
+    "msbfs": _msbfs,
+}
+
+# op -> (dtype, value of a missing entry)
+_DENSE = {
+    "spmv:plus_times": (np.float32, 0.0),
+    "spmv:min_plus": (np.float32, np.inf),
+    "spmv:lor_land": (bool, False),
+    "bfs": (np.int64, -1),
+    "sssp": (np.float64, np.inf),
+    "pagerank20": (np.float64, 0.0),
+    "cc": (np.int64, -1),
+    "bc": (np.float64, 0.0),
+    "msbfs": (np.int64, -1),
+}
+
+
+def to_numpy(op: str, result: Any) -> np.ndarray | int:
+    if op == "tc":
+        return int(result.get(0))
+    if op not in _DENSE:
+        raise KeyError(f"{NAME}: no op {op!r}")
+    dtype, missing = _DENSE[op]
+    return np.asarray(result.to_dense(fill_value=missing), dtype=dtype)

@@ -1,0 +1,444 @@
+"""The benchmark harness: standard graphs, hyblas executors and peers measured in one run.
+
+    python -m benchmarks.run                      # every graph, op and peer (needs a GPU)
+    python -m benchmarks.run --smoke              # tiny graphs on the CPU, seconds (CI)
+    python -m benchmarks.run --graphs kron22 --ops bfs,sssp --executors reference,auto
+
+For each graph (built, measured, then freed before the next) and each operation, every hyblas
+executor asked for and every available peer runs once as warm-up; that result is checked
+against the first implementation's (the hyblas reference executor's, when asked for), then the
+run is timed: CUDA events, median of ``--repeats`` on the GPU; wall clock, median of
+``--cpu-repeats`` on the CPU. A run longer than ``--run-limit-s`` is stopped and recorded as
+such, with its lower bound, instead of being timed. Output: ``<out>/<device>-<date>.json``
+(schema in :func:`result_document`), a markdown table next to it and a PNG chart of ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import datetime
+import gc
+import json
+import re
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import hyblas as hb
+from hyblas.backend import (
+    device_name,
+    free_gpu_memory_pool,
+    gpu_memory_pool_bytes,
+    synchronize,
+    to_numpy,
+)
+
+from . import graphs as _graphs
+from . import hyblas_ops, peers
+from .meta import commit_id
+from .timing import copy_bandwidth_tbps, time_cpu_ms, time_gpu_ms
+
+OPS = ("spmv:plus_times", "spmv:min_plus", "spmv:lor_land", "bfs", "sssp", "pagerank20", "cc",
+       "bc", "tc", "msbfs")  # fmt: skip
+MULTI_SOURCE = {"bfs16": "bfs", "sssp16": "sssp"}  # Graph500 mode: 16 sources, harmonic TEPS
+EXECUTORS = ("reference", "auto", "dense", "sparse", "pull")
+#: Passes over the stored entries that each op cannot avoid: its bandwidth floor.
+FLOOR_PASSES = {"pagerank20": 20, "bc": 2}
+#: Relative tolerance of the result check (float32 sums in a different order).
+RTOL = {"spmv:plus_times": 1e-4, "spmv:min_plus": 0.0, "sssp": 1e-5, "pagerank20": 1e-6,
+        "bc": 1e-6}  # fmt: skip
+
+
+class RunLimitExceeded(Exception):
+    """One run took longer than ``--run-limit-s``."""
+
+
+@contextlib.contextmanager
+def run_limit(seconds: float) -> Iterator[None]:
+    """Raise RunLimitExceeded in this (main) thread after ``seconds`` of wall time."""
+    def expire(signum: int, frame: Any) -> None:
+        raise RunLimitExceeded(f"stopped after {seconds:.0f} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# --- implementations ------------------------------------------------------------------------
+
+#: Peer name (the ``impl`` of its rows) -> module in benchmarks.peers.
+PEERS = {"cusparse": "cusparse", "cupyx-naive": "cupyx_naive", "suitesparse": "suitesparse",
+         "scipy": "scipy_peer"}  # fmt: skip
+
+
+def peer_modules(names: tuple[str, ...]) -> list[Any]:
+    import importlib
+
+    return [importlib.import_module(f"{__package__}.peers.{PEERS[name]}") for name in names]
+
+
+@dataclasses.dataclass
+class Impl:
+    """One implementation of the ops: a hyblas executor or a peer."""
+
+    name: str
+    device: str  # 'gpu' or 'cpu': how it is timed
+    ops: Callable[[str], bool]
+    prepare: Callable[[str, _graphs.BenchGraph], Callable[[], Any]]
+    to_numpy: Callable[[str, Any, _graphs.BenchGraph], Any]
+
+
+def hyblas_impl(executor: str, backend: str) -> Impl:
+    def prepare(op: str, graph: _graphs.BenchGraph) -> Callable[[], Any]:
+        return hyblas_ops.OPS[op](graph, executor)
+
+    return Impl(f"hyblas:{executor}", "gpu" if backend == "cuda" else "cpu",
+                lambda op: op in hyblas_ops.OPS, prepare, hyblas_ops.to_numpy)  # fmt: skip
+
+
+def peer_impl(module: Any) -> Impl:
+    def prepare(op: str, graph: _graphs.BenchGraph) -> Callable[[], Any]:
+        return module.OPS[op](graph.peer_graph())
+
+    return Impl(module.NAME, module.DEVICE, lambda op: op in module.OPS, prepare,
+                lambda op, result, graph: module.to_numpy(op, result))  # fmt: skip
+
+
+# --- checks and measures --------------------------------------------------------------------
+
+
+def canonical(op: str, result: Any) -> Any:
+    """Component labels as the smallest vertex of each component; others unchanged."""
+    if op != "cc":
+        return result
+    labels = np.asarray(result)
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    return first[inverse].astype(np.int64)
+
+
+def mismatch(op: str, got: Any, expected: Any) -> str | None:
+    """Why ``got`` differs from ``expected`` (None when they agree)."""
+    if op == "tc":
+        return None if int(got) == int(expected) else f"{got} triangles, expected {expected}"
+    got, expected = np.asarray(canonical(op, got)), np.asarray(canonical(op, expected))
+    if got.shape != expected.shape:
+        return f"shape {got.shape}, expected {expected.shape}"
+    if expected.dtype.kind == "f" or got.dtype.kind == "f":
+        g, e = got.astype(np.float64), expected.astype(np.float64)
+        if not np.array_equal(np.isinf(g), np.isinf(e)):
+            return f"{int((np.isinf(g) != np.isinf(e)).sum())} entries differ in reachability"
+        finite = np.isfinite(e)
+        rtol = RTOL.get(op, 0.0)
+        bad = ~np.isclose(g[finite], e[finite], rtol=rtol, atol=rtol * np.abs(e[finite]).max(
+            initial=0.0))  # fmt: skip
+        return f"{int(bad.sum())} entries beyond rtol {rtol}" if bad.any() else None
+    bad = got != expected.astype(got.dtype)
+    return f"{int(bad.sum())} of {bad.size} entries differ" if bad.any() else None
+
+
+def traversed_edges(op: str, result: Any, graph: _graphs.BenchGraph) -> float | None:
+    """Graph500 TEPS numerator: undirected edges in the part reached (per source, summed)."""
+    if op == "bfs":
+        reached = np.asarray(result) >= 0
+    elif op == "sssp":
+        reached = np.isfinite(np.asarray(result))
+    elif op == "msbfs":
+        return float(sum(graph.degrees[row >= 0].sum() for row in np.asarray(result))) / 2
+    elif op.startswith("spmv"):
+        return float(graph.nnz)
+    elif op == "pagerank20":
+        return 20.0 * graph.nnz
+    else:
+        return None
+    return float(graph.degrees[reached].sum()) / 2
+
+
+def floor_ms(op: str, graph: _graphs.BenchGraph, copy_tbps: float | None) -> float | None:
+    """8 bytes per stored entry plus row pointers and two vectors, per unavoidable pass."""
+    if not copy_tbps:
+        return None
+    nbytes = 8 * graph.nnz + 4 * (graph.n + 1) + 8 * graph.n
+    return FLOOR_PASSES.get(op, 1) * nbytes / (copy_tbps * 1e12) * 1e3
+
+
+def levels_of(op: str, result: Any) -> int | None:
+    if op == "bfs":
+        return int(np.asarray(result).max(initial=-1)) + 1
+    if op == "msbfs":
+        return int(np.asarray(result).max(initial=-1)) + 1
+    return None
+
+
+# --- the run --------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Settings:
+    graphs: tuple[str, ...]
+    ops: tuple[str, ...]
+    executors: tuple[str, ...]
+    peers: tuple[str, ...]
+    repeats: int
+    cpu_repeats: int
+    run_limit_s: float
+    backend: str
+    out: Path
+
+
+def measure(impl: Impl, op: str, graph: _graphs.BenchGraph, settings: Settings,
+            expected: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    """One row: warm-up + check, then the timed repeats (or why there are none)."""
+    base = MULTI_SOURCE.get(op, op)
+    sources = graph.graph500_sources if op in MULTI_SOURCE else [graph.source]
+    row: dict[str, Any] = {"graph": graph.name, "op": op, "impl": impl.name, "n": graph.n,
+                           "nnz": graph.nnz}  # fmt: skip
+    if op.startswith("spmv:"):
+        row["semiring"] = op.split(":", 1)[1]
+        row["dtype"] = "bool" if op.endswith("lor_land") else "float32"
+    if len(sources) == 0:
+        return {**row, "skipped": "no non-isolated vertex to start from"}
+    per_source_ms, edges, levels = [], [], None
+    repeats = settings.repeats if impl.device == "gpu" else settings.cpu_repeats
+    for source in sources:
+        g = graph.with_source(int(source)) if op in MULTI_SOURCE else graph
+        started = time.perf_counter()
+        try:
+            with run_limit(settings.run_limit_s):
+                run = impl.prepare(base, g)
+                result = run()
+                synchronize()
+        except peers.Unavailable as why:
+            return {**row, "skipped": f"unavailable: {why}"}
+        except RunLimitExceeded:
+            synchronize()
+            return {**row, "skipped": f"one run exceeds the {settings.run_limit_s:.0f} s limit",
+                    "lower_bound_ms": settings.run_limit_s * 1e3}  # fmt: skip
+        except (hb.errors.OutOfMemory, MemoryError) as why:
+            return {**row, "skipped": f"out of memory: {why}"}
+        first_s = time.perf_counter() - started
+        host = impl.to_numpy(base, result, g)
+        key = f"{base}@{source}"
+        if key not in expected:
+            expected[key] = (impl.name, host)
+        else:
+            why = mismatch(base, host, expected[key][1])
+            if why:
+                return {**row, "error": f"differs from {expected[key][0]}: {why}"}
+        del result
+        timer = time_gpu_ms if impl.device == "gpu" else time_cpu_ms
+        try:
+            with run_limit(settings.run_limit_s * repeats + 30):
+                per_source_ms.append(timer(run, warmup=0, repeats=repeats))
+        except RunLimitExceeded:
+            synchronize()
+            return {**row, "skipped": f"timed runs exceed the limit (first run {first_s:.1f} s)"}
+        edges.append(traversed_edges(base, host, g))
+        levels = levels_of(base, host)
+        del run
+    row["median_ms"] = float(np.median(per_source_ms))
+    row["repeats"] = repeats
+    if edges and edges[0] is not None:
+        teps = [e / (ms * 1e-3) for e, ms in zip(edges, per_source_ms)]
+        row["gteps"] = float(len(teps) / sum(1.0 / t for t in teps)) / 1e9 if all(teps) else 0.0
+    if op in MULTI_SOURCE:
+        row["sources"] = len(sources)
+    if levels is not None:
+        row["levels"] = levels
+    return row
+
+
+def run_graph(name: str, impls: list[Impl], settings: Settings, copy_tbps: float | None,
+              emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:  # fmt: skip
+    free_gpu_memory_pool()
+    started = time.perf_counter()
+    graph = _graphs.build(name, settings.backend)
+    synchronize()
+    info = {**_graphs.describe(graph), "build_s": time.perf_counter() - started}
+    print(f"# {name}: n={graph.n:,} nnz={graph.nnz:,} built in {info['build_s']:.1f} s",
+          flush=True)  # fmt: skip
+    for op in settings.ops:
+        expected: dict[str, Any] = {}
+        for impl in impls:
+            if not impl.ops(MULTI_SOURCE.get(op, op)):
+                continue
+            try:
+                row = measure(impl, op, graph, settings, expected)
+            except Exception as exc:  # a failing implementation must not end the run
+                row = {"graph": name, "op": op, "impl": impl.name, "n": graph.n,
+                       "nnz": graph.nnz, "error": f"{type(exc).__name__}: {exc}"}  # fmt: skip
+                traceback.print_exc()
+            floor = floor_ms(MULTI_SOURCE.get(op, op), graph, copy_tbps)
+            if floor is not None and "median_ms" in row:
+                row["floor_ms"] = floor
+                row["floor_fraction"] = floor / row["median_ms"]
+            emit(row)
+            gc.collect()
+        expected.clear()
+    info["peak_gpu_pool_GB"] = gpu_memory_pool_bytes() / 1e9
+    graph.release()
+    del graph
+    gc.collect()
+    free_gpu_memory_pool()
+    return info
+
+
+def result_document(settings: Settings, rows: list[dict], graphs_info: list[dict],
+                    copy_tbps: float | None, device: str) -> dict[str, Any]:  # fmt: skip
+    """``{"device", "date", "commit", "copy_TBps", "rows": [row...]}`` plus run details.
+
+    row = ``{"graph", "op", "impl", "median_ms", "n", "nnz", "semiring"?, "dtype"?, "gteps"?,
+    "levels"?, "floor_ms"?}``; a row that was not timed has ``"skipped"`` or ``"error"``
+    instead of ``"median_ms"``.
+    """
+    return {
+        "device": device,
+        "date": datetime.date.today().isoformat(),
+        "commit": commit_id(),
+        "copy_TBps": copy_tbps,
+        "rows": rows,
+        "graphs": graphs_info,
+        "settings": {k: (str(v) if isinstance(v, Path) else v)
+                     for k, v in dataclasses.asdict(settings).items()},  # fmt: skip
+        "python": sys.version.split()[0],
+        "notes": {
+            "timing": "warm-up run checked against the first implementation, then CUDA events "
+                      "(GPU) or wall clock (CPU), median of the repeats",
+            "floor_ms": "bandwidth floor: 8 B per stored entry + row pointers + 2 vectors per "
+                        "unavoidable pass (pagerank20: 20 passes, bc: 2, others 1) at copy_TBps",
+            "gteps": "Graph500: undirected edges in the reached part per second (harmonic mean "
+                     "over sources for bfs16/sssp16); spmv/pagerank20: stored entries per second",
+        },
+    }
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--graphs", default=",".join(_graphs.FULL_GRAPHS),
+                        help=f"comma list of {', '.join(_graphs.GRAPHS)}")
+    parser.add_argument("--ops", default=",".join(OPS),
+                        help=f"comma list of {', '.join(OPS + tuple(MULTI_SOURCE))}")
+    parser.add_argument("--executors", default="reference",
+                        help=f"hyblas executors, comma list of {', '.join(EXECUTORS)}")
+    parser.add_argument("--peers", default=",".join(PEERS),
+                        help=f"comma list of {', '.join(PEERS)} ('' for none)")
+    parser.add_argument("--repeats", type=int, default=5, help="GPU timed runs (median)")
+    parser.add_argument("--cpu-repeats", type=int, default=3, help="CPU timed runs (median)")
+    parser.add_argument("--run-limit-s", type=float, default=20.0,
+                        help="a single run longer than this is recorded as such, not timed")
+    parser.add_argument("--backend", choices=("cpu", "cuda"), default=None,
+                        help="hyblas backend (default: cuda when usable)")
+    parser.add_argument("--out", type=Path, default=Path("out"), help="output directory")
+    parser.add_argument("--smoke", action="store_true",
+                        help="tiny graphs on the CPU, 1 repeat: checks the harness in seconds")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.graphs = ",".join(_graphs.SMOKE_GRAPHS)
+        args.backend = "cpu"
+        args.repeats = args.cpu_repeats = 1
+    backend = args.backend or ("cuda" if hb.cuda_available() else "cpu")
+    settings = Settings(
+        graphs=_names(args.graphs, _graphs.GRAPHS, "graph"),
+        ops=_names(args.ops, OPS + tuple(MULTI_SOURCE), "op"),
+        executors=_names(args.executors, EXECUTORS, "executor"),
+        peers=_names(args.peers, tuple(PEERS), "peer"),
+        repeats=max(args.repeats, 1), cpu_repeats=max(args.cpu_repeats, 1),
+        run_limit_s=args.run_limit_s, backend=backend, out=args.out,
+    )  # fmt: skip
+    return run(settings)
+
+
+def _names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
+    chosen = tuple(t for t in (s.strip() for s in text.split(",")) if t)
+    unknown = [t for t in chosen if t not in known]
+    if unknown:
+        raise SystemExit(f"unknown {what}(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    return chosen
+
+
+def run(settings: Settings) -> int:
+    """Run every graph; write JSON, markdown and PNG under ``settings.out``. Exit status 1 if
+    any implementation disagreed with the reference or failed."""
+    with hb.using_backend(settings.backend):
+        device = device_name()
+        copy_tbps = copy_bandwidth_tbps() if settings.backend == "cuda" else None
+        impls = [hyblas_impl(e, settings.backend) for e in settings.executors]
+        unavailable = []
+        for module in peer_modules(settings.peers):
+            reason = module.available()
+            if reason is None and module.DEVICE == "gpu" and settings.backend != "cuda":
+                reason = "GPU peer on a CPU-only run"
+            if reason is None:
+                impls.append(peer_impl(module))
+            else:
+                unavailable.append({"impl": module.NAME, "skipped": reason})
+        settings.out.mkdir(parents=True, exist_ok=True)
+        stem = f"{slug(device)}-{datetime.date.today().isoformat()}"
+        rows: list[dict[str, Any]] = []
+        graphs_info: list[dict[str, Any]] = []
+
+        def save() -> Path:
+            doc = result_document(settings, rows, graphs_info, copy_tbps, device)
+            doc["unavailable_peers"] = unavailable
+            path = settings.out / f"{stem}.json"
+            path.write_text(json.dumps(doc, indent=1, default=_json_default))
+            (settings.out / f"{stem}.md").write_text(markdown(doc))
+            return path
+
+        def emit(row: dict[str, Any]) -> None:
+            rows.append(row)
+            print(one_line(row), flush=True)
+            save()  # partial results survive a run that is cut short
+
+        for name in settings.graphs:
+            graphs_info.append(run_graph(name, impls, settings, copy_tbps, emit))
+        path = save()
+        from .report import bar_chart  # matplotlib only here
+
+        bar_chart(json.loads(path.read_text()), path.with_suffix(".png"))
+        print(markdown(json.loads(path.read_text())))
+        print(f"wrote {path}, {path.with_suffix('.md')}, {path.with_suffix('.png')}")
+    return 1 if any("error" in row for row in rows) else 0
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return to_numpy(value).tolist()
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def one_line(row: dict[str, Any]) -> str:
+    what = f"{row['graph']:>9} {row['op']:<16} {row['impl']:<18}"
+    if "median_ms" in row:
+        extra = f" {row['gteps']:.2f} GTEPS" if row.get("gteps") else ""
+        return f"{what} {row['median_ms']:10.3f} ms{extra}"
+    return f"{what} {row.get('error') or row.get('skipped')}"
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    """The table: one line per (graph, op, impl), with the ratio to the fastest peer."""
+    from .report import markdown_table
+
+    return markdown_table(doc)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

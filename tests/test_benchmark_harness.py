@@ -1,0 +1,88 @@
+"""The benchmark harness: ``--smoke`` end to end (as CI runs it), its checks and its limits."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks import run as harness
+
+REQUIRED_ROW_KEYS = {"graph", "op", "impl", "n", "nnz"}
+IMPLS = {"hyblas:reference", "hyblas:dense", "hyblas:sparse", "hyblas:pull", "hyblas:auto",
+         "cusparse", "cupyx-naive", "suitesparse", "scipy"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict]:
+    out = tmp_path_factory.mktemp("bench")
+    status = harness.main(["--smoke", "--out", str(out)])
+    (path,) = out.glob("*.json")
+    return status, json.loads(path.read_text()), out
+
+
+def test_smoke_run_checks_every_result_and_writes_the_schema(smoke: tuple) -> None:
+    status, doc, out = smoke
+    errors = [row for row in doc["rows"] if "error" in row]
+    assert status == 0 and not errors, errors
+    assert isinstance(doc["device"], str) and doc["device"]
+    assert len(doc["date"]) == 10 and doc["date"][4] == "-"
+    assert isinstance(doc["commit"], str) and doc["commit"]
+    assert "copy_TBps" in doc  # None on a CPU run
+    for row in doc["rows"]:
+        assert REQUIRED_ROW_KEYS <= set(row), row
+        assert row["impl"] in IMPLS
+        assert ("median_ms" in row) != ("skipped" in row), row
+        if "median_ms" in row:
+            assert row["median_ms"] > 0
+    assert (out / Path(next(out.glob("*.json")).stem + ".md")).exists()
+
+
+def test_smoke_run_covers_every_op_on_both_graphs_with_hyblas_and_scipy(smoke: tuple) -> None:
+    _, doc, _ = smoke
+    timed = {(r["graph"], r["op"], r["impl"]) for r in doc["rows"] if "median_ms" in r}
+    for graph in ("kron10", "grid64"):
+        for op in harness.OPS:
+            assert (graph, op, "hyblas:reference") in timed, (graph, op)
+        for op in ("spmv:plus_times", "bfs", "sssp", "pagerank20", "cc", "tc"):
+            assert (graph, op, "scipy") in timed, (graph, op)
+    bfs = [r for r in doc["rows"] if r["op"] == "bfs" and r["graph"] == "grid64"
+           and "median_ms" in r]  # fmt: skip
+    # the source is the first degree-4 vertex, (1, 1); the farthest is (63, 63): 124 steps
+    assert bfs and all(r["levels"] == 125 for r in bfs)
+    assert all(r["gteps"] > 0 for r in bfs)
+
+
+def test_mismatch_finds_differences_and_accepts_equal_results() -> None:
+    assert harness.mismatch("bfs", np.array([0, 1, -1]), np.array([0, 1, -1])) is None
+    assert "1 of 3" in harness.mismatch("bfs", np.array([0, 2, -1]), np.array([0, 1, -1]))
+    assert harness.mismatch("sssp", np.array([0.0, np.inf]), np.array([0.0, 3.0]))
+    assert harness.mismatch("pagerank20", np.array([0.5, 0.5]), np.array([0.5, 0.5 + 1e-12])) \
+        is None  # fmt: skip
+    assert harness.mismatch("pagerank20", np.array([0.5, 0.5]), np.array([0.5, 0.51]))
+    assert harness.mismatch("tc", 3, 4) and harness.mismatch("tc", 4, 4) is None
+    # component labels may differ as long as the partition is the same
+    assert harness.mismatch("cc", np.array([7, 7, 2]), np.array([0, 0, 2])) is None
+    assert harness.mismatch("cc", np.array([7, 2, 2]), np.array([0, 0, 2]))
+
+
+def test_run_limit_stops_a_long_run() -> None:
+    started = time.perf_counter()
+    with pytest.raises(harness.RunLimitExceeded):
+        with harness.run_limit(0.2):
+            while True:
+                time.sleep(0.01)
+    assert time.perf_counter() - started < 2.0
+
+
+def test_floor_counts_passes_over_the_entries() -> None:
+    class G:
+        n, nnz = 10, 100
+
+    one = harness.floor_ms("bfs", G, 1.0)
+    assert one == pytest.approx((8 * 100 + 4 * 11 + 8 * 10) / 1e12 * 1e3)
+    assert harness.floor_ms("pagerank20", G, 1.0) == pytest.approx(20 * one)
+    assert harness.floor_ms("bfs", G, None) is None

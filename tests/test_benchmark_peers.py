@@ -1,0 +1,368 @@
+"""The benchmark peers (``benchmarks/peers``) against networkx / dense NumPy references.
+
+Every op a peer can run on the CPU is checked on small graphs: a Kronecker graph, a grid and a
+disconnected graph with isolated vertices (unreachable vertices, dangling vertices, several
+components). ``cupyx_naive`` runs through its NumPy / SciPy-parameterized builders here; the
+real CuPy ``OPS`` of ``cusparse`` and ``cupyx_naive`` only on a GPU (marked ``gpu``). The
+``suitesparse`` tests skip where python-graphblas is not installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import hyblas
+from benchmarks import peers
+from benchmarks.peers import (
+    OPS_ALL,
+    PeerGraph,
+    Unavailable,
+    cupyx_naive,
+    cusparse,
+    make_peer_graph,
+    scipy_peer,
+    suitesparse,
+)
+
+# --------------------------------------------------------------------------------------------
+# Graphs
+# --------------------------------------------------------------------------------------------
+
+
+def _disconnected() -> sp.csr_array:
+    """A Kronecker graph, a grid and 3 isolated vertices, vertex ids shuffled."""
+    blocks = [
+        hyblas.generators.kronecker(5, seed=3, backend="cpu").to_scipy(),
+        hyblas.generators.grid_2d(3, 4, backend="cpu").to_scipy(),
+        sp.csr_array((3, 3), dtype=np.float32),
+    ]
+    A = sp.csr_array(sp.block_diag(blocks, format="csr"))  # noqa: N806
+    perm = np.random.default_rng(7).permutation(A.shape[0])
+    A = sp.csr_array(A[perm][:, perm])  # noqa: N806
+    A.sort_indices()
+    return A
+
+
+@functools.cache
+def graphs() -> dict[str, PeerGraph]:
+    return {
+        "kron8": make_peer_graph(
+            "kron8", hyblas.generators.kronecker(8, backend="cpu").to_scipy(), seed=1
+        ),
+        "grid6x7": make_peer_graph(
+            "grid6x7", hyblas.generators.grid_2d(6, 7, backend="cpu").to_scipy(), seed=2
+        ),
+        "disconnected": make_peer_graph("disconnected", _disconnected(), seed=3),
+    }
+
+
+GRAPHS = ("kron8", "grid6x7", "disconnected")
+
+
+# --------------------------------------------------------------------------------------------
+# References (networkx, or plain loops / dense NumPy)
+# --------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _digraph(name: str, weighted: bool = False) -> nx.DiGraph:
+    g = graphs()[name]
+    matrix = g.weights if weighted else g.csr
+    return nx.from_scipy_sparse_array(sp.csr_array(matrix, dtype=np.float64),
+                                      create_using=nx.DiGraph)
+
+
+def _levels_reference(name: str, source: int) -> np.ndarray:
+    levels = np.full(graphs()[name].n, -1, dtype=np.int64)
+    for v, d in nx.single_source_shortest_path_length(_digraph(name), source).items():
+        levels[v] = d
+    return levels
+
+
+def _rows(g: PeerGraph) -> list[np.ndarray]:
+    A = sp.csr_array(g.csr)  # noqa: N806
+    return [A.indices[A.indptr[i]:A.indptr[i + 1]] for i in range(g.n)]
+
+
+def _pagerank_reference(g: PeerGraph, iterations: int = 20, d: float = 0.85) -> np.ndarray:
+    """Dense power iteration of networkx's formula."""
+    M = sp.csr_array(g.csr, dtype=np.float64).toarray()  # noqa: N806
+    M[M != 0] = 1.0
+    out = M.sum(axis=1)
+    n = g.n
+    r = np.full(n, 1.0 / n)
+    for _ in range(iterations):
+        share = np.divide(r, out, out=np.zeros(n), where=out > 0)
+        r = d * (M.T @ share) + (d * r[out == 0].sum() + 1.0 - d) / n
+    return r
+
+
+@functools.cache
+def reference(name: str, op: str) -> Any:
+    g = graphs()[name]
+    if op == "spmv:plus_times":
+        return sp.csr_array(g.csr, dtype=np.float64) @ g.x.astype(np.float64)
+    if op == "spmv:min_plus":
+        return np.array([(1.0 + g.x[cols].astype(np.float64)).min() if cols.size else np.inf
+                         for cols in _rows(g)])
+    if op == "spmv:lor_land":
+        return np.array([bool(g.x_bool[cols].any()) for cols in _rows(g)])
+    if op == "bfs":
+        return _levels_reference(name, g.source)
+    if op == "sssp":
+        dist = np.full(g.n, np.inf)
+        found = nx.single_source_dijkstra_path_length(_digraph(name, True), g.source)
+        for v, d in found.items():
+            dist[v] = d
+        return dist
+    if op == "pagerank20":
+        return _pagerank_reference(g)
+    if op == "cc":
+        return _canonical([sorted(c) for c in nx.weakly_connected_components(_digraph(name))],
+                          g.n)
+    if op == "bc":
+        bc = nx.betweenness_centrality_subset(
+            _digraph(name), sources=[int(s) for s in g.bc_sources],
+            targets=list(range(g.n)), normalized=False)
+        return np.array([bc[v] for v in range(g.n)])
+    if op == "tc":
+        return sum(nx.triangles(_digraph(name).to_undirected()).values()) // 3
+    if op == "msbfs":
+        return np.stack([_levels_reference(name, int(s)) for s in g.msbfs_sources])
+    raise KeyError(op)
+
+
+def _canonical(components: list[list[int]], n: int) -> np.ndarray:
+    """Label every vertex with the smallest vertex of its component."""
+    labels = np.full(n, -1, dtype=np.int64)
+    for component in components:
+        labels[component] = min(component)
+    return labels
+
+
+def _canonical_labels(labels: np.ndarray) -> np.ndarray:
+    labels = np.asarray(labels)
+    out = np.full(labels.size, -1, dtype=np.int64)
+    for label in np.unique(labels):
+        members = np.flatnonzero(labels == label)
+        out[members] = members.min()
+    return out
+
+
+_DTYPES = {
+    "spmv:plus_times": np.float32, "spmv:min_plus": np.float32, "spmv:lor_land": np.bool_,
+    "bfs": np.int64, "sssp": np.float64, "pagerank20": np.float64, "cc": np.int64,
+    "bc": np.float64, "msbfs": np.int64,
+}
+
+
+def check(name: str, op: str, got: Any, *, rtol: float = 1e-5) -> None:
+    """``got`` (a ``to_numpy`` result) follows the conventions and equals the reference."""
+    g = graphs()[name]
+    ref = reference(name, op)
+    if op == "tc":
+        assert isinstance(got, int) and not isinstance(got, bool), type(got)
+        assert got == ref
+        return
+    assert isinstance(got, np.ndarray), type(got)
+    assert got.dtype == _DTYPES[op], (op, got.dtype)
+    expected_shape = (len(g.msbfs_sources), g.n) if op == "msbfs" else (g.n,)
+    assert got.shape == expected_shape
+    if op == "cc":
+        np.testing.assert_array_equal(_canonical_labels(got), ref)
+    elif got.dtype.kind in "bi":
+        np.testing.assert_array_equal(got, ref)
+    else:
+        np.testing.assert_array_equal(np.isinf(got), np.isinf(ref))
+        finite = np.isfinite(ref)
+        np.testing.assert_allclose(got[finite], ref[finite], rtol=rtol, atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------------
+# The graphs and the interface
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+def test_peer_graph_invariants(name: str) -> None:
+    g = graphs()[name]
+    A, W = sp.csr_array(g.csr), sp.csr_array(g.weights)  # noqa: N806
+    assert A.dtype == np.float32 and np.all(A.data == 1.0)
+    assert A.has_sorted_indices and not A.diagonal().any()
+    assert (A != A.T).nnz == 0
+    assert W.dtype == np.float32 and np.array_equal(W.indptr, A.indptr)
+    assert np.array_equal(W.indices, A.indices)
+    assert W.data.min() >= 1.0 and W.data.max() < 64.0
+    assert (W != W.T).nnz == 0
+    assert g.x.dtype == np.float32 and g.x.min() >= 1.0 and g.x.max() < 2.0
+    assert g.x_bool.dtype == np.bool_ and 0 < g.x_bool.sum() < g.n
+    degree = np.diff(A.indptr)
+    for sources in (g.bc_sources, g.msbfs_sources):
+        assert sources.dtype == np.int64 and np.all(degree[sources] > 0)
+    assert g.bc_sources.size == 4 and g.msbfs_sources.size == 64
+    assert degree[g.source] > 0
+
+
+def test_disconnected_graph_exercises_the_edge_cases() -> None:
+    g = graphs()["disconnected"]
+    assert np.any(np.diff(g.csr.indptr) == 0)  # isolated = dangling vertices, empty rows
+    assert np.any(reference("disconnected", "bfs") == -1)
+    assert len(np.unique(reference("disconnected", "cc"))) >= 5
+
+
+def test_modules_follow_the_interface() -> None:
+    loaded = peers.load_peers()
+    assert set(loaded) == {"cusparse", "cupyx-naive", "scipy", "suitesparse"}
+    for key, module in loaded.items():
+        assert module.NAME == key
+        assert module.DEVICE in ("gpu", "cpu")
+        assert set(module.OPS) <= set(OPS_ALL)
+        reason = module.available()
+        assert reason is None or isinstance(reason, str)
+    assert set(cusparse.OPS) == {"spmv:plus_times"}
+    assert set(cupyx_naive.OPS) == {"bfs", "sssp", "pagerank20"}
+    assert set(scipy_peer.OPS) == set(OPS_ALL) - {"spmv:min_plus", "bc"}
+    assert set(suitesparse.OPS) == set(OPS_ALL)
+    assert (cusparse.DEVICE, cupyx_naive.DEVICE) == ("gpu", "gpu")
+    assert (scipy_peer.DEVICE, suitesparse.DEVICE) == ("cpu", "cpu")
+
+
+def test_references_agree_with_networkx_pagerank() -> None:
+    """The dense reference is networkx's formula: converged, it equals ``nx.pagerank``."""
+    for name in GRAPHS:
+        g = graphs()[name]
+        ours = _pagerank_reference(g, iterations=300)
+        theirs = nx.pagerank(_digraph(name), alpha=0.85, tol=1e-14, max_iter=1000,
+                             weight=None)
+        np.testing.assert_allclose(ours, [theirs[v] for v in range(g.n)], rtol=1e-8)
+
+
+# --------------------------------------------------------------------------------------------
+# scipy
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+@pytest.mark.parametrize("op", sorted(scipy_peer.OPS))
+def test_scipy_peer(op: str, name: str) -> None:
+    run = scipy_peer.OPS[op](graphs()[name])
+    rtol = 1e-5 if op.startswith("spmv") else 1e-9
+    check(name, op, scipy_peer.to_numpy(op, run()), rtol=rtol)
+    check(name, op, scipy_peer.to_numpy(op, run()), rtol=rtol)  # the closure is reusable
+
+
+def test_scipy_bfs_levels_on_a_path_and_a_star() -> None:
+    path = sp.diags([np.ones(5), np.ones(5)], [-1, 1], shape=(6, 6), format="csr")
+    np.testing.assert_array_equal(scipy_peer.bfs_levels(path, 2), [2, 1, 0, 1, 2, 3])
+    star = sp.csr_array(([1.0] * 6, ([0, 0, 0, 1, 2, 3], [1, 2, 3, 0, 0, 0])), shape=(5, 5))
+    np.testing.assert_array_equal(scipy_peer.bfs_levels(star, 3), [1, 2, 2, 0, -1])
+
+
+def test_scipy_refuses_oversized_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    g = graphs()["kron8"]
+    L = sp.tril(sp.csr_array(g.csr), k=-1, format="csr")  # noqa: N806
+    monkeypatch.setattr(scipy_peer, "TC_MAX_WORK", scipy_peer.tc_work(L) - 1)
+    with pytest.raises(Unavailable, match="TC_MAX_WORK"):
+        scipy_peer.OPS["tc"](g)
+    monkeypatch.setattr(scipy_peer, "TC_MAX_WORK", scipy_peer.tc_work(L))
+    scipy_peer.OPS["tc"](g)
+    monkeypatch.setattr(scipy_peer, "MSBFS_MAX_OUTPUT_BYTES", 8 * 64 * g.n - 1)
+    with pytest.raises(Unavailable, match="MSBFS_MAX_OUTPUT_BYTES"):
+        scipy_peer.OPS["msbfs"](g)
+
+
+# --------------------------------------------------------------------------------------------
+# cupyx-naive, run with NumPy / SciPy
+# --------------------------------------------------------------------------------------------
+
+
+def _cupyx_naive_on_numpy(op: str, g: PeerGraph) -> Any:
+    if op == "bfs":
+        return cupyx_naive.make_bfs(g, np, sp)
+    if op == "sssp":
+        return cupyx_naive.make_sssp(g, np, np.minimum.at)
+    return cupyx_naive.make_pagerank(g, np, sp)
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+@pytest.mark.parametrize("op", sorted(cupyx_naive.OPS))
+def test_cupyx_naive_algorithms_on_numpy(op: str, name: str) -> None:
+    run = _cupyx_naive_on_numpy(op, graphs()[name])
+    result = run()
+    assert isinstance(result, np.ndarray)
+    check(name, op, cupyx_naive.to_numpy(op, result), rtol=1e-5 if op == "sssp" else 1e-9)
+
+
+def test_cupyx_naive_sssp_stops_when_nothing_improves() -> None:
+    """Bellman-Ford runs a round past the last improvement, not n rounds."""
+    g = graphs()["grid6x7"]
+    calls = []
+
+    def counting_min_at(a: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+        calls.append(1)
+        np.minimum.at(a, index, values)
+
+    cupyx_naive.make_sssp(g, np, counting_min_at)()
+    assert 1 < len(calls) < g.n // 2
+
+
+# --------------------------------------------------------------------------------------------
+# GPU peers: without a GPU they refuse; with one, the real CuPy OPS are checked
+# --------------------------------------------------------------------------------------------
+
+
+def test_gpu_peers_refuse_without_a_gpu(cuda_usable: bool) -> None:
+    if cuda_usable:
+        pytest.skip("a GPU is usable here; test_gpu_peers covers it")
+    for module in (cusparse, cupyx_naive):
+        assert isinstance(module.available(), str)
+        for make in module.OPS.values():
+            with pytest.raises(Unavailable):
+                make(graphs()["grid6x7"])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", GRAPHS)
+def test_gpu_peers(name: str, cuda_usable: bool) -> None:
+    if not cuda_usable:
+        pytest.skip("needs CuPy and a usable GPU; hyblas.cuda_available() is False")
+    import cupy  # noqa: PLC0415
+
+    for module in (cusparse, cupyx_naive):
+        assert module.available() is None
+        for op, make in module.OPS.items():
+            result = make(graphs()[name])()
+            assert isinstance(result, cupy.ndarray), (module.NAME, op, type(result))
+            check(name, op, module.to_numpy(op, result), rtol=1e-5)
+
+
+# --------------------------------------------------------------------------------------------
+# SuiteSparse:GraphBLAS through python-graphblas
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+@pytest.mark.parametrize("op", sorted(suitesparse.OPS))
+def test_suitesparse(op: str, name: str) -> None:
+    pytest.importorskip("graphblas")
+    assert suitesparse.available() is None
+    run = suitesparse.OPS[op](graphs()[name])
+    result = run()
+    assert type(result).__module__.startswith("graphblas"), type(result)
+    rtol = 1e-5 if op.startswith("spmv") or op == "sssp" else 1e-9
+    check(name, op, suitesparse.to_numpy(op, result), rtol=rtol)
+
+
+def test_suitesparse_unavailable_without_graphblas(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "graphblas", None)  # `import graphblas` now fails
+    reason = suitesparse.available()
+    assert isinstance(reason, str) and "graphblas" in reason
+    with pytest.raises(Unavailable):
+        suitesparse.OPS["bfs"](graphs()["grid6x7"])
