@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .backend import cupyx_csr, is_cupyx_sparse, resolve, to_backend, to_numpy, xp_for
 from . import dtypes as _dt
+from .backend import cupyx_csr, is_cupyx_sparse, resolve, to_backend, to_numpy, xp_for
 from .errors import BackendError, DimensionMismatch, IndexOutOfBounds, InvalidObject
 from .ops import primitives as _prim
 from .ops.mask import Mask

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .backend import resolve, to_backend, to_numpy, xp_for
 from . import dtypes as _dt
+from .backend import resolve, to_backend, to_numpy, xp_for
 from .errors import DimensionMismatch, IndexOutOfBounds, InvalidObject, InvalidValue
 from .matrix import _as_index_array, _check_bounds, _values_array
 from .ops import primitives as _prim

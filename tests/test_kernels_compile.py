@@ -62,8 +62,8 @@ def test_every_builtin_specialization_compiles_for_sm90(tmp_path: Path) -> None:
 
 def test_a_broken_expression_fails_to_compile(tmp_path: Path) -> None:
     """The check above can fail: a semiring whose CUDA expression is not C is rejected."""
-    from hyblas.semiring.operators import BinaryOp, Semiring
     from hyblas.semiring.catalogue import NAMESPACES
+    from hyblas.semiring.operators import BinaryOp, Semiring
 
     broken = BinaryOp("broken", "((x) +* (y))", lambda x, y: x + y)
     semiring = Semiring("plus_broken", NAMESPACES["monoid"]["plus"], broken)

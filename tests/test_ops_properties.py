@@ -12,16 +12,15 @@ from __future__ import annotations
 from typing import Any
 from unittest import mock
 
+import model
 import numpy as np
 import pytest
+import strategies as S
 from hypothesis import given
 from hypothesis import strategies as st
 
 import hyblas as hb
 from hyblas.errors import DomainMismatch
-
-import model
-import strategies as S
 
 SEMIRINGS = list(hb.semiring)  # the built-in catalogue (user ops are registered inside tests)
 MONOIDS = list(hb.monoid)

@@ -11,7 +11,8 @@ ends with ``wait()`` on its result, so no deferred work escapes the timing.
 * ``bfs``: ``frontier<¬levels.S, replace> = frontier any.pair A`` per level; ``levels`` is
   held as a bitmap (as LAGraph does), so the masks are O(1) tests and no pending tuples pile up.
 * ``sssp``: frontier Bellman-Ford: ``cand = frontier min.+ W``; the next frontier is the
-  entries of ``cand`` that are new or smaller than ``dist`` (float32, the weights' dtype).
+  entries of ``cand`` that are new or smaller than ``dist`` (float32, the weights' dtype;
+  ``dist`` held as a bitmap, as ``levels`` in ``bfs``).
 * ``pagerank20``: ``r' = d Aᵀ plus.times (r ⊙ 1/outdeg) + (d Σ_dangling r + 1 - d) / n``, with
   ``Aᵀ`` stored (built in setup), as LAGraph's PageRank does.
 * ``cc``: FastSV (Zhang, Azad & Hu 2020) as LAGraph's ``LG_CC_FastSV6`` without its sampling
@@ -21,10 +22,12 @@ ends with ``wait()`` on its result, so no deferred work escapes the timing.
   stop changing.
 * ``bc``: batched Brandes (LAGraph's ``LAGr_Betweenness``): a forward sweep of the (k x n)
   frontier with ``plus.first`` counting shortest paths, keeping each level's pattern, then a
-  backward sweep with ``plus.first`` on ``Aᵀ``; ``Σ_s δ_s(v) = Σ_s (1 + δ_s(v)) - k``.
+  backward sweep with ``plus.first`` on ``Aᵀ``; ``Σ_s δ_s(v) = Σ_s (1 + δ_s(v)) - k``
+  (``paths`` held as a bitmap, as LAGraph does).
 * ``tc``: ``C<L.S> = L plus.pair Lᵀ`` (masked dot products, SandiaDot) with
   ``L = tril(A, -1)``, then the sum.
-* ``msbfs``: the BFS above with a (k x n) frontier matrix, ``mxm`` per level.
+* ``msbfs``: the BFS above with a (k x n) frontier matrix, ``mxm`` per level (``levels`` a
+  (k x n) bitmap).
 """
 
 from __future__ import annotations
@@ -169,8 +172,10 @@ def _sssp(graph: PeerGraph) -> Callable[[], Any]:
 
     def run() -> Any:
         dist = gb.Vector(np.float32, n)
+        dist.ss.config["sparsity_control"] = "bitmap"  # as in bfs
         dist[source] = 0.0
-        frontier = dist.dup()
+        frontier = gb.Vector(np.float32, n)
+        frontier[source] = 0.0
         while frontier.nvals:
             cand = frontier.vxm(W, min_plus).new()
             improved = cand.ewise_mult(dist, lt).new()  # True where cand < dist

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ...backend import compile_module, translate_oom
 from ... import dtypes as _dt
+from ...backend import compile_module, translate_oom
 from ...semiring.operators import Semiring
 
 __all__ = ["source", "cuda_literal", "specialize_spmv", "spmv_csr", "builtin_specializations"]
