@@ -282,6 +282,7 @@ def run_graph(name: str, impls: list[Impl], settings: Settings, copy_tbps: float
     info = {**_graphs.describe(graph), "build_s": time.perf_counter() - started}
     print(f"# {name}: n={graph.n:,} nnz={graph.nnz:,} built in {info['build_s']:.1f} s",
           flush=True)  # fmt: skip
+    peak = gpu_memory_pool_bytes()
     if any(not impl.name.startswith("hyblas:") for impl in impls):
         started = time.perf_counter()
         graph.peer_graph()
@@ -302,11 +303,12 @@ def run_graph(name: str, impls: list[Impl], settings: Settings, copy_tbps: float
                 row["floor_ms"] = floor
                 row["floor_fraction"] = floor / row["median_ms"]
             emit(row)
+            peak = max(peak, gpu_memory_pool_bytes())
             gc.collect()
             if "median_ms" not in row:  # a stopped run may leave blocks behind
                 free_gpu_memory_pool()
         expected.clear()
-    info["peak_gpu_pool_GB"] = gpu_memory_pool_bytes() / 1e9
+    info["peak_gpu_pool_GB"] = max(peak, gpu_memory_pool_bytes()) / 1e9
     graph.release()
     del graph
     gc.collect()
