@@ -144,10 +144,10 @@ def test_mxm(backend: str, data: st.DataObject) -> None:
 # others: groups of at most 3 products, a row SpMV for every row, the masked dot product for
 # every non-complemented mask.
 _SPGEMM_STRATEGIES = {
-    "groups": dict(PRODUCT_BUDGET={"cpu": 3, "cuda": 3}, _dot_cost=lambda a, b, mask: 1 << 62),
+    "groups": dict(PRODUCT_BUDGET={"cpu": 3, "cuda": 3}, _dot_cost=lambda a, b, keys: 1 << 62),
     "rows": dict(DENSE_ROW_FRACTION=1 << 40, DENSE_ROW_MIN=1,
-                 _dot_cost=lambda a, b, mask: 1 << 62),
-    "dot": dict(_dot_cost=lambda a, b, mask: -1),
+                 _dot_cost=lambda a, b, keys: 1 << 62),
+    "dot": dict(_dot_cost=lambda a, b, keys: -1),
 }
 
 

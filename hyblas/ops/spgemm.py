@@ -80,9 +80,9 @@ def spgemm(
     if total == 0 or a.nrows == 0:
         return xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=out_type)
     if mask is not None and not mask.complement:
-        cost = _dot_cost(a, b, mask)
-        if cost < total:
-            return _dot(a, b, semiring, mask, op_type, out_type)
+        allowed = mask.keys(0, mask.parent.nrows)
+        if _dot_cost(a, b, allowed) < total:
+            return _dot(a, b, semiring, allowed, op_type, out_type)
     entry_ends = xp.concatenate([xp.zeros(1, dtype=np.int64), ends])
     row_products = to_numpy(entry_ends[a._indptr.astype(np.int64)])  # running total per row
     budget = PRODUCT_BUDGET[a.backend]
@@ -170,9 +170,9 @@ def _dense_row(a: Any, b: Any, row: int, semiring: Semiring, mask: MaskRows | No
     return row * np.int64(max(b.ncols, 1)) + cols_out, _cast(values[cols_out], out_type)
 
 
-def _dot_cost(a: Any, b: Any, mask: MaskRows) -> int:
+def _dot_cost(a: Any, b: Any, keys: Any) -> int:
+    """Binary searches the dot strategy makes for the allowed ``keys``."""
     xp = a._xp
-    keys = mask.keys(0, mask.parent.nrows)
     if keys.size == 0:
         return 0
     ncols = np.int64(max(b.ncols, 1))
@@ -181,7 +181,7 @@ def _dot_cost(a: Any, b: Any, mask: MaskRows) -> int:
     return int(xp.minimum(a_len, b_len).sum())
 
 
-def _dot(a: Any, b: Any, semiring: Semiring, mask: MaskRows, op_type: np.dtype,
+def _dot(a: Any, b: Any, semiring: Semiring, keys: Any, op_type: np.dtype,
          out_type: np.dtype) -> tuple[Any, Any]:  # fmt: skip
     """Each allowed ``(i, j)``: ``⊕_k A_ik ⊗ B_kj`` over the k in both row i of A and column j
     of B, walking the shorter of the two and binary-searching the other."""
@@ -189,7 +189,6 @@ def _dot(a: Any, b: Any, semiring: Semiring, mask: MaskRows, op_type: np.dtype,
     bt = b.T
     ncols = np.int64(max(b.ncols, 1))
     inner = np.int64(max(a.ncols, 1))
-    keys = mask.keys(0, mask.parent.nrows)
     rows, cols = keys // ncols, keys % ncols
     a_starts, bt_starts = a._indptr.astype(np.int64), bt._indptr.astype(np.int64)
     a_len = a_starts[rows + 1] - a_starts[rows]
