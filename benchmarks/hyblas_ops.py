@@ -30,18 +30,17 @@ def _op(name: str, fill: Any = None) -> Callable:
     return register
 
 
-@_op("spmv:plus_times", fill=0.0)
-def _plus_times(g: BenchGraph, executor: str) -> Callable[[], Any]:
-    u = hb.Vector.from_dense(g.x, backend=g.A.backend)
-    sr = hb.semiring.plus_times[np.float32]
-    return lambda: hb.ops.mxv(g.A, u, sr, executor=executor)
+def _spmv_float32(name: str) -> Callable[[BenchGraph, str], Callable[[], Any]]:
+    def prepare(g: BenchGraph, executor: str) -> Callable[[], Any]:
+        u = hb.Vector.from_dense(g.x, backend=g.A.backend)
+        sr = hb.semiring[name][np.float32]
+        return lambda: hb.ops.mxv(g.A, u, sr, executor=executor)
+
+    return prepare
 
 
-@_op("spmv:min_plus", fill=np.inf)
-def _min_plus(g: BenchGraph, executor: str) -> Callable[[], Any]:
-    u = hb.Vector.from_dense(g.x, backend=g.A.backend)
-    sr = hb.semiring.min_plus[np.float32]
-    return lambda: hb.ops.mxv(g.A, u, sr, executor=executor)
+_op("spmv:plus_times", fill=0.0)(_spmv_float32("plus_times"))
+_op("spmv:min_plus", fill=np.inf)(_spmv_float32("min_plus"))
 
 
 @_op("spmv:lor_land", fill=False)

@@ -184,9 +184,7 @@ def floor_ms(op: str, graph: _graphs.BenchGraph, copy_tbps: float | None) -> flo
 
 
 def levels_of(op: str, result: Any) -> int | None:
-    if op == "bfs":
-        return int(np.asarray(result).max(initial=-1)) + 1
-    if op == "msbfs":
+    if op in ("bfs", "msbfs"):
         return int(np.asarray(result).max(initial=-1)) + 1
     return None
 

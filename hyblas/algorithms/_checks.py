@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import ops
 from ..backend import is_cuda_array, to_numpy
 from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject
 from ..matrix import Matrix
@@ -61,3 +62,9 @@ def vertices(sources: Any, n: int, algorithm: str, argument: str = "sources") ->
         raise IndexOutOfBounds(f"{algorithm}: {argument} holds vertex {bad}, outside the {n} "
                                f"vertices [0, {n})")  # fmt: skip
     return arr.astype(np.int64)
+
+
+def mirrored_entries(A: Matrix) -> int:  # noqa: N803
+    """How many stored ``A[i, j]`` also have ``A[j, i]`` stored (``A.nnz`` when the structure
+    is symmetric, i.e. an undirected graph). Values are ignored."""
+    return ops.ewise_mult(A, A.T, "pair").nnz

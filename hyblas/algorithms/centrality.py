@@ -12,7 +12,7 @@ from ..errors import InvalidObject, InvalidValue
 from ..matrix import Matrix
 from ..semiring.catalogue import NAMESPACES
 from ..vector import Vector
-from ._checks import square_matrix, vertices
+from ._checks import mirrored_entries, square_matrix, vertices
 
 __all__ = ["betweenness_centrality", "networkx_scale", "sample_sources"]
 
@@ -196,7 +196,7 @@ def betweenness_centrality(
         if np.unique(chosen).size != chosen.size:
             raise InvalidValue(f"{name}: sources repeat a vertex; give distinct vertices")
     if directed is None:
-        directed = not _structurally_symmetric(A)
+        directed = mirrored_entries(A) != A.nnz
 
     raw = Vector.from_scalar(0.0, n, dtype=np.float64, backend=A.backend)
     for first in range(0, chosen.size, int(batch)):
@@ -251,8 +251,3 @@ def _brandes_batch(A: Matrix, batch_sources: np.ndarray, executor: str) -> Matri
         ops.ewise_mult(pulled, parent_sigma, times, accum=plus, out=delta)
     return delta
 
-
-def _structurally_symmetric(A: Matrix) -> bool:  # noqa: N803
-    """Whether ``A`` and ``Aᵀ`` store the same positions (values ignored)."""
-    both = ops.ewise_mult(A, A.T, _binary["pair"])
-    return both.nnz == A.nnz

@@ -8,7 +8,7 @@ from .. import ops
 from ..errors import InvalidValue
 from ..matrix import Matrix
 from ..semiring.catalogue import NAMESPACES
-from ._checks import square_matrix
+from ._checks import mirrored_entries, square_matrix
 
 __all__ = ["triangle_count"]
 
@@ -50,7 +50,7 @@ def triangle_count(
         If the structure of ``A`` is not symmetric (a directed graph).
     """
     square_matrix(A, "triangle_count")
-    mirrored = ops.ewise_mult(A, ops.transpose(A), "pair").nnz
+    mirrored = mirrored_entries(A)
     if mirrored != A.nnz:
         raise InvalidValue(f"triangle_count: A must be structurally symmetric (an undirected "
                            f"graph), but {A.nnz - mirrored} of its {A.nnz} entries A[i, j] have "
