@@ -198,6 +198,19 @@ def compile_module(
         raise BackendError(f"CUDA kernel compilation failed: {exc}") from exc
 
 
+_DEFAULT_SHARED_LIMIT = 48 * 1024
+
+
+def launch(kernel: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...],
+           shared_bytes: int = 0) -> None:  # fmt: skip
+    """Launch ``kernel`` (from :func:`compile_module`) with ``shared_bytes`` of dynamic shared
+    memory, first raising the kernel's limit when it asks for more than the default 48 KiB."""
+    if shared_bytes > _DEFAULT_SHARED_LIMIT and \
+            kernel.max_dynamic_shared_size_bytes < shared_bytes:  # fmt: skip
+        kernel.max_dynamic_shared_size_bytes = shared_bytes
+    kernel(grid, block, args, shared_mem=shared_bytes)
+
+
 def device_name() -> str:
     """A readable name of the compute device of the default backend."""
     if backend() == "cuda":

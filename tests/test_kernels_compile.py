@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from hyblas.ops import kernels
+from hyblas.ops.dense import kernels as dense_kernels
 
 NVCC = shutil.which("nvcc")
 UNITS = 4  # translation units, compiled in parallel
@@ -40,13 +41,7 @@ def _compile(path: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, timeout=900)
 
 
-def test_every_builtin_specialization_compiles_for_sm90(tmp_path: Path) -> None:
-    specializations = list(kernels.builtin_specializations())
-    # every built-in semiring appears, with each dtype it serves
-    from hyblas.semiring.catalogue import BUILTIN_NAMES, NAMESPACES
-
-    expected = sum(len(NAMESPACES["semiring"][n].types) for n in BUILTIN_NAMES["semiring"])
-    assert len(specializations) == expected
+def _compile_all(specializations: list[tuple[str, str, list[str]]], tmp_path: Path) -> None:
     chunks = [specializations[i::UNITS] for i in range(UNITS)]
     paths = []
     for number, chunk in enumerate(chunks):
@@ -58,6 +53,27 @@ def test_every_builtin_specialization_compiles_for_sm90(tmp_path: Path) -> None:
     failures = [f"{p.name}:\n{r.stderr[-3000:]}" for p, r in zip(paths, results) if r.returncode]
     assert not failures, "\n\n".join(failures)
     assert all(p.with_suffix(".o").stat().st_size > 0 for p in paths)
+
+
+def _expected_count() -> int:
+    from hyblas.semiring.catalogue import BUILTIN_NAMES, NAMESPACES
+
+    return sum(len(NAMESPACES["semiring"][n].types) for n in BUILTIN_NAMES["semiring"])
+
+
+def test_every_builtin_specialization_compiles_for_sm90(tmp_path: Path) -> None:
+    specializations = list(kernels.builtin_specializations())
+    # every built-in semiring appears, with each dtype it serves
+    assert len(specializations) == _expected_count()
+    _compile_all(specializations, tmp_path)
+
+
+def test_every_dense_specialization_compiles_for_sm90(tmp_path: Path) -> None:
+    """The dense executor's three kernels, for every built-in semiring and dtype, plus the
+    fused write with a foreign mask type, another output type and an accumulator."""
+    specializations = list(dense_kernels.builtin_specializations())
+    assert len(specializations) == _expected_count() + 1
+    _compile_all(specializations, tmp_path)
 
 
 def test_a_broken_expression_fails_to_compile(tmp_path: Path) -> None:

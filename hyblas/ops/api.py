@@ -22,6 +22,7 @@ from . import mask as _mask
 from . import primitives as _prim
 from . import reference
 from . import spgemm as _spgemm
+from .dense import executor as _dense
 
 __all__ = [
     "EXECUTORS",
@@ -42,7 +43,6 @@ __all__ = [
 
 EXECUTORS = ("auto", "reference", "dense", "sparse", "pull")
 _NOT_YET = {
-    "dense": "the dense-frontier executor (MultiGraphD, 2D-blocked two-phase SpMV)",
     "sparse": "the sparse-frontier executor (MultiGraphS, binned push SpMSpV)",
     "pull": "the output-masked pull executor (with the sampling cost model)",
 }
@@ -159,7 +159,10 @@ def mxv(
     out : Vector, optional
         Size ``m``; updated in place and returned.
     executor : {'auto', 'reference', 'dense', 'sparse', 'pull'}
-        Which executor runs the product (``'auto'`` is the reference path for now).
+        Which executor runs the product. ``'dense'`` is the 2D-blocked two-phase SpMV
+        (:mod:`hyblas.ops.dense`; a NumPy emulation on the CPU). ``'auto'`` takes it on the GPU
+        when the input is full and the matrix is large and already has (or is on its second
+        full-input product and now gets) a dense layout; otherwise the reference path.
 
     Returns
     -------
@@ -174,11 +177,8 @@ def mxv(
     _check_executor(executor)
     m = _check_mask_and_out("mxv", mask, out, Vector, (A.nrows,))
     backend = _same_backend("mxv", A=A, u=u, mask=m, out=out)
-    u_values, u_present = u._as_bitmap()
-    values, present, nnz = reference.spmv(A, u_values, u_present, sr, flip=False,
-                                          all_present=u.nnz == u.size)
-    return _mask.write_vector(out, values, present, mask=m, accum=accum, replace=replace,
-                              backend=backend, nnz=nnz)
+    return _spmv(A, u, sr, flip=False, mask=m, accum=accum, replace=replace, out=out,
+                 backend=backend, executor=executor)
 
 
 def vxm(
@@ -207,10 +207,20 @@ def vxm(
     _check_executor(executor)
     m = _check_mask_and_out("vxm", mask, out, Vector, (A.ncols,))
     backend = _same_backend("vxm", u=u, A=A, mask=m, out=out)
+    return _spmv(A.T, u, sr, flip=True, mask=m, accum=accum, replace=replace, out=out,
+                 backend=backend, executor=executor)
+
+
+def _spmv(edges: Matrix, u: Vector, sr: Semiring, *, flip: bool, mask: Any, accum: Any,
+          replace: bool, out: Vector | None, backend: str, executor: str) -> Vector:  # fmt: skip
+    """Run ``w<mask> accum= edges ⊕.⊗ u`` on the chosen executor (``edges``: rows = outputs)."""
+    if executor == "dense" or (executor == "auto" and _dense.auto_prefers(edges, u, sr)):
+        return _dense.spmv(edges, u, sr, flip=flip, mask=mask, accum=accum, replace=replace,
+                           out=out, backend=backend)  # fmt: skip
     u_values, u_present = u._as_bitmap()
-    values, present, nnz = reference.spmv(A.T, u_values, u_present, sr, flip=True,
-                                          all_present=u.nnz == u.size)
-    return _mask.write_vector(out, values, present, mask=m, accum=accum, replace=replace,
+    values, present, nnz = reference.spmv(edges, u_values, u_present, sr, flip=flip,
+                                          all_present=u.nnz == u.size)  # fmt: skip
+    return _mask.write_vector(out, values, present, mask=mask, accum=accum, replace=replace,
                               backend=backend, nnz=nnz)
 
 

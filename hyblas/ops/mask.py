@@ -23,7 +23,8 @@ from ..errors import DimensionMismatch, InvalidObject
 from ..semiring.operators import BinaryOp, Monoid
 from . import primitives as _prim
 
-__all__ = ["Mask", "as_mask", "write_vector", "write_matrix", "mask_shape", "check_output"]
+__all__ = ["Mask", "as_mask", "check_accum", "write_vector", "write_matrix", "mask_shape",
+           "check_output"]
 
 
 class Mask:
@@ -66,7 +67,7 @@ def mask_shape(mask: Mask) -> tuple[int, ...]:
     return tuple(mask.parent.shape)
 
 
-def _check_accum(accum: Any) -> BinaryOp | None:
+def check_accum(accum: Any) -> BinaryOp | None:
     if accum is None or isinstance(accum, BinaryOp):
         return accum
     if isinstance(accum, Monoid):
@@ -109,7 +110,7 @@ def write_vector(
     from ..vector import Vector  # noqa: PLC0415 - containers import this module
 
     mask = as_mask(mask)
-    accum = _check_accum(accum)
+    accum = check_accum(accum)
     size = values.size
     if mask is not None and mask_shape(mask) != (size,):
         raise DimensionMismatch(f"mask has shape {mask_shape(mask)} but the output has size "
@@ -175,7 +176,7 @@ def write_matrix(
     from ..matrix import Matrix  # noqa: PLC0415
 
     mask = as_mask(mask)
-    accum = _check_accum(accum)
+    accum = check_accum(accum)
     nrows, ncols = shape
     if mask is not None and mask_shape(mask) != tuple(shape):
         raise DimensionMismatch(f"mask has shape {mask_shape(mask)} but the output has shape "

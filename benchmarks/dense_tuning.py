@@ -1,0 +1,192 @@
+"""Tune and measure the dense executor's SpMV against cuSPARSE on the same graphs, same run.
+
+    python -m benchmarks.dense_tuning --out result.json [--graphs kron22,grid2048] [--grid quick]
+
+For each graph: cuSPARSE (cupyx ``A @ x``) on float32; then, for every parameter set of the
+grid, the layout build time and memory and the plus_times float32 SpMV time; then, with the
+best set (and the defaults), min_plus float32 and lor_land bool. Each result is checked against
+a float64 reference before it is timed. ``kron24-random`` is kron24 under a further random
+vertex permutation (the generator's numbering vs a random one). The modelled bytes moved per
+stored entry and the fraction of the copy-bandwidth floor come from the layout's sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import itertools
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import hyblas as hb
+from hyblas.backend import device_name, free_gpu_memory_pool, synchronize, xp_for
+from hyblas.ops import primitives as prim
+from hyblas.ops.dense import DEFAULT_PARAMS, DenseParams, dense_params
+from hyblas.ops.dense.layout import DenseLayout, build_layout
+
+from .graphs import build as build_graph
+from .meta import commit_id
+from .timing import copy_bandwidth_tbps, time_gpu_ms
+
+GRIDS = {
+    "quick": [DEFAULT_PARAMS],
+    "full": [
+        dataclasses.replace(DEFAULT_PARAMS, column_panel=w, row_panel=h, heavy_threshold=t,
+                            heavy_threads=k, reorder=r)
+        for w, h, t, k, r in itertools.product(
+            (8192, 16384, 32767), (4096, 8192), (1024, 4096), (256, 512), ("columns", "both"))
+    ],
+}  # fmt: skip
+
+
+def traffic_bytes(layout: DenseLayout, op_bytes: int, out_bytes: int) -> int:
+    """Modelled device bytes one full-input product moves through the layout."""
+    weights = 0 if layout.iso_value is not None else op_bytes
+    p = layout.params
+    tokens = int(layout.heavy_table.size)
+    light = int(layout.light_src.size)
+    moved = tokens * (2 + weights)  # heavy tiles
+    moved += layout.heavy_units * p.column_panel * op_bytes  # panel loads
+    moved += light * (2 + 4 + weights + out_bytes) + layout.light_units * p.column_panel * op_bytes
+    moved += layout.slots * (out_bytes + 2 + out_bytes)  # partials written, then read with dst
+    moved += layout.nrows * (out_bytes + 1)  # the output and its presence flags
+    moved += layout.ncols * op_bytes  # the input
+    if layout.column_order is not None:  # gather into internal order
+        moved += layout.ncols * (8 + 2 * op_bytes)
+    if layout.row_order is not None:
+        moved += layout.nrows * 8
+    return moved
+
+
+def _random_renumbering(A: hb.Matrix, seed: int = 3) -> hb.Matrix:
+    """``P A Pᵀ`` for a random permutation ``P``."""
+    xp = A._xp
+    rows = prim.row_ids(xp, A._indptr, A.nrows)
+    perm = xp.asarray(np.random.default_rng(seed).permutation(A.nrows))
+    return hb.Matrix.from_coo(perm[rows], perm[A._indices], A._values, nrows=A.nrows,
+                              ncols=A.ncols, backend=A.backend)  # fmt: skip
+
+
+def _check(got: hb.Vector, ref: np.ndarray, rel: float = 1e-4) -> float:
+    values = got.to_dense(fill_value=np.nan).astype(np.float64)
+    finite = np.isfinite(ref)
+    assert np.array_equal(np.isfinite(values), finite), "presence / infinities differ"
+    err = float(np.linalg.norm(values[finite] - ref[finite]) / max(np.linalg.norm(ref[finite]),
+                                                                    1e-300))  # fmt: skip
+    assert err < rel, err
+    return err
+
+
+def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: float,
+                  semirings: bool) -> dict[str, Any]:  # fmt: skip
+    base = name.removesuffix("-random")
+    A = build_graph(base, "cuda").A
+    if name.endswith("-random"):
+        A = _random_renumbering(A)
+    xp = xp_for("cuda")
+    rng = np.random.default_rng(1)
+    x = rng.uniform(1, 2, A.ncols).astype(np.float32)
+    u = hb.Vector.from_dense(xp.asarray(x))
+    csr = A.to_cupyx()
+    host = csr.get().astype(np.float64)
+    ref = host @ x.astype(np.float64)
+    ref[np.diff(host.indptr) == 0] = np.nan  # empty rows are absent in GraphBLAS
+    _check(hb.Vector.from_dense(csr @ u._as_bitmap()[0]), np.nan_to_num(ref), 1e-4)
+    csr_bytes = int(csr.data.nbytes + csr.indices.nbytes + csr.indptr.nbytes)
+    cusparse_ms = time_gpu_ms(lambda: csr @ u._as_bitmap()[0], repeats=repeats)
+    result: dict[str, Any] = {"graph": name, "n": A.nrows, "nnz": A.nnz, "csr_bytes": csr_bytes,
+                              "cusparse_plus_times_ms": cusparse_ms, "params": []}  # fmt: skip
+    best = None
+    for params in grid:
+        synchronize()
+        start = time.perf_counter()
+        layout = build_layout(A, params)
+        synchronize()
+        build_s = time.perf_counter() - start
+        A._cache[("dense_layout", params)] = layout
+        with dense_params(params):
+            fn = lambda: hb.ops.mxv(A, u, "plus_times", executor="dense")  # noqa: E731
+            err = _check(fn(), ref)
+            ms = time_gpu_ms(fn, repeats=repeats)
+        moved = traffic_bytes(layout, 4, 4)
+        row = {**dataclasses.asdict(params), **layout.stats(), "build_s": build_s,
+               "plus_times_ms": ms, "vs_cusparse": ms / cusparse_ms, "rel_err": err,
+               "layout_vs_csr": layout.nbytes() / csr_bytes,
+               "modelled_bytes_per_entry": moved / max(A.nnz, 1),
+               "modelled_floor_ms": moved / (copy_tbps * 1e12) * 1e3,
+               "fraction_of_copy_bw": moved / (copy_tbps * 1e12) * 1e3 / ms}  # fmt: skip
+        result["params"].append(row)
+        print(json.dumps({k: row[k] for k in ("column_panel", "row_panel", "heavy_threshold",
+                                              "heavy_threads", "reorder", "plus_times_ms",
+                                              "vs_cusparse", "build_s", "layout_vs_csr")}),
+              file=sys.stderr, flush=True)  # fmt: skip
+        if best is None or ms < best[1]:
+            best = (params, ms)
+        del A._cache[("dense_layout", params)], layout
+        free_gpu_memory_pool()
+    result["best"] = dataclasses.asdict(best[0])
+    if semirings:
+        for label, params in (("default", DEFAULT_PARAMS), ("best", best[0])):
+            result[label] = _semirings(A, u, x, host, params, repeats)
+    return result
+
+
+def _semirings(A: hb.Matrix, u: hb.Vector, x: np.ndarray, host: Any, params: DenseParams,
+               repeats: int) -> dict[str, float]:  # fmt: skip
+    import scipy.sparse as sp
+
+    out: dict[str, float] = {}
+    present = np.diff(host.indptr) > 0
+    with dense_params(params):
+        for name in ("plus_times", "min_plus", "lor_land"):
+            if name == "lor_land":
+                matrix, vector = A.dup(dtype=bool), hb.Vector.from_dense(u._as_bitmap()[0] > 1.5)
+                ref = (sp.csr_matrix(host, dtype=bool).astype(np.float64) @
+                       (x > 1.5).astype(np.float64)) > 0  # fmt: skip
+                ref = np.where(present, ref.astype(np.float64), np.nan)
+            elif name == "min_plus":
+                matrix, vector = A, u
+                coo = host.tocoo()
+                ref = np.full(host.shape[0], np.inf)
+                np.minimum.at(ref, coo.row, coo.data + x[coo.col].astype(np.float64))
+                ref[~present] = np.nan
+            else:
+                matrix, vector = A, u
+                ref = np.where(present, host @ x.astype(np.float64), np.nan)
+            fn = lambda: hb.ops.mxv(matrix, vector, name, executor="dense")  # noqa: E731
+            _check(fn(), ref)
+            out[f"{name}_ms"] = time_gpu_ms(fn, repeats=repeats)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--graphs", default="kron22,grid2048,kron24,kron24-random")
+    parser.add_argument("--grid", default="quick", choices=sorted(GRIDS))
+    parser.add_argument("--grid-graphs", default="kron22,grid2048",
+                        help="graphs that run the whole grid; others run the defaults only")
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    copy_tbps = copy_bandwidth_tbps()
+    report: dict[str, Any] = {
+        "device": device_name(), "date": datetime.date.today().isoformat(),
+        "commit": commit_id(), "copy_TBps": copy_tbps, "defaults": dataclasses.asdict(
+            DEFAULT_PARAMS), "graphs": []}  # fmt: skip
+    for name in args.graphs.split(","):
+        grid = GRIDS[args.grid] if name in args.grid_graphs.split(",") else [DEFAULT_PARAMS]
+        report["graphs"].append(measure_graph(name, grid, args.repeats, copy_tbps, True))
+        Path(args.out).write_text(json.dumps(report, indent=1))
+        free_gpu_memory_pool()
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

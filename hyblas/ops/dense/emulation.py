@@ -1,0 +1,119 @@
+"""NumPy emulation of the dense executor's two phases, walking the same layout as the kernels.
+
+It reads the tiles column by column as the heavy kernel's threads do (a run opens at each
+negated destination and closes at the next one or at ``PAD``), combines the runs of one unit
+per destination as the shared-memory accumulators do, writes each partial to the slot the
+layout assigned, streams the light entries into their slots, and reduces each row panel's slots
+by ``slot_dst`` as phase 2 does. So CI checks the layout and both phases without a GPU.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...semiring.operators import Semiring
+from .. import primitives as _prim
+from .layout import PAD, DenseLayout
+
+__all__ = ["phase1", "phase2"]
+
+
+def _products(semiring: Semiring, weights: Any, x: Any, flip: bool, out_type: np.dtype) -> Any:
+    products = semiring.binaryop.numpy(x, weights) if flip else semiring.binaryop.numpy(weights, x)
+    return np.asarray(products).astype(out_type, copy=False)
+
+
+def _weights(layout: DenseLayout, table: str, positions: Any, op_type: np.dtype) -> Any:
+    if layout.iso_value is None:
+        return layout.weights_as(table, op_type)[positions]
+    return np.full(positions.size, layout.iso_value, dtype=op_type)
+
+
+def _ranges(begin: Any, lengths: Any) -> tuple[Any, Any]:
+    """For ranges ``[begin[u], begin[u] + lengths[u])``: each position's range and position."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    owner = _prim.expand(np, lengths)
+    first = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    return owner, begin[owner] + (np.arange(owner.size, dtype=np.int64) - first[owner])
+
+
+def _reduce_groups(keys: Any, values: Any, semiring: Semiring) -> tuple[Any, Any]:
+    """Combine ``values`` of equal ascending ``keys``: (distinct keys, reduced values)."""
+    starts = _prim.segment_starts(np, keys)
+    reduced = _prim.segment_reduce(np, values, starts, semiring.monoid.binaryop)
+    return keys[starts], reduced
+
+
+def phase1(
+    layout: DenseLayout, x: Any, x_present: Any | None, semiring: Semiring, op_type: np.dtype,
+    *, flip: bool,
+) -> tuple[Any, Any]:  # fmt: skip
+    """Partial results ``(values, present)`` of every slot; ``x`` in internal input order."""
+    out_type = semiring.output_type(op_type)
+    width = layout.params.column_panel
+    threads = layout.params.heavy_threads
+    partial = np.zeros(layout.slots, dtype=out_type)
+    partial_present = np.zeros(layout.slots, dtype=bool)
+
+    # heavy units: each thread walks its tile column top to bottom
+    steps = layout.heavy_steps.astype(np.int64)
+    unit = _prim.expand(np, steps * threads)
+    local = np.arange(unit.size, dtype=np.int64) - layout.heavy_offset[unit]
+    step, thread = local // threads, local % threads
+    # the column walk order: unit, thread, step
+    walk = np.lexsort((step, thread, unit))
+    position = (layout.heavy_offset[unit] + step * threads + thread)[walk]
+    token = layout.heavy_table[position].astype(np.int64)
+    column = (unit * threads + thread)[walk]
+    marker = (token < 0) & (token != PAD)
+    # the run each entry belongs to: the last marker above it in its column
+    last_marker = np.maximum.accumulate(np.where(marker, np.arange(token.size), -1))
+    entry = (token >= 0) & (last_marker >= 0)
+    if entry.any():
+        opened = last_marker[entry]
+        assert (column[opened] == column[entry]).all(), "a column starts without a marker"
+    entry_unit = unit[walk][entry]
+    entry_dst = -token[last_marker[entry]] - 1
+    src = token[entry]
+    x_index = layout.heavy_panel[entry_unit].astype(np.int64) * width + src
+    live = np.ones(src.size, dtype=bool) if x_present is None else x_present[x_index]
+    weights = _weights(layout, "heavy_weights", position[entry][live], op_type)
+    products = _products(semiring, weights, x[x_index[live]], flip, out_type)
+    # runs, then shared-memory accumulation per (unit, destination): both already ascending
+    unit_dst = entry_unit[live] * np.int64(layout.params.row_panel) + entry_dst[live]
+    acc_keys, acc_values = _reduce_groups(unit_dst, products, semiring)
+    # write-out: slot s of a unit takes the accumulator of destination slot_dst[s]
+    slot_unit, slot = _ranges(layout.heavy_slot_base, layout.heavy_slot_count)
+    wanted = slot_unit * np.int64(layout.params.row_panel) + layout.slot_dst[slot]
+    found = _prim.member(np, acc_keys, wanted)
+    partial[slot[found]] = acc_values[np.searchsorted(acc_keys, wanted[found])]
+    partial_present[slot[found]] = True
+
+    # light units: one product per entry, into its own slot
+    light_unit, k = _ranges(layout.light_begin, layout.light_end - layout.light_begin)
+    x_index = layout.light_panel[light_unit].astype(np.int64) * width + layout.light_src[k]
+    live = np.ones(k.size, dtype=bool) if x_present is None else x_present[x_index]
+    weights = _weights(layout, "light_weights", k[live], op_type)
+    slots = layout.light_slot[k]
+    partial[slots[live]] = _products(semiring, weights, x[x_index[live]], flip, out_type)
+    partial_present[slots[live]] = True
+    return partial, partial_present
+
+
+def phase2(layout: DenseLayout, partial: Any, partial_present: Any,
+           semiring: Semiring) -> tuple[Any, Any]:  # fmt: skip
+    """Reduce each row panel's slots by ``slot_dst``: the result bitmap in the user's order."""
+    height = layout.params.row_panel
+    slot_panel = _prim.expand(np, np.diff(layout.slot_ptr))
+    output = slot_panel * np.int64(height) + layout.slot_dst  # internal output position
+    output, values = output[partial_present], partial[partial_present]
+    order = np.argsort(output, kind="stable")
+    keys, reduced = _reduce_groups(output[order], values[order], semiring)
+    values_out = np.zeros(layout.nrows, dtype=partial.dtype)
+    present_out = np.zeros(layout.nrows, dtype=bool)
+    users = keys if layout.row_order is None else layout.row_order[keys]
+    values_out[users] = reduced
+    present_out[users] = True
+    return values_out, present_out

@@ -1,0 +1,160 @@
+"""The dense executor's CUDA kernels, specialized per semiring, operand type and output write.
+
+``dense_spmv.cu`` is written against ``string.Template`` placeholders (listed at its top);
+:func:`specialize` fills them from a semiring, the accumulator and the output and mask types.
+The shared-memory accumulator is a 4- or 8-byte word; :func:`atomic_combine` picks the native
+atomic for the add monoid where CUDA has one for that word, and a compare-and-swap loop
+otherwise.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from .... import dtypes as _dt
+from ....semiring.operators import BinaryOp, Semiring
+from ...kernels import cuda_literal
+
+__all__ = ["specialize", "heavy_name", "light_name", "reduce_name", "word_bytes",
+           "builtin_specializations"]  # fmt: skip
+
+_SOURCE = Path(__file__).with_name("dense_spmv.cu")
+_CAS = (
+    "hyblas_word old = *slot, assumed;"
+    " do { assumed = old;"
+    " const hyblas_word next = hyblas_to_word(hyblas_add(hyblas_from_word(assumed), v));"
+    " if (next == assumed) break;"
+    " old = atomicCAS(slot, assumed, next); } while (old != assumed);"
+)
+
+
+@functools.cache
+def _text() -> str:
+    return _SOURCE.read_text()
+
+
+def word_bytes(dtype: np.dtype) -> int:
+    """Bytes of the shared-memory accumulator word for result type ``dtype``."""
+    return 8 if np.dtype(dtype).itemsize == 8 else 4
+
+
+def _word(dtype: np.dtype) -> tuple[str, str, str]:
+    """(word type, to-word statement in v, from-word statement in w)."""
+    dt = np.dtype(dtype)
+    if dt == np.float32:
+        return "unsigned int", "return __float_as_uint(v);", "return __uint_as_float(w);"
+    if dt == np.float64:
+        return ("unsigned long long", "return (unsigned long long)__double_as_longlong(v);",
+                "return __longlong_as_double((long long)w);")  # fmt: skip
+    if dt.itemsize == 8:
+        return "unsigned long long", "return (unsigned long long)v;", "return (hyblas_z)w;"
+    if dt.itemsize == 4:
+        return "unsigned int", "return (unsigned int)v;", "return (hyblas_z)w;"
+    # bool and 1-2 byte integers are widened (sign- or zero-extended) to a 32-bit word
+    return "unsigned int", "return (unsigned int)(int)v;", "return (hyblas_z)(int)w;"
+
+
+def atomic_combine(monoid_name: str, atomic: str | None, dtype: np.dtype) -> str:
+    """The statement combining ``v`` into the shared word ``*slot``."""
+    dt = np.dtype(dtype)
+    word = "unsigned long long" if word_bytes(dt) == 8 else "unsigned int"
+    if monoid_name == "any":  # any contribution is a valid result
+        return "atomicExch(slot, hyblas_to_word(v));"
+    if atomic in ("or", "and", "xor") and dt.kind in "biu":
+        # bitwise ops commute with sign / zero extension, so widened words combine exactly
+        name = {"or": "atomicOr", "and": "atomicAnd", "xor": "atomicXor"}[atomic]
+        return f"{name}(slot, hyblas_to_word(v));"
+    if atomic == "add":
+        if dt == np.float32:
+            return "atomicAdd((float*)slot, v);"
+        if dt == np.float64:
+            return "atomicAdd((double*)slot, v);"
+        if dt.kind in "iu" and dt.itemsize >= 4:
+            return f"atomicAdd(slot, ({word})v);"  # two's complement: the same bits
+    if atomic in ("min", "max") and dt.kind in "iu" and dt.itemsize >= 4:
+        name = "atomicMin" if atomic == "min" else "atomicMax"
+        signed = {4: "int", 8: "long long"}[dt.itemsize] if dt.kind == "i" else word
+        return f"{name}(({signed}*)slot, ({signed})v);"
+    return _CAS
+
+
+def specialize(
+    semiring: Semiring, op_type: np.dtype, *, out_dtype: np.dtype | None = None,
+    mask_dtype: np.dtype | None = None, accum: BinaryOp | None = None,
+) -> str:  # fmt: skip
+    """``dense_spmv.cu`` for ``semiring`` on ``op_type``, writing ``out_dtype`` through a mask of
+    ``mask_dtype`` values with ``accum`` (each optional)."""
+    op_type = np.dtype(op_type)
+    out_type = semiring.output_type(op_type)
+    out_dtype = np.dtype(out_dtype) if out_dtype is not None else out_type
+    word, to_word, from_word = _word(out_type)
+    if accum is not None:
+        acc_type = accum.input_type(out_dtype, out_type)
+        accum_expr = accum.cuda
+    else:
+        acc_type, accum_expr = out_type, "(x)"
+    monoid = semiring.monoid
+    return string.Template(_text()).substitute(
+        T=_dt.cuda_name(op_type),
+        Z=_dt.cuda_name(out_type),
+        MULT=semiring.binaryop.cuda,
+        ADD=monoid.binaryop.cuda,
+        IDENTITY=cuda_literal(monoid.identity(out_type), out_type),
+        WORD=word,
+        TO_WORD=to_word,
+        FROM_WORD=from_word,
+        ATOMIC=atomic_combine(monoid.name, monoid.atomic, out_type),
+        O=_dt.cuda_name(out_dtype),
+        M=_dt.cuda_name(np.dtype(mask_dtype) if mask_dtype is not None else np.dtype(bool)),
+        ACC_T=_dt.cuda_name(acc_type),
+        ACCUM=accum_expr,
+    )
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def heavy_name(flip: bool, all_present: bool, iso: bool) -> str:
+    return f"hyblas_dense_heavy<{_flag(flip)}, {_flag(all_present)}, {_flag(iso)}>"
+
+
+def light_name(flip: bool, all_present: bool, iso: bool) -> str:
+    return f"hyblas_dense_light<{_flag(flip)}, {_flag(all_present)}, {_flag(iso)}>"
+
+
+def reduce_name(all_present: bool, permuted: bool, has_mask: bool, structural: bool,
+                complement: bool, has_out: bool, accum: bool, replace: bool,
+                row_index: str = "long long") -> str:  # fmt: skip
+    flags = ", ".join(_flag(f) for f in (all_present, permuted, has_mask, structural,
+                                         complement, has_out, accum, replace))  # fmt: skip
+    return f"hyblas_dense_reduce<{flags}, {row_index}>"
+
+
+def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
+    """``(label, source, kernel names)`` for every built-in semiring and dtype (compile test).
+
+    Each specialization instantiates both phase-1 kernels and two phase-2 variants; plus_times
+    additionally with a value mask of another type and a ``plus`` accumulator.
+    """
+    from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
+
+    names = [heavy_name(False, False, False), heavy_name(True, True, True),
+             light_name(False, False, False), light_name(True, True, True),
+             reduce_name(True, False, False, False, False, False, False, False),
+             reduce_name(False, True, True, True, True, True, False, True)]  # fmt: skip
+    for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
+        semiring = NAMESPACES["semiring"][semiring_name]
+        for op_type in sorted(semiring.types, key=lambda d: d.name):
+            yield f"dense_{semiring_name}_{op_type.name}", specialize(semiring, op_type), names
+    plus_times = NAMESPACES["semiring"]["plus_times"]
+    plus = NAMESPACES["binary"]["plus"]
+    source = specialize(plus_times, np.dtype(np.float32), out_dtype=np.dtype(np.float64),
+                        mask_dtype=np.dtype(np.int8), accum=plus)  # fmt: skip
+    yield "dense_plus_times_accum", source, [
+        reduce_name(False, True, True, False, False, True, True, False)]

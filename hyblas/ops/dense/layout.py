@@ -1,0 +1,302 @@
+"""The 2D-blocked layout of the dense-frontier executor (MultiGraphD), built with array code.
+
+The edge matrix ``E`` (rows = outputs, columns = inputs; ``A`` for ``mxv``, ``Aᵀ`` for ``vxm``)
+is cut into blocks of ``row_panel`` outputs x ``column_panel`` inputs, after an optional internal
+renumbering by descending degree (``DenseParams.reorder``).
+
+* A **heavy** block (at least ``heavy_threshold`` entries) is split into units of at most
+  ``heavy_unit_edges`` entries, one thread block each. A unit's entries, sorted by destination,
+  are dealt out to ``heavy_threads`` threads in contiguous ranges; each thread's range becomes a
+  column of an int16 tile stored column-major (step ``k`` of thread ``t`` at
+  ``offset + k * threads + t``, so a step is one coalesced read). A column holds local source ids
+  (``>= 0``) interleaved with negated local destinations (``-(dst + 1)``), which open a run;
+  ``PAD`` ends a column. A matching weight table sits beside it unless every stored value is
+  equal (an *iso* matrix, e.g. an unweighted graph), when one scalar stands for all.
+* **Light** blocks of one column panel form that panel's stream of ``(local input id, weight,
+  slot)``, cut into units of at most ``light_unit_edges`` entries.
+* **Slots** hold the partial results phase 1 writes: one per distinct destination of a heavy
+  unit, one per light entry. They are numbered by (row panel, column panel, ...), so phase 2 of a
+  row panel reads one contiguous range; ``slot_dst`` is each slot's output within its row panel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...errors import InvalidValue
+from .. import primitives as _prim
+from .params import DenseParams
+
+__all__ = ["DenseLayout", "PAD", "build_layout", "layout_of"]
+
+PAD = np.int16(-32768)
+_SLOT_LIMIT = np.iinfo(np.int32).max
+
+
+@dataclass
+class DenseLayout:
+    """Arrays of one matrix's dense layout (on the matrix's backend) and its shape."""
+
+    params: DenseParams
+    nrows: int
+    ncols: int
+    nnz: int
+    row_panels: int
+    column_panels: int
+    row_order: Any  # internal output position -> the user's row id (None: identity)
+    column_order: Any  # internal input position -> the user's column id (None: identity)
+    iso_value: Any  # the one stored value of an iso matrix (NumPy scalar), else None
+    # heavy units
+    heavy_panel: Any  # int32: column panel of each unit
+    heavy_steps: Any  # int32: tile height (steps per thread)
+    heavy_offset: Any  # int64: start of the unit's tile in heavy_table
+    heavy_slot_base: Any  # int64: first slot of the unit
+    heavy_slot_count: Any  # int32: slots (distinct destinations) of the unit
+    heavy_table: Any  # int16 tiles
+    heavy_weights: Any  # matrix dtype, aligned with heavy_table (None when iso)
+    heavy_entries: int
+    # light units
+    light_panel: Any  # int32
+    light_begin: Any  # int64: first entry of the unit in the light arrays
+    light_end: Any  # int64
+    light_src: Any  # int16: input id within the column panel
+    light_slot: Any  # int32
+    light_weights: Any  # matrix dtype (None when iso)
+    # slots
+    slot_ptr: Any  # int64, row_panels + 1: each row panel's slot range
+    slot_dst: Any  # uint16: output within the row panel
+    build_seconds: float = 0.0
+
+    @property
+    def slots(self) -> int:
+        """Number of partial-result slots."""
+        return int(self.slot_dst.size)
+
+    @property
+    def heavy_units(self) -> int:
+        return int(self.heavy_panel.size)
+
+    @property
+    def light_units(self) -> int:
+        return int(self.light_panel.size)
+
+    def nbytes(self) -> int:
+        """Device bytes the layout holds (its arrays, not the per-call partials)."""
+        total = 0
+        for value in vars(self).values():
+            total += int(getattr(value, "nbytes", 0)) if hasattr(value, "shape") else 0
+        return total
+
+    def weights_as(self, table: str, dtype: np.dtype) -> Any:
+        """``heavy_weights`` / ``light_weights`` cast to ``dtype`` (cached)."""
+        key = f"_{table}_as_{np.dtype(dtype).str}"
+        cached = self.__dict__.get(key)
+        if cached is None:
+            cached = getattr(self, table).astype(dtype)
+            self.__dict__[key] = cached
+        return cached
+
+    def stats(self) -> dict[str, Any]:
+        """Sizes worth reporting: units, entries by kind, slots, memory."""
+        return {
+            "heavy_units": self.heavy_units,
+            "light_units": self.light_units,
+            "heavy_entries": self.heavy_entries,
+            "light_entries": int(self.light_src.size),
+            "heavy_table_tokens": int(self.heavy_table.size),
+            "slots": self.slots,
+            "iso": self.iso_value is not None,
+            "layout_bytes": self.nbytes(),
+            "build_s": self.build_seconds,
+        }
+
+
+def layout_of(matrix: Any, params: DenseParams) -> DenseLayout:
+    """The dense layout of ``matrix`` (as the edge matrix) for ``params``, cached on it."""
+    key = ("dense_layout", params)
+    if key not in matrix._cache:
+        matrix._cache[key] = build_layout(matrix, params)
+    return matrix._cache[key]
+
+
+def _order_by_degree(xp: Any, degrees: Any) -> tuple[Any, Any]:
+    """(order, position): ids by descending degree (ties by id) and each id's position."""
+    n = degrees.size
+    key = (degrees.max() - degrees).astype(np.int64) * np.int64(n) + xp.arange(n, dtype=np.int64)
+    order = xp.argsort(key)
+    position = xp.empty(n, dtype=np.int64)
+    position[order] = xp.arange(n, dtype=np.int64)
+    return order, position
+
+
+def _exclusive_cumsum(xp: Any, counts: Any) -> Any:
+    out = xp.zeros(counts.size + 1, dtype=np.int64)
+    xp.cumsum(counts, out=out[1:])
+    return out
+
+
+def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
+    """Build the layout of ``matrix`` for ``params`` with vectorized array code (no row loops)."""
+    import time  # noqa: PLC0415
+
+    started = time.perf_counter()
+    xp = matrix._xp
+    m, n = matrix.shape
+    width, height = params.column_panel, params.row_panel
+    threads = params.heavy_threads
+    row_panels = -(-m // height)
+    column_panels = -(-n // width)
+    rows = _prim.row_ids(xp, matrix._indptr, m)
+    cols = matrix._indices.astype(np.int64)
+    values = matrix._values
+    nnz = int(cols.size)
+
+    column_order = row_order = None
+    if params.reorder in ("columns", "both") and n:
+        column_order, column_position = _order_by_degree(xp, xp.bincount(cols, minlength=n))
+        cols = column_position[cols]
+    if params.reorder == "both" and m:
+        row_order, row_position = _order_by_degree(xp, xp.diff(matrix._indptr))
+        rows = row_position[rows]
+
+    iso_value = None
+    if nnz and bool((values == values[0]).all()):
+        iso_value = np.dtype(values.dtype).type(values[:1].item())
+
+    # one sort puts entries in (column panel, row panel, destination, source) order
+    panel = cols // width
+    row_panel = rows // height
+    block = panel * row_panels + row_panel
+    key = (block * height + rows % height) * np.int64(width) + cols % width
+    order = xp.argsort(key)
+    del key
+    block = block[order]
+    dst = (rows[order] % height).astype(np.int32)
+    src = (cols[order] % width).astype(np.int16)
+    weights = None if iso_value is not None else values[order]
+    del rows, cols, order, panel, row_panel
+
+    nblocks = row_panels * column_panels
+    block_count = xp.bincount(block, minlength=nblocks) if nnz else xp.zeros(nblocks, np.int64)
+    block_start = _exclusive_cumsum(xp, block_count)
+    heavy_block = block_count >= params.heavy_threshold
+    position_in_block = xp.arange(nnz, dtype=np.int64) - block_start[block]
+    entry_heavy = heavy_block[block]
+
+    # --- heavy units --------------------------------------------------------------------------
+    units_per_block = xp.where(heavy_block, -(-block_count // params.heavy_unit_edges), 0)
+    unit_base = _exclusive_cumsum(xp, units_per_block)
+    heavy_units = int(unit_base[-1])
+    h_block = block[entry_heavy]
+    h_dst = dst[entry_heavy]
+    h_src = src[entry_heavy]
+    h_pos = position_in_block[entry_heavy]
+    h_count = block_count[h_block]
+    h_units = units_per_block[h_block]
+    unit_size = -(-h_count // h_units) if h_block.size else h_count
+    h_unit = unit_base[h_block] + h_pos // unit_size
+    unit_entries = xp.bincount(h_unit, minlength=heavy_units) if heavy_units else \
+        xp.zeros(0, dtype=np.int64)  # fmt: skip
+    unit_start = _exclusive_cumsum(xp, unit_entries)
+    pos_in_unit = xp.arange(h_unit.size, dtype=np.int64) - unit_start[h_unit]
+    per_thread = -(-unit_entries // threads)  # entries per thread
+    thread = pos_in_unit // per_thread[h_unit]
+    pos_in_thread = pos_in_unit - thread * per_thread[h_unit]
+    first_in_unit = pos_in_unit == 0
+    new_dst = xp.ones(h_unit.size, dtype=bool)
+    if h_unit.size:
+        new_dst[1:] = h_dst[1:] != h_dst[:-1]
+    run_start = new_dst | (pos_in_thread == 0)  # a marker precedes this entry
+    unit_new_dst = new_dst | first_in_unit  # this entry's destination gets a unit slot
+    # tokens so far in this thread: entries before it plus markers up to it
+    markers_before = xp.cumsum(run_start) - 1
+    thread_id = h_unit * threads + thread
+    thread_first = xp.zeros(heavy_units * threads + 1, dtype=np.int64)
+    if h_unit.size:
+        starts = xp.flatnonzero(pos_in_thread == 0)
+        thread_first[thread_id[starts]] = markers_before[starts]
+    token = pos_in_thread + (markers_before - thread_first[thread_id]) + 1
+    tokens_per_thread = xp.zeros(heavy_units * threads, dtype=np.int64)
+    if h_unit.size:
+        last = xp.ones(h_unit.size, dtype=bool)
+        last[:-1] = pos_in_thread[1:] == 0
+        tokens_per_thread[thread_id[last]] = token[last] + 1
+    steps = tokens_per_thread.reshape(heavy_units, threads).max(axis=1) if heavy_units else \
+        xp.zeros(0, dtype=np.int64)  # fmt: skip
+    heavy_offset = _exclusive_cumsum(xp, steps * threads)
+    table = xp.full(int(heavy_offset[-1]), PAD, dtype=np.int16)
+    base = heavy_offset[h_unit] + thread
+    table[base + token * threads] = h_src
+    table[base[run_start] + (token[run_start] - 1) * threads] = (-h_dst[run_start] - 1).astype(
+        np.int16)
+    heavy_weights = None
+    if weights is not None:
+        heavy_weights = xp.zeros(table.size, dtype=values.dtype)
+        heavy_weights[base + token * threads] = weights[entry_heavy]
+    slot_count = xp.bincount(h_unit[unit_new_dst], minlength=heavy_units) if heavy_units else \
+        xp.zeros(0, dtype=np.int64)  # fmt: skip
+
+    # --- slots: (row panel, column panel) order ------------------------------------------------
+    unit_block = _prim.expand(xp, units_per_block)
+    block_slots = block_count
+    if heavy_units:
+        heavy_block_slots = xp.bincount(unit_block, weights=slot_count, minlength=nblocks)
+        block_slots = xp.where(heavy_block, heavy_block_slots.astype(np.int64), block_count)
+    by_row_panel = block_slots.reshape(column_panels, row_panels).T.ravel()
+    base_by_row_panel = _exclusive_cumsum(xp, by_row_panel)
+    total_slots = int(base_by_row_panel[-1])
+    if total_slots > _SLOT_LIMIT:
+        raise InvalidValue(f"dense layout: {total_slots} partial-result slots exceed int32; use "
+                           "larger panels or the reference executor")  # fmt: skip
+    block_slot_base = base_by_row_panel[:-1].reshape(row_panels, column_panels).T.ravel()
+    if column_panels:
+        slot_ptr = xp.concatenate([base_by_row_panel[:-1][::column_panels],
+                                   base_by_row_panel[-1:]])  # fmt: skip
+    else:
+        slot_ptr = xp.zeros(row_panels + 1, dtype=np.int64)
+    slot_dst = xp.zeros(total_slots, dtype=np.uint16)
+    heavy_slot_base = xp.zeros(heavy_units, dtype=np.int64)
+    if heavy_units:
+        slots_before = _exclusive_cumsum(xp, slot_count)[:-1]
+        within_block = slots_before - slots_before[unit_base[unit_block]]
+        heavy_slot_base = block_slot_base[unit_block] + within_block
+        slot_rank = xp.cumsum(unit_new_dst) - 1
+        slot_rank = slot_rank - slot_rank[unit_start[h_unit]]
+        owned = heavy_slot_base[h_unit] + slot_rank
+        slot_dst[owned[unit_new_dst]] = h_dst[unit_new_dst].astype(np.uint16)
+
+    # --- light stream --------------------------------------------------------------------------
+    light = ~entry_heavy
+    l_block = block[light]
+    light_slot = (block_slot_base[l_block] + position_in_block[light]).astype(np.int32)
+    slot_dst[light_slot] = dst[light].astype(np.uint16)
+    l_panel = l_block // row_panels
+    panel_count = xp.bincount(l_panel, minlength=column_panels) if l_panel.size else \
+        xp.zeros(column_panels, dtype=np.int64)  # fmt: skip
+    panel_units = -(-panel_count // params.light_unit_edges)
+    panel_start = _exclusive_cumsum(xp, panel_count)
+    light_unit_base = _exclusive_cumsum(xp, panel_units)
+    light_units = int(light_unit_base[-1])
+    light_panel = _prim.expand(xp, panel_units)
+    unit_rank = xp.arange(light_units, dtype=np.int64) - light_unit_base[light_panel]
+    light_begin = panel_start[light_panel] + unit_rank * params.light_unit_edges
+    light_end = xp.minimum(light_begin + params.light_unit_edges, panel_start[light_panel + 1])
+
+    layout = DenseLayout(
+        params=params, nrows=m, ncols=n, nnz=nnz, row_panels=row_panels,
+        column_panels=column_panels, row_order=row_order, column_order=column_order,
+        iso_value=iso_value,
+        heavy_panel=(unit_block // row_panels).astype(np.int32),
+        heavy_steps=steps.astype(np.int32), heavy_offset=heavy_offset[:-1].copy(),
+        heavy_slot_base=heavy_slot_base, heavy_slot_count=slot_count.astype(np.int32),
+        heavy_table=table, heavy_weights=heavy_weights, heavy_entries=int(h_unit.size),
+        light_panel=light_panel.astype(np.int32), light_begin=light_begin, light_end=light_end,
+        light_src=src[light], light_slot=light_slot,
+        light_weights=None if weights is None else weights[light],
+        slot_ptr=slot_ptr, slot_dst=slot_dst,
+    )  # fmt: skip
+    layout.build_seconds = time.perf_counter() - started
+    return layout

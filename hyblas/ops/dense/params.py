@@ -1,0 +1,102 @@
+"""The dense executor's parameter set, and how to change it for a block of code.
+
+The defaults were tuned on the H100 (see ``benchmarks/results/dense_tuning_*.json`` and
+``benchmarks/dense_tuning.py``, which produced them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import InvalidValue
+
+__all__ = ["DenseParams", "DEFAULT_PARAMS", "current_params", "dense_params"]
+
+REORDERS = ("none", "columns", "both")
+MAX_PANEL = 32767  # local ids and negated destinations are int16 in the heavy table
+
+
+@dataclass(frozen=True)
+class DenseParams:
+    """Shape of the 2D-blocked layout and of the kernels that walk it.
+
+    Parameters
+    ----------
+    column_panel : int
+        Inputs per column panel (``W``): the slice of the input vector a thread block holds in
+        shared memory. At most 32767.
+    row_panel : int
+        Outputs per row panel (``H``): what one phase-2 thread block reduces in shared memory.
+        At most 32767.
+    heavy_threshold : int
+        A block (row panel x column panel) with at least this many entries is heavy: it gets
+        thread blocks of its own and the tiled table; lighter blocks join their column panel's
+        light stream.
+    heavy_unit_edges : int
+        Most entries one heavy thread block walks (larger heavy blocks are split).
+    light_unit_edges : int
+        Most light-stream entries one thread block walks.
+    heavy_threads, light_threads, reduce_threads : int
+        Threads per block of the three kernels (``heavy_threads`` is also the tile width).
+    reorder : {'none', 'columns', 'both'}
+        Internal renumbering by descending degree: of inputs (``'columns'``) or of inputs and
+        outputs (``'both'``), so that power-law hubs gather into heavy blocks. Users always see
+        their own ids.
+    """
+
+    column_panel: int = 16384
+    row_panel: int = 4096
+    heavy_threshold: int = 4096
+    heavy_unit_edges: int = 65536
+    light_unit_edges: int = 65536
+    heavy_threads: int = 512
+    light_threads: int = 512
+    reduce_threads: int = 512
+    reorder: str = "columns"
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if field.name == "reorder":
+                if value not in REORDERS:
+                    raise InvalidValue(f"DenseParams.reorder must be one of {REORDERS}, got "
+                                       f"{value!r}")  # fmt: skip
+            elif not isinstance(value, int) or value < 1:
+                raise InvalidValue(f"DenseParams.{field.name} must be a positive int, got "
+                                   f"{value!r}")  # fmt: skip
+        for name in ("column_panel", "row_panel"):
+            if getattr(self, name) > MAX_PANEL:
+                raise InvalidValue(f"DenseParams.{name} must be at most {MAX_PANEL}, got "
+                                   f"{getattr(self, name)}")  # fmt: skip
+        for name in ("heavy_threads", "light_threads", "reduce_threads"):
+            if getattr(self, name) > 1024:
+                raise InvalidValue(f"DenseParams.{name} must be at most 1024 (a CUDA block), "
+                                   f"got {getattr(self, name)}")  # fmt: skip
+
+
+DEFAULT_PARAMS = DenseParams()
+_current: list[DenseParams] = [DEFAULT_PARAMS]
+
+
+def current_params() -> DenseParams:
+    """The parameter set the dense executor uses now."""
+    return _current[-1]
+
+
+@contextlib.contextmanager
+def dense_params(params: DenseParams | None = None, **changes: Any) -> Iterator[DenseParams]:
+    """Run a block with other dense-executor parameters.
+
+    ``with dense_params(column_panel=4096): ...`` changes some fields of the current set;
+    ``with dense_params(DenseParams(...)):`` replaces it. Layouts are cached per parameter set.
+    """
+    chosen = dataclasses.replace(params or current_params(), **changes)
+    _current.append(chosen)
+    try:
+        yield chosen
+    finally:
+        _current.pop()

@@ -1,0 +1,254 @@
+"""The dense-frontier executor (``executor='dense'``) equals the model and the reference path.
+
+On the CPU this runs the NumPy emulation of the layout walk, on CUDA the kernels. Panel widths,
+the heavy threshold, unit sizes and thread counts are drawn small, so that hypothesis' small
+matrices have empty panels, heavy and light blocks, split heavy blocks, runs that cross tile
+columns, and shapes that are not multiples of the panels. The layout itself is checked by
+decoding it back into the matrix's entries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import model
+import numpy as np
+import pytest
+import strategies as S
+from hypothesis import given
+from hypothesis import strategies as st
+from test_ops_properties import SEMIRINGS, assert_matches, expected_after, run_op, served
+
+import hyblas as hb
+from hyblas.backend import to_numpy
+from hyblas.errors import InvalidValue
+from hyblas.ops.dense import DenseParams, dense_params
+from hyblas.ops.dense.layout import PAD, build_layout
+from hyblas.ops.dense.params import REORDERS
+
+
+@st.composite
+def small_params(draw: Any) -> DenseParams:
+    """A parameter set scaled down to hypothesis-sized matrices."""
+    return DenseParams(
+        column_panel=draw(st.integers(1, 9)),
+        row_panel=draw(st.integers(1, 9)),
+        heavy_threshold=draw(st.integers(1, 12)),
+        heavy_unit_edges=draw(st.integers(1, 20)),
+        light_unit_edges=draw(st.integers(1, 20)),
+        heavy_threads=draw(st.sampled_from([1, 2, 3, 8, 32, 64])),
+        light_threads=draw(st.sampled_from([1, 5, 32])),
+        reduce_threads=draw(st.sampled_from([1, 7, 32])),
+        reorder=draw(st.sampled_from(REORDERS)),
+    )
+
+
+@st.composite
+def semiring_and_dtype(draw: Any) -> tuple[Any, np.dtype]:
+    sr = hb.semiring[draw(st.sampled_from(SEMIRINGS))]
+    return sr, draw(st.sampled_from(served(sr)))
+
+
+@given(data=st.data())
+def test_mxv_dense(backend: str, data: st.DataObject) -> None:
+    sr, dtype = data.draw(semiring_and_dtype())
+    A = data.draw(S.matrices(dtype=dtype))
+    u = data.draw(S.vectors(size=A.ncols, dtype=dtype))
+    t = model.mxv(model.of(A), model.of(u), sr)
+    ctl = data.draw(S.write_controls((A.nrows,), t.dtype, accum=sr.monoid.name != "any"))
+    with dense_params(data.draw(small_params())):
+        result = run_op(hb.ops.mxv, ctl, backend, A.hyblas(backend), u.hyblas(backend), sr,
+                        executor="dense")  # fmt: skip
+    assert_matches(result, expected_after(ctl, t))
+
+
+@given(data=st.data())
+def test_vxm_dense(backend: str, data: st.DataObject) -> None:
+    sr, dtype = data.draw(semiring_and_dtype())
+    A = data.draw(S.matrices(dtype=dtype))
+    u = data.draw(S.vectors(size=A.nrows, dtype=dtype))
+    t = model.vxm(model.of(u), model.of(A), sr)
+    ctl = data.draw(S.write_controls((A.ncols,), t.dtype, accum=sr.monoid.name != "any"))
+    with dense_params(data.draw(small_params())):
+        result = run_op(hb.ops.vxm, ctl, backend, u.hyblas(backend), A.hyblas(backend), sr,
+                        executor="dense")  # fmt: skip
+    assert_matches(result, expected_after(ctl, t))
+
+
+# --- shapes the issue names: empty panels, one huge row, one huge column, ragged sizes --------
+
+
+def _shaped_matrix(kind: str, rng: np.random.Generator, dtype: str) -> hb.Matrix:
+    n = 203  # not a multiple of any panel width below
+    if kind == "huge_row":
+        rows, cols = np.zeros(n, dtype=np.int64), np.arange(n)
+    elif kind == "huge_column":
+        rows, cols = np.arange(n), np.full(n, 7)
+    elif kind == "empty_panels":  # entries only in the first and last panels
+        rows = rng.integers(0, 20, 300)
+        cols = np.concatenate([rng.integers(0, 10, 150), rng.integers(n - 10, n, 150)])
+    else:  # power law: a few hubs, many light entries
+        rows = np.minimum(rng.zipf(1.6, 2000) - 1, n - 1)
+        cols = rng.integers(0, n, 2000)
+    keys = np.unique(rows * n + cols)
+    values = rng.integers(1, 5, keys.size).astype(dtype)
+    return hb.Matrix.from_coo(keys // n, keys % n, values, nrows=n, ncols=n)
+
+
+SHAPED_PARAMS = [
+    DenseParams(column_panel=16, row_panel=16, heavy_threshold=8, heavy_unit_edges=40,
+                light_unit_edges=24, heavy_threads=32, light_threads=32, reduce_threads=32),
+    DenseParams(column_panel=50, row_panel=7, heavy_threshold=3, heavy_unit_edges=1000,
+                light_unit_edges=1000, heavy_threads=4, reorder="both"),
+    DenseParams(column_panel=1, row_panel=1, heavy_threshold=2, heavy_unit_edges=2,
+                light_unit_edges=1, heavy_threads=1, light_threads=1, reduce_threads=1,
+                reorder="none"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["huge_row", "huge_column", "empty_panels", "power_law"])
+@pytest.mark.parametrize("params", SHAPED_PARAMS, ids=["tiles", "tall_both", "unit"])
+@pytest.mark.parametrize("name", ["plus_times", "min_plus", "max_min", "lor_land", "any_pair",
+                                  "plus_pair", "times_plus"])  # fmt: skip
+def test_shaped_matrices_equal_reference(backend: str, kind: str, params: DenseParams,
+                                         name: str) -> None:  # fmt: skip
+    rng = np.random.default_rng(5)
+    with hb.using_backend(backend):
+        A = _shaped_matrix(kind, rng, "float64" if name != "lor_land" else "bool")
+        full = hb.Vector.from_dense(rng.integers(1, 4, A.ncols).astype(A.dtype))
+        keep = np.flatnonzero(rng.random(A.ncols) < 0.3)
+        partial = hb.Vector.from_coo(keep, rng.integers(1, 4, keep.size).astype(A.dtype),
+                                     size=A.ncols)  # fmt: skip
+        with dense_params(params):
+            for u in (full, partial):
+                for op, args in ((hb.ops.mxv, (A, u)), (hb.ops.vxm, (u, A))):
+                    got = op(*args, name, executor="dense")
+                    want = op(*args, name, executor="reference")
+                    assert got.to_coo()[0].tolist() == want.to_coo()[0].tolist()
+                    np.testing.assert_allclose(got.to_coo()[1], want.to_coo()[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", SEMIRINGS)
+@pytest.mark.parametrize("dtype", S.DTYPES, ids=str)
+def test_every_semiring_every_dtype_dense(backend: str, name: str, dtype: np.dtype) -> None:
+    sr = hb.semiring[name]
+    if dtype not in served(sr):
+        return
+    rng = np.random.default_rng(abs(hash((name, str(dtype)))) % 2**32)
+    n, m = 37, 29
+    keys = np.unique(rng.integers(0, n * m, 300))
+    rows, cols = keys // m, keys % m
+    values = rng.integers(1, 4, keys.size).astype(dtype)
+    A_data = S.MatrixData(n, m, rows, cols, values)
+    u_idx = np.flatnonzero(rng.random(m) < 0.7)
+    u_data = S.VectorData(m, u_idx, rng.integers(0, 3, u_idx.size).astype(dtype))
+    params = DenseParams(column_panel=8, row_panel=5, heavy_threshold=6, heavy_unit_edges=9,
+                         light_unit_edges=7, heavy_threads=4, reorder="both")  # fmt: skip
+    with dense_params(params):
+        got = hb.ops.mxv(A_data.hyblas(backend), u_data.hyblas(backend), sr, executor="dense")
+    assert_matches(got, model.mxv(model.of(A_data), model.of(u_data), sr))
+
+
+# --- the layout --------------------------------------------------------------------------------
+
+
+def decode(layout: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (row, column, value) entries a layout holds, in the user's numbering."""
+    get = to_numpy
+    p = layout.params
+    rows, cols, vals = [], [], []
+    table = get(layout.heavy_table)
+    weights = None if layout.iso_value is not None else get(layout.heavy_weights)
+    slot_ptr = get(layout.slot_ptr)
+    for u, (panel, steps, offset, base) in enumerate(zip(
+            get(layout.heavy_panel), get(layout.heavy_steps), get(layout.heavy_offset),
+            get(layout.heavy_slot_base))):  # fmt: skip
+        row_panel = int(np.searchsorted(slot_ptr, base, side="right") - 1)
+        for t in range(p.heavy_threads):
+            dst = None
+            for k in range(int(steps)):
+                at = int(offset) + k * p.heavy_threads + t
+                token = int(table[at])
+                if token == PAD:
+                    break
+                if token < 0:
+                    dst = -token - 1
+                    continue
+                assert dst is not None, "a tile column starts without a destination"
+                rows.append(row_panel * p.row_panel + dst)
+                cols.append(int(panel) * p.column_panel + token)
+                vals.append(layout.iso_value if weights is None else weights[at])
+    light_src, light_slot = get(layout.light_src), get(layout.light_slot)
+    slot_dst = get(layout.slot_dst)
+    lw = None if layout.iso_value is not None else get(layout.light_weights)
+    for panel, begin, end in zip(get(layout.light_panel), get(layout.light_begin),
+                                 get(layout.light_end)):  # fmt: skip
+        for k in range(int(begin), int(end)):
+            slot = int(light_slot[k])
+            row_panel = int(np.searchsorted(slot_ptr, slot, side="right") - 1)
+            rows.append(row_panel * p.row_panel + int(slot_dst[slot]))
+            cols.append(int(panel) * p.column_panel + int(light_src[k]))
+            vals.append(layout.iso_value if lw is None else lw[k])
+    rows, cols = np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)
+    if layout.row_order is not None:
+        rows = get(layout.row_order)[rows]
+    if layout.column_order is not None:
+        cols = get(layout.column_order)[cols]
+    return rows, cols, np.array(vals)
+
+
+@given(A=S.matrices(dtype=np.float64), params=small_params())
+def test_layout_holds_every_entry_once(backend: str, A: S.MatrixData,
+                                       params: DenseParams) -> None:  # fmt: skip
+    matrix = A.hyblas(backend)
+    layout = build_layout(matrix, params)
+    rows, cols, vals = decode(layout)
+    order = np.lexsort((cols, rows))
+    assert rows[order].tolist() == A.rows.tolist()
+    assert cols[order].tolist() == A.cols.tolist()
+    np.testing.assert_array_equal(vals[order].astype(np.float64), A.values)
+    get = to_numpy
+    # heavy units: at most heavy_unit_edges entries each; slots tile the row panels in order
+    assert layout.heavy_entries + layout.light_src.size == A.rows.size
+    slot_ptr = get(layout.slot_ptr)
+    assert slot_ptr[0] == 0 and slot_ptr[-1] == layout.slots and (np.diff(slot_ptr) >= 0).all()
+    assert (get(layout.slot_dst) < params.row_panel).all()
+    ends = get(layout.light_end) - get(layout.light_begin)
+    assert (ends >= 1).all() and (ends <= params.light_unit_edges).all()
+
+
+def test_iso_matrix_keeps_no_weights() -> None:
+    A = hb.generators.grid_2d(5, 7, backend="cpu")
+    layout = build_layout(A, DenseParams(column_panel=4, row_panel=4, heavy_threshold=3))
+    assert layout.iso_value == 1.0 and layout.heavy_weights is None
+    assert layout.light_weights is None
+
+
+def test_layout_is_cached_per_params_and_dropped_on_change() -> None:
+    A = hb.generators.grid_2d(4, 4, backend="cpu")
+    u = hb.Vector.from_dense(np.ones(16, dtype=np.float32))
+    first = DenseParams(column_panel=4, row_panel=4)
+    with dense_params(first):
+        hb.ops.mxv(A, u, "plus_times", executor="dense")
+    assert ("dense_layout", first) in A._cache
+    with dense_params(column_panel=8):
+        hb.ops.mxv(A, u, "plus_times", executor="dense")
+    assert sum(1 for k in A._cache if k[0] == "dense_layout") == 2
+    hb.ops.apply(A, "ainv", out=A)
+    assert not any(k[0] == "dense_layout" for k in A._cache if isinstance(k, tuple))
+
+
+@pytest.mark.parametrize("change", [{"column_panel": 0}, {"row_panel": 40000},
+                                    {"heavy_threads": 2048}, {"reorder": "random"},
+                                    {"light_unit_edges": 2.5}])  # fmt: skip
+def test_bad_params_raise(change: dict) -> None:
+    with pytest.raises(InvalidValue):
+        DenseParams(**change)
+
+
+def test_auto_stays_on_reference_on_the_cpu() -> None:
+    A = hb.generators.grid_2d(64, 64, backend="cpu")
+    u = hb.Vector.from_dense(np.ones(A.ncols, dtype=np.float32))
+    for _ in range(3):
+        hb.ops.mxv(A, u, "plus_times")
+    assert not any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A._cache)
