@@ -23,7 +23,7 @@ import hyblas as hb
 from hyblas.backend import to_numpy
 from hyblas.errors import InvalidValue
 from hyblas.ops.dense import DenseParams, dense_params
-from hyblas.ops.dense.layout import PAD, build_layout
+from hyblas.ops.dense.layout import PAD, VECTOR, build_layout, tile_position
 from hyblas.ops.dense.params import REORDERS
 
 
@@ -166,8 +166,8 @@ def decode(layout: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         row_panel = int(np.searchsorted(slot_ptr, base, side="right") - 1)
         for t in range(p.heavy_threads):
             dst = None
-            for k in range(int(steps)):
-                at = int(offset) + k * p.heavy_threads + t
+            for k in range(int(steps) * VECTOR):
+                at = int(tile_position(int(offset) + t * VECTOR, k, p.heavy_threads))
                 token = int(table[at])
                 if token == PAD:
                     break
@@ -244,6 +244,37 @@ def test_layout_is_cached_per_params_and_dropped_on_change() -> None:
 def test_bad_params_raise(change: dict) -> None:
     with pytest.raises(InvalidValue):
         DenseParams(**change)
+
+
+@pytest.mark.gpu
+def test_panels_too_big_for_shared_memory_raise_and_leave_out_unchanged(cuda_usable: bool) -> None:
+    if not cuda_usable:
+        pytest.skip("needs the 'cuda' backend")
+    A = hb.generators.grid_2d(8, 8, dtype=np.float64, backend="cuda")
+    u = hb.Vector.from_dense(np.ones(64), backend="cuda")
+    w = hb.Vector.from_coo([1, 5], [2.0, 3.0], size=64, backend="cuda")
+    with dense_params(column_panel=32767, row_panel=32767), pytest.raises(InvalidValue,
+                                                                          match="shared memory"):
+        hb.ops.mxv(A, u, "plus_times", out=w, accum=hb.binary.plus, executor="dense")
+    assert w.to_coo()[0].tolist() == [1, 5] and w.to_coo()[1].tolist() == [2.0, 3.0]
+
+
+@pytest.mark.gpu
+def test_auto_takes_dense_on_the_second_full_product(cuda_usable: bool) -> None:
+    if not cuda_usable:
+        pytest.skip("needs the 'cuda' backend")
+    from hyblas.ops.dense import executor
+
+    A = hb.generators.grid_2d(1024, 1024, backend="cuda")
+    assert A.nnz >= executor.AUTO_MIN_ENTRIES
+    u = hb.Vector.from_dense(np.ones(A.ncols, dtype=np.float32), backend="cuda")
+    first = hb.ops.mxv(A, u, "plus_times")
+    assert not any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A._cache)
+    second = hb.ops.mxv(A, u, "plus_times")
+    assert any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A._cache)
+    assert second.isclose(first)
+    sparse_input = hb.Vector.from_coo([0], [1.0], size=A.ncols, backend="cuda")
+    assert not executor.auto_prefers(A, sparse_input, hb.semiring.plus_times)
 
 
 def test_auto_stays_on_reference_on_the_cpu() -> None:

@@ -8,6 +8,7 @@ result exists, so an operation that raises leaves ``out`` unchanged.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -282,6 +283,9 @@ def _ewise(name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: b
     backend = _same_backend(name, x=x, y=y, mask=m, out=out)
     xp = x._xp
     if isinstance(x, Vector):
+        if x.format == "bitmap" and y.format == "bitmap":
+            values, present = _ewise_bitmaps(x, y, bop, union=combine is reference.ewise_union)
+            return _write_vector(out, values, present, m, accum, replace, backend)
         (xi, xv), (yi, yv) = x._as_sparse(), y._as_sparse()
         keys, values = combine(xp, xi, xv, yi, yv, bop)
         out_values = xp.zeros(x.size, dtype=values.dtype)
@@ -290,6 +294,25 @@ def _ewise(name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: b
         return _write_vector(out, out_values, present, m, accum, replace, backend)
     keys, values = combine(xp, _matrix_keys(x), x._values, _matrix_keys(y), y._values, bop)
     return _write_matrix(out, keys, values, x.shape, m, accum, replace, backend)
+
+
+def _ewise_bitmaps(x: Vector, y: Vector, op: BinaryOp, *, union: bool) -> tuple[Any, Any]:
+    """Element-wise over two bitmap vectors position by position: no key merge.
+
+    ``op`` also runs on the absent positions' placeholder values; those results are discarded
+    (floating-point warnings there are silenced).
+    """
+    xp = x._xp
+    (xv, xpres), (yv, ypres) = x._as_bitmap(), y._as_bitmap()
+    op_type = op.input_type(xv.dtype, yv.dtype)
+    out_type = op.output_type(op_type)
+    with np.errstate(all="ignore"):
+        both = xp.asarray(op.numpy(xv.astype(op_type, copy=False),
+                                   yv.astype(op_type, copy=False))).astype(out_type, copy=False)
+    if not union:
+        return both, xpres & ypres
+    single = xp.where(xpres, xv.astype(out_type, copy=False), yv.astype(out_type, copy=False))
+    return xp.where(xpres & ypres, both, single), xpres | ypres
 
 
 def ewise_add(x: Any, y: Any, op: Any, *, mask: Any = None, accum: Any = None,
@@ -346,6 +369,11 @@ def _rebuild(x: Any, keep: Any, values: Any, out: Any, m: Any, accum: Any, repla
     return _write_matrix(out, keys, values, x.shape, m, accum, replace, backend)
 
 
+def _quiet(placeholders: bool) -> Any:
+    """Silence floating-point warnings when an op also runs on absent positions' placeholders."""
+    return np.errstate(all="ignore") if placeholders else contextlib.nullcontext()
+
+
 def apply(
     x: Any,
     op: UnaryOp | BinaryOp | str,
@@ -373,13 +401,15 @@ def apply(
     _container(x, (Vector, Matrix), "x")
     m = _check_mask_and_out("apply", mask, out, type(x), x.shape)
     backend = _same_backend("apply", x=x, mask=m, out=out)
-    _, _, values = _entries(x)
+    bitmap = isinstance(x, Vector) and x.format == "bitmap"
+    values = x._as_bitmap()[0] if bitmap else _entries(x)[2]
     xp = x._xp
     if isinstance(found, UnaryOp):
         if left is not None or right is not None:
             raise InvalidValue("apply: left= / right= bind a BinaryOp; op is a UnaryOp")
         op_type = found.input_type(x.dtype)
-        result = found.numpy(values.astype(op_type, copy=False))
+        with _quiet(bitmap):
+            result = found.numpy(values.astype(op_type, copy=False))
         result = xp.asarray(result).astype(found.output_type(op_type), copy=False)
     else:
         if (left is None) == (right is None):
@@ -392,8 +422,11 @@ def apply(
         op_type = found.input_type(x.dtype, scalar_type)
         own = values.astype(op_type, copy=False)
         bound = xp.full(own.shape, scalar, dtype=op_type)
-        result = found.numpy(bound, own) if left is not None else found.numpy(own, bound)
+        with _quiet(bitmap):
+            result = found.numpy(bound, own) if left is not None else found.numpy(own, bound)
         result = result.astype(found.output_type(op_type), copy=False)
+    if bitmap:  # the op also ran on absent positions' placeholders; their results are dropped
+        return _write_vector(out, result, x._as_bitmap()[1], m, accum, replace, backend)
     return _rebuild(x, None, result, out, m, accum, replace, backend)
 
 

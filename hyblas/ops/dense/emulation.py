@@ -15,7 +15,7 @@ import numpy as np
 
 from ...semiring.operators import Semiring
 from .. import primitives as _prim
-from .layout import PAD, DenseLayout
+from .layout import PAD, VECTOR, DenseLayout, tile_position
 
 __all__ = ["phase1", "phase2"]
 
@@ -59,12 +59,13 @@ def phase1(
 
     # heavy units: each thread walks its tile column top to bottom
     steps = layout.heavy_steps.astype(np.int64)
-    unit = _prim.expand(np, steps * threads)
+    unit = _prim.expand(np, steps * threads * VECTOR)
     local = np.arange(unit.size, dtype=np.int64) - layout.heavy_offset[unit]
-    step, thread = local // threads, local % threads
-    # the column walk order: unit, thread, step
-    walk = np.lexsort((step, thread, unit))
-    position = (layout.heavy_offset[unit] + step * threads + thread)[walk]
+    step, thread, lane = local // (threads * VECTOR), (local // VECTOR) % threads, local % VECTOR
+    # the column walk order: unit, thread, then the thread's tokens in order
+    walk = np.lexsort((lane, step, thread, unit))
+    position = tile_position(layout.heavy_offset[unit] + thread * VECTOR, step * VECTOR + lane,
+                             threads)[walk]  # fmt: skip
     token = layout.heavy_table[position].astype(np.int64)
     column = (unit * threads + thread)[walk]
     marker = (token < 0) & (token != PAD)

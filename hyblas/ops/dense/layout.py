@@ -7,8 +7,9 @@ renumbering by descending degree (``DenseParams.reorder``).
 * A **heavy** block (at least ``heavy_threshold`` entries) is split into units of at most
   ``heavy_unit_edges`` entries, one thread block each. A unit's entries, sorted by destination,
   are dealt out to ``heavy_threads`` threads in contiguous ranges; each thread's range becomes a
-  column of an int16 tile stored column-major (step ``k`` of thread ``t`` at
-  ``offset + k * threads + t``, so a step is one coalesced read). A column holds local source ids
+  column of an int16 tile stored column-major in groups of ``VECTOR`` tokens (step ``k`` of
+  thread ``t`` is ``VECTOR`` tokens at ``offset + (k * threads + t) * VECTOR``, so a step is one
+  16-byte load per thread and coalesced across a warp). A column holds local source ids
   (``>= 0``) interleaved with negated local destinations (``-(dst + 1)``), which open a run;
   ``PAD`` ends a column. A matching weight table sits beside it unless every stored value is
   equal (an *iso* matrix, e.g. an unweighted graph), when one scalar stands for all.
@@ -28,11 +29,12 @@ import numpy as np
 
 from ...errors import InvalidValue
 from .. import primitives as _prim
-from .params import DenseParams
+from .params import SKEWED, DenseParams
 
-__all__ = ["DenseLayout", "PAD", "build_layout", "layout_of"]
+__all__ = ["DenseLayout", "PAD", "VECTOR", "build_layout", "layout_of", "tile_position"]
 
 PAD = np.int16(-32768)
+VECTOR = 8  # int16 tokens per thread per step (one 16-byte load)
 _SLOT_LIMIT = np.iinfo(np.int32).max
 
 
@@ -51,7 +53,7 @@ class DenseLayout:
     iso_value: Any  # the one stored value of an iso matrix (NumPy scalar), else None
     # heavy units
     heavy_panel: Any  # int32: column panel of each unit
-    heavy_steps: Any  # int32: tile height (steps per thread)
+    heavy_steps: Any  # int32: tile height in steps of VECTOR tokens
     heavy_offset: Any  # int64: start of the unit's tile in heavy_table
     heavy_slot_base: Any  # int64: first slot of the unit
     heavy_slot_count: Any  # int32: slots (distinct destinations) of the unit
@@ -68,6 +70,7 @@ class DenseLayout:
     # slots
     slot_ptr: Any  # int64, row_panels + 1: each row panel's slot range
     slot_dst: Any  # uint16: output within the row panel
+    reorder: str = "none"  # the renumbering applied ('auto' resolved)
     build_seconds: float = 0.0
 
     @property
@@ -109,9 +112,16 @@ class DenseLayout:
             "heavy_table_tokens": int(self.heavy_table.size),
             "slots": self.slots,
             "iso": self.iso_value is not None,
+            "reorder_applied": self.reorder,
             "layout_bytes": self.nbytes(),
             "build_s": self.build_seconds,
         }
+
+
+def tile_position(column_base: Any, token: Any, threads: int) -> Any:
+    """Where token ``token`` of a tile column lives: columns advance ``VECTOR`` tokens at a
+    time, so one step of a thread is a 16-byte load and one step of a warp is 512 bytes."""
+    return column_base + (token // VECTOR) * (threads * VECTOR) + token % VECTOR
 
 
 def layout_of(matrix: Any, params: DenseParams) -> DenseLayout:
@@ -130,6 +140,14 @@ def _order_by_degree(xp: Any, degrees: Any) -> tuple[Any, Any]:
     position = xp.empty(n, dtype=np.int64)
     position[order] = xp.arange(n, dtype=np.int64)
     return order, position
+
+
+def _skewed(xp: Any, matrix: Any) -> bool:
+    """Whether the row degrees follow a power law closely enough to renumber by degree."""
+    if matrix.nnz == 0 or matrix.nrows == 0:
+        return False
+    longest = int(xp.diff(matrix._indptr).max())
+    return longest > SKEWED * matrix.nnz / matrix.nrows
 
 
 def _exclusive_cumsum(xp: Any, counts: Any) -> Any:
@@ -154,11 +172,14 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     values = matrix._values
     nnz = int(cols.size)
 
+    reorder = params.reorder
+    if reorder == "auto":
+        reorder = "both" if _skewed(xp, matrix) else "none"
     column_order = row_order = None
-    if params.reorder in ("columns", "both") and n:
+    if reorder in ("columns", "both") and n:
         column_order, column_position = _order_by_degree(xp, xp.bincount(cols, minlength=n))
         cols = column_position[cols]
-    if params.reorder == "both" and m:
+    if reorder == "both" and m:
         row_order, row_position = _order_by_degree(xp, xp.diff(matrix._indptr))
         rows = row_position[rows]
 
@@ -224,18 +245,20 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         last = xp.ones(h_unit.size, dtype=bool)
         last[:-1] = pos_in_thread[1:] == 0
         tokens_per_thread[thread_id[last]] = token[last] + 1
-    steps = tokens_per_thread.reshape(heavy_units, threads).max(axis=1) if heavy_units else \
+    longest = tokens_per_thread.reshape(heavy_units, threads).max(axis=1) if heavy_units else \
         xp.zeros(0, dtype=np.int64)  # fmt: skip
-    heavy_offset = _exclusive_cumsum(xp, steps * threads)
+    steps = -(-longest // VECTOR)
+    heavy_offset = _exclusive_cumsum(xp, steps * threads * VECTOR)
     table = xp.full(int(heavy_offset[-1]), PAD, dtype=np.int16)
-    base = heavy_offset[h_unit] + thread
-    table[base + token * threads] = h_src
-    table[base[run_start] + (token[run_start] - 1) * threads] = (-h_dst[run_start] - 1).astype(
-        np.int16)
+    base = heavy_offset[h_unit] + thread * VECTOR
+    at = tile_position(base, token, threads)
+    table[at] = h_src
+    table[tile_position(base[run_start], token[run_start] - 1, threads)] = \
+        (-h_dst[run_start] - 1).astype(np.int16)  # fmt: skip
     heavy_weights = None
     if weights is not None:
         heavy_weights = xp.zeros(table.size, dtype=values.dtype)
-        heavy_weights[base + token * threads] = weights[entry_heavy]
+        heavy_weights[at] = weights[entry_heavy]
     slot_count = xp.bincount(h_unit[unit_new_dst], minlength=heavy_units) if heavy_units else \
         xp.zeros(0, dtype=np.int64)  # fmt: skip
 
@@ -296,7 +319,7 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         light_panel=light_panel.astype(np.int32), light_begin=light_begin, light_end=light_end,
         light_src=src[light], light_slot=light_slot,
         light_weights=None if weights is None else weights[light],
-        slot_ptr=slot_ptr, slot_dst=slot_dst,
+        slot_ptr=slot_ptr, slot_dst=slot_dst, reorder=reorder,
     )  # fmt: skip
     layout.build_seconds = time.perf_counter() - started
     return layout

@@ -16,7 +16,8 @@ from ...errors import InvalidValue
 
 __all__ = ["DenseParams", "DEFAULT_PARAMS", "current_params", "dense_params"]
 
-REORDERS = ("none", "columns", "both")
+REORDERS = ("auto", "none", "columns", "both")
+SKEWED = 32  # reorder="auto" renumbers when the largest degree exceeds SKEWED x the mean
 MAX_PANEL = 32767  # local ids and negated destinations are int16 in the heavy table
 
 
@@ -42,9 +43,11 @@ class DenseParams:
         Most light-stream entries one thread block walks.
     heavy_threads, light_threads, reduce_threads : int
         Threads per block of the three kernels (``heavy_threads`` is also the tile width).
-    reorder : {'none', 'columns', 'both'}
+    reorder : {'auto', 'none', 'columns', 'both'}
         Internal renumbering by descending degree: of inputs (``'columns'``) or of inputs and
-        outputs (``'both'``), so that power-law hubs gather into heavy blocks. Users always see
+        outputs (``'both'``), so that power-law hubs gather into heavy blocks. ``'auto'`` takes
+        ``'both'`` when the largest degree exceeds ``SKEWED`` times the mean (a power law) and
+        ``'none'`` otherwise (meshes and road networks keep their locality). Users always see
         their own ids.
     """
 
@@ -56,7 +59,7 @@ class DenseParams:
     heavy_threads: int = 512
     light_threads: int = 512
     reduce_threads: int = 512
-    reorder: str = "columns"
+    reorder: str = "auto"
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):

@@ -20,6 +20,7 @@ typedef ${M} hyblas_m;
 typedef ${ACC_T} hyblas_acc_t;
 
 #define HYBLAS_PAD (-32768)
+#define HYBLAS_VECTOR 8  // int16 tokens per thread per step: VECTOR in layout.py
 
 __device__ __forceinline__ hyblas_z hyblas_mult(hyblas_t x, hyblas_t y) { return (hyblas_z)(${MULT}); }
 __device__ __forceinline__ hyblas_z hyblas_add(hyblas_z x, hyblas_z y) { return (hyblas_z)(${ADD}); }
@@ -99,28 +100,38 @@ __global__ void hyblas_dense_heavy(
                                    s.xs, s.ps);
     __syncthreads();
 
+    // step k of this thread: HYBLAS_VECTOR tokens in one 16-byte load
     const int steps = unit_steps[unit];
-    const long long column = unit_offset[unit] + threadIdx.x;
-    const int stride = blockDim.x;
+    const long long column = unit_offset[unit] + (long long)threadIdx.x * HYBLAS_VECTOR;
+    const long long stride = (long long)blockDim.x * HYBLAS_VECTOR;
     hyblas_z run = (hyblas_z)(${IDENTITY});
     bool run_found = false;
+    bool done = false;
     int dst = 0;
-    for (int k = 0; k < steps; ++k) {
+    for (int k = 0; k < steps && !done; ++k) {
         const long long at = column + (long long)k * stride;
-        const int token = table[at];
-        if (token < 0) {
-            if (token == HYBLAS_PAD) break;
-            if (run_found) {
-                hyblas_atomic_combine(&s.acc[dst], run);
-                if (!ALL_PRESENT) atomicOr(&s.found[dst], 1u);
+        const int4 chunk = *reinterpret_cast<const int4*>(table + at);
+        const short* tokens = reinterpret_cast<const short*>(&chunk);
+#pragma unroll
+        for (int i = 0; i < HYBLAS_VECTOR; ++i) {
+            const int token = tokens[i];
+            if (token < 0) {
+                if (token == HYBLAS_PAD) {
+                    done = true;
+                    break;
+                }
+                if (run_found) {
+                    hyblas_atomic_combine(&s.acc[dst], run);
+                    if (!ALL_PRESENT) atomicOr(&s.found[dst], 1u);
+                }
+                dst = -token - 1;
+                run_found = false;
+            } else if (ALL_PRESENT || s.ps[token]) {
+                const hyblas_t a = ISO ? iso_value : weights[at + i];
+                const hyblas_z p = FLIP ? hyblas_mult(s.xs[token], a) : hyblas_mult(a, s.xs[token]);
+                run = run_found ? hyblas_add(run, p) : p;
+                run_found = true;
             }
-            dst = -token - 1;
-            run_found = false;
-        } else if (ALL_PRESENT || s.ps[token]) {
-            const hyblas_t a = ISO ? iso_value : weights[at];
-            const hyblas_z p = FLIP ? hyblas_mult(s.xs[token], a) : hyblas_mult(a, s.xs[token]);
-            run = run_found ? hyblas_add(run, p) : p;
-            run_found = true;
         }
     }
     if (run_found) {
@@ -162,6 +173,7 @@ __global__ void hyblas_dense_light(
                                    s.xs, s.ps);
     __syncthreads();
     const long long end = unit_end[unit];
+#pragma unroll 4
     for (long long k = unit_begin[unit] + threadIdx.x; k < end; k += blockDim.x) {
         const int j = src[k];
         const int target = slot[k];
@@ -205,6 +217,7 @@ __global__ void hyblas_dense_reduce(
     }
     __syncthreads();
     const long long end = slot_ptr[blockIdx.x + 1];
+#pragma unroll 4
     for (long long k = slot_ptr[blockIdx.x] + threadIdx.x; k < end; k += blockDim.x) {
         if (ALL_PRESENT || partial_present[k]) {
             const int d = slot_dst[k];
