@@ -86,7 +86,7 @@ def _check(got: hb.Vector, ref: np.ndarray, rel: float = 1e-4) -> float:
 def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: float,
                   semirings: bool) -> dict[str, Any]:  # fmt: skip
     base = name.removesuffix("-random")
-    A = build_graph(base, "cuda").A
+    A = build_graph(base, "cuda").A  # the graph's weights and sources are dropped here
     if name.endswith("-random"):
         A = _random_renumbering(A)
     xp = xp_for("cuda")

@@ -35,6 +35,7 @@ def small_params(draw: Any) -> DenseParams:
         row_panel=draw(st.integers(1, 9)),
         heavy_threshold=draw(st.integers(1, 12)),
         heavy_unit_edges=draw(st.integers(1, 20)),
+        heavy_team_edges=draw(st.integers(1, 40)),
         light_unit_edges=draw(st.integers(1, 20)),
         heavy_threads=draw(st.sampled_from([1, 2, 3, 8, 32, 64])),
         light_threads=draw(st.sampled_from([1, 5, 32])),
@@ -213,6 +214,13 @@ def test_layout_holds_every_entry_once(backend: str, A: S.MatrixData,
     slot_ptr = get(layout.slot_ptr)
     assert slot_ptr[0] == 0 and slot_ptr[-1] == layout.slots and (np.diff(slot_ptr) >= 0).all()
     assert (get(layout.slot_dst) < params.row_panel).all()
+    # teams: consecutive units covering every heavy unit once, each of one column panel
+    begin, end = get(layout.team_begin), get(layout.team_end)
+    assert begin.tolist() == sorted(begin.tolist()) and (end > begin).all()
+    covered = np.concatenate([np.arange(b, e) for b, e in zip(begin, end)] or [np.zeros(0)])
+    assert covered.tolist() == list(range(layout.heavy_units))
+    panels = get(layout.heavy_panel)
+    assert all((panels[b:e] == panels[b]).all() for b, e in zip(begin, end))
     ends = get(layout.light_end) - get(layout.light_begin)
     assert (ends >= 1).all() and (ends <= params.light_unit_edges).all()
 

@@ -142,8 +142,9 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
         partial_present = xp.empty(max(layout.slots, 1), dtype=bool)
         if layout.heavy_units:
             weights = dummy_t if iso else layout.weights_as("heavy_weights", op_type)
-            launch(heavy, (layout.heavy_units,), (params.heavy_threads,), (
-                np.int32(width), np.int32(height), np.int64(layout.ncols), layout.heavy_panel,
+            launch(heavy, (layout.heavy_teams,), (params.heavy_threads,), (
+                np.int32(width), np.int32(height), np.int64(layout.ncols), layout.team_begin,
+                layout.team_end, layout.heavy_panel,
                 layout.heavy_steps, layout.heavy_offset, layout.heavy_slot_base,
                 layout.heavy_slot_count, layout.heavy_table, weights, iso_value,
                 layout.slot_dst, x, u_present, partial, partial_present,

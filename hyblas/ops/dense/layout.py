@@ -53,6 +53,8 @@ class DenseLayout:
     iso_value: Any  # the one stored value of an iso matrix (NumPy scalar), else None
     # heavy units
     heavy_panel: Any  # int32: column panel of each unit
+    team_begin: Any  # int64: first heavy unit of each team (one thread block)
+    team_end: Any  # int64: one past its last unit (all of one column panel)
     heavy_steps: Any  # int32: tile height in steps of VECTOR tokens
     heavy_offset: Any  # int64: start of the unit's tile in heavy_table
     heavy_slot_base: Any  # int64: first slot of the unit
@@ -83,6 +85,10 @@ class DenseLayout:
         return int(self.heavy_panel.size)
 
     @property
+    def heavy_teams(self) -> int:
+        return int(self.team_begin.size)
+
+    @property
     def light_units(self) -> int:
         return int(self.light_panel.size)
 
@@ -106,6 +112,7 @@ class DenseLayout:
         """Sizes worth reporting: units, entries by kind, slots, memory."""
         return {
             "heavy_units": self.heavy_units,
+            "heavy_teams": self.heavy_teams,
             "light_units": self.light_units,
             "heavy_entries": self.heavy_entries,
             "light_entries": int(self.light_src.size),
@@ -167,8 +174,10 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     threads = params.heavy_threads
     row_panels = -(-m // height)
     column_panels = -(-n // width)
-    rows = _prim.row_ids(xp, matrix._indptr, m)
-    cols = matrix._indices.astype(np.int64)
+    # int32 ids while they fit: a kron24 build holds several arrays of nnz entries at once
+    ids = np.int32 if max(m, n, row_panels * column_panels) < 2**31 - 1 else np.int64
+    rows = _prim.row_ids(xp, matrix._indptr, m).astype(ids)
+    cols = matrix._indices.astype(ids, copy=False)
     values = matrix._values
     nnz = int(cols.size)
 
@@ -178,27 +187,31 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     column_order = row_order = None
     if reorder in ("columns", "both") and n:
         column_order, column_position = _order_by_degree(xp, xp.bincount(cols, minlength=n))
-        cols = column_position[cols]
+        cols = column_position.astype(ids)[cols]
+        del column_position
     if reorder == "both" and m:
         row_order, row_position = _order_by_degree(xp, xp.diff(matrix._indptr))
-        rows = row_position[rows]
+        rows = row_position.astype(ids)[rows]
+        del row_position
 
     iso_value = None
     if nnz and bool((values == values[0]).all()):
         iso_value = np.dtype(values.dtype).type(values[:1].item())
 
     # one sort puts entries in (column panel, row panel, destination, source) order
-    panel = cols // width
-    row_panel = rows // height
-    block = panel * row_panels + row_panel
-    key = (block * height + rows % height) * np.int64(width) + cols % width
+    block = (cols // width) * row_panels + rows // height
+    key = block.astype(np.int64) * np.int64(height * width)
+    key += (rows % height).astype(np.int64) * width
+    key += cols % width
     order = xp.argsort(key)
     del key
     block = block[order]
     dst = (rows[order] % height).astype(np.int32)
+    del rows
     src = (cols[order] % width).astype(np.int16)
+    del cols
     weights = None if iso_value is not None else values[order]
-    del rows, cols, order, panel, row_panel
+    del order
 
     nblocks = row_panels * column_panels
     block_count = xp.bincount(block, minlength=nblocks) if nnz else xp.zeros(nblocks, np.int64)
@@ -291,6 +304,23 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         owned = heavy_slot_base[h_unit] + slot_rank
         slot_dst[owned[unit_new_dst]] = h_dst[unit_new_dst].astype(np.uint16)
 
+    # --- teams: runs of heavy units of one column panel with about heavy_team_edges entries ---
+    unit_panel = unit_block // row_panels
+    team_begin = xp.zeros(0, dtype=np.int64)
+    if heavy_units:
+        before = unit_start[:-1]
+        new_panel = xp.ones(heavy_units, dtype=bool)
+        new_panel[1:] = unit_panel[1:] != unit_panel[:-1]
+        panel_first = xp.flatnonzero(new_panel)
+        owner = xp.cumsum(new_panel) - 1
+        in_panel = before - before[panel_first][owner]
+        chunk = in_panel // params.heavy_team_edges
+        starts = new_panel.copy()
+        starts[1:] |= chunk[1:] != chunk[:-1]
+        team_begin = xp.flatnonzero(starts).astype(np.int64)
+    team_end = xp.concatenate([team_begin[1:], xp.asarray([heavy_units], dtype=np.int64)]) \
+        if heavy_units else team_begin  # fmt: skip
+
     # --- light stream --------------------------------------------------------------------------
     light = ~entry_heavy
     l_block = block[light]
@@ -312,7 +342,7 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         params=params, nrows=m, ncols=n, nnz=nnz, row_panels=row_panels,
         column_panels=column_panels, row_order=row_order, column_order=column_order,
         iso_value=iso_value,
-        heavy_panel=(unit_block // row_panels).astype(np.int32),
+        heavy_panel=unit_panel.astype(np.int32), team_begin=team_begin, team_end=team_end,
         heavy_steps=steps.astype(np.int32), heavy_offset=heavy_offset[:-1].copy(),
         heavy_slot_base=heavy_slot_base, heavy_slot_count=slot_count.astype(np.int32),
         heavy_table=table, heavy_weights=heavy_weights, heavy_entries=int(h_unit.size),

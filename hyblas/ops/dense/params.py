@@ -38,7 +38,10 @@ class DenseParams:
         thread blocks of its own and the tiled table; lighter blocks join their column panel's
         light stream.
     heavy_unit_edges : int
-        Most entries one heavy thread block walks (larger heavy blocks are split).
+        Most entries of one heavy unit (larger heavy blocks are split into several units).
+    heavy_team_edges : int
+        One thread block walks a *team* of consecutive heavy units of the same column panel,
+        about this many entries, loading the panel's inputs into shared memory once.
     light_unit_edges : int
         Most light-stream entries one thread block walks.
     heavy_threads, light_threads, reduce_threads : int
@@ -55,6 +58,7 @@ class DenseParams:
     row_panel: int = 4096
     heavy_threshold: int = 4096
     heavy_unit_edges: int = 65536
+    heavy_team_edges: int = 262144
     light_unit_edges: int = 65536
     heavy_threads: int = 512
     light_threads: int = 512

@@ -66,14 +66,17 @@ __device__ __forceinline__ void hyblas_load_panel(
     }
 }
 
-// Phase 1, heavy units: one thread block per unit, one tile column per thread. A thread combines
-// its runs in a register and flushes each into the unit's shared accumulator of its destination;
+// Phase 1, heavy units: one thread block per team (consecutive units of one column panel, whose
+// inputs it loads into shared memory once), one tile column per thread. A thread combines its
+// runs in a register and flushes each into the unit's shared accumulator of its destination;
 // the unit then writes one partial per distinct destination to its pre-assigned slots.
 template <bool FLIP, bool ALL_PRESENT, bool ISO>
 __global__ void hyblas_dense_heavy(
     const int width,
     const int height,
     const long long ncols,
+    const long long* __restrict__ team_begin,
+    const long long* __restrict__ team_end,
     const int* __restrict__ unit_panel,
     const int* __restrict__ unit_steps,
     const long long* __restrict__ unit_offset,
@@ -90,62 +93,67 @@ __global__ void hyblas_dense_heavy(
 {
     extern __shared__ __align__(16) unsigned char hyblas_smem[];
     const hyblas_smem_layout s = hyblas_carve(hyblas_smem, height, width);
-    const int unit = blockIdx.x;
+    const long long first_unit = team_begin[blockIdx.x];
+    const long long last_unit = team_end[blockIdx.x];
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
-    for (int d = threadIdx.x; d < height; d += blockDim.x) {
-        s.acc[d] = empty;
-        if (!ALL_PRESENT) s.found[d] = 0u;
-    }
-    hyblas_load_panel<ALL_PRESENT>((long long)unit_panel[unit] * width, ncols, width, u, u_present,
-                                   s.xs, s.ps);
-    __syncthreads();
+    hyblas_load_panel<ALL_PRESENT>((long long)unit_panel[first_unit] * width, ncols, width, u,
+                                   u_present, s.xs, s.ps);
+    for (long long unit = first_unit; unit < last_unit; ++unit) {
+        for (int d = threadIdx.x; d < height; d += blockDim.x) {
+            s.acc[d] = empty;
+            if (!ALL_PRESENT) s.found[d] = 0u;
+        }
+        __syncthreads();
 
-    // step k of this thread: HYBLAS_VECTOR tokens in one 16-byte load
-    const int steps = unit_steps[unit];
-    const long long column = unit_offset[unit] + (long long)threadIdx.x * HYBLAS_VECTOR;
-    const long long stride = (long long)blockDim.x * HYBLAS_VECTOR;
-    hyblas_z run = (hyblas_z)(${IDENTITY});
-    bool run_found = false;
-    bool done = false;
-    int dst = 0;
-    for (int k = 0; k < steps && !done; ++k) {
-        const long long at = column + (long long)k * stride;
-        const int4 chunk = *reinterpret_cast<const int4*>(table + at);
-        const short* tokens = reinterpret_cast<const short*>(&chunk);
+        // step k of this thread: HYBLAS_VECTOR tokens in one 16-byte load
+        const int steps = unit_steps[unit];
+        const long long column = unit_offset[unit] + (long long)threadIdx.x * HYBLAS_VECTOR;
+        const long long stride = (long long)blockDim.x * HYBLAS_VECTOR;
+        hyblas_z run = (hyblas_z)(${IDENTITY});
+        bool run_found = false;
+        bool done = false;
+        int dst = 0;
+        for (int k = 0; k < steps && !done; ++k) {
+            const long long at = column + (long long)k * stride;
+            const int4 chunk = *reinterpret_cast<const int4*>(table + at);
+            const short* tokens = reinterpret_cast<const short*>(&chunk);
 #pragma unroll
-        for (int i = 0; i < HYBLAS_VECTOR; ++i) {
-            const int token = tokens[i];
-            if (token < 0) {
-                if (token == HYBLAS_PAD) {
-                    done = true;
-                    break;
+            for (int i = 0; i < HYBLAS_VECTOR; ++i) {
+                const int token = tokens[i];
+                if (token < 0) {
+                    if (token == HYBLAS_PAD) {
+                        done = true;
+                        break;
+                    }
+                    if (run_found) {
+                        hyblas_atomic_combine(&s.acc[dst], run);
+                        if (!ALL_PRESENT) atomicOr(&s.found[dst], 1u);
+                    }
+                    dst = -token - 1;
+                    run_found = false;
+                } else if (ALL_PRESENT || s.ps[token]) {
+                    const hyblas_t a = ISO ? iso_value : weights[at + i];
+                    const hyblas_z p = FLIP ? hyblas_mult(s.xs[token], a)
+                                            : hyblas_mult(a, s.xs[token]);
+                    run = run_found ? hyblas_add(run, p) : p;
+                    run_found = true;
                 }
-                if (run_found) {
-                    hyblas_atomic_combine(&s.acc[dst], run);
-                    if (!ALL_PRESENT) atomicOr(&s.found[dst], 1u);
-                }
-                dst = -token - 1;
-                run_found = false;
-            } else if (ALL_PRESENT || s.ps[token]) {
-                const hyblas_t a = ISO ? iso_value : weights[at + i];
-                const hyblas_z p = FLIP ? hyblas_mult(s.xs[token], a) : hyblas_mult(a, s.xs[token]);
-                run = run_found ? hyblas_add(run, p) : p;
-                run_found = true;
             }
         }
-    }
-    if (run_found) {
-        hyblas_atomic_combine(&s.acc[dst], run);
-        if (!ALL_PRESENT) atomicOr(&s.found[dst], 1u);
-    }
-    __syncthreads();
+        if (run_found) {
+            hyblas_atomic_combine(&s.acc[dst], run);
+            if (!ALL_PRESENT) atomicOr(&s.found[dst], 1u);
+        }
+        __syncthreads();
 
-    const long long base = unit_slot_base[unit];
-    const int count = unit_slot_count[unit];
-    for (int i = threadIdx.x; i < count; i += blockDim.x) {
-        const int d = slot_dst[base + i];
-        partial[base + i] = hyblas_from_word(s.acc[d]);
-        if (!ALL_PRESENT) partial_present[base + i] = s.found[d] != 0u;
+        const long long base = unit_slot_base[unit];
+        const int count = unit_slot_count[unit];
+        for (int i = threadIdx.x; i < count; i += blockDim.x) {
+            const int d = slot_dst[base + i];
+            partial[base + i] = hyblas_from_word(s.acc[d]);
+            if (!ALL_PRESENT) partial_present[base + i] = s.found[d] != 0u;
+        }
+        __syncthreads();
     }
 }
 
