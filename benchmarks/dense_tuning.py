@@ -40,7 +40,7 @@ GRIDS = {
         dataclasses.replace(DEFAULT_PARAMS, column_panel=w, row_panel=h, heavy_threshold=t,
                             heavy_threads=k, reorder=r)
         for w, h, t, k, r in itertools.product(
-            (8192, 16384, 32767), (4096, 8192), (1024, 4096), (256, 512), ("none", "both"))
+            (8192, 16384, 32767), (4096, 8192), (256, 2048, 8192), (256, 512), ("auto",))
     ],
 }  # fmt: skip
 

@@ -224,54 +224,65 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     units_per_block = xp.where(heavy_block, -(-block_count // params.heavy_unit_edges), 0)
     unit_base = _exclusive_cumsum(xp, units_per_block)
     heavy_units = int(unit_base[-1])
+    # per heavy entry: its unit, its thread and its token in that thread's tile column (int32
+    # where it fits; temporaries are dropped as soon as they are used)
+    unit_size = -(-block_count // xp.maximum(units_per_block, 1))
     h_block = block[entry_heavy]
+    h_unit = (unit_base[h_block] + position_in_block[entry_heavy] // unit_size[h_block]).astype(
+        np.int64)
+    del h_block, unit_size
     h_dst = dst[entry_heavy]
     h_src = src[entry_heavy]
-    h_pos = position_in_block[entry_heavy]
-    h_count = block_count[h_block]
-    h_units = units_per_block[h_block]
-    unit_size = -(-h_count // h_units) if h_block.size else h_count
-    h_unit = unit_base[h_block] + h_pos // unit_size
     unit_entries = xp.bincount(h_unit, minlength=heavy_units) if heavy_units else \
         xp.zeros(0, dtype=np.int64)  # fmt: skip
     unit_start = _exclusive_cumsum(xp, unit_entries)
-    pos_in_unit = xp.arange(h_unit.size, dtype=np.int64) - unit_start[h_unit]
-    per_thread = -(-unit_entries // threads)  # entries per thread
-    thread = pos_in_unit // per_thread[h_unit]
-    pos_in_thread = pos_in_unit - thread * per_thread[h_unit]
-    first_in_unit = pos_in_unit == 0
+    pos_in_unit = (xp.arange(h_unit.size, dtype=np.int64) - unit_start[h_unit]).astype(np.int32)
+    per_thread = (-(-unit_entries // threads)).astype(np.int32)[h_unit]  # entries per thread
+    thread = pos_in_unit // per_thread
+    pos_in_thread = pos_in_unit - thread * per_thread
+    del per_thread
     new_dst = xp.ones(h_unit.size, dtype=bool)
     if h_unit.size:
         new_dst[1:] = h_dst[1:] != h_dst[:-1]
-    run_start = new_dst | (pos_in_thread == 0)  # a marker precedes this entry
-    unit_new_dst = new_dst | first_in_unit  # this entry's destination gets a unit slot
+    thread_start = pos_in_thread == 0
+    run_start = new_dst | thread_start  # a marker precedes this entry
+    unit_new_dst = new_dst | (pos_in_unit == 0)  # this entry's destination gets a unit slot
+    del new_dst, pos_in_unit
     # tokens so far in this thread: entries before it plus markers up to it
-    markers_before = xp.cumsum(run_start) - 1
+    markers_before = xp.cumsum(run_start, dtype=np.int64) - 1
     thread_id = h_unit * threads + thread
     thread_first = xp.zeros(heavy_units * threads + 1, dtype=np.int64)
     if h_unit.size:
-        starts = xp.flatnonzero(pos_in_thread == 0)
+        starts = xp.flatnonzero(thread_start)
         thread_first[thread_id[starts]] = markers_before[starts]
-    token = pos_in_thread + (markers_before - thread_first[thread_id]) + 1
+        del starts
+    token = (pos_in_thread + (markers_before - thread_first[thread_id]) + 1).astype(np.int32)
+    del markers_before, thread_first, pos_in_thread
     tokens_per_thread = xp.zeros(heavy_units * threads, dtype=np.int64)
     if h_unit.size:
         last = xp.ones(h_unit.size, dtype=bool)
-        last[:-1] = pos_in_thread[1:] == 0
+        last[:-1] = thread_start[1:]
         tokens_per_thread[thread_id[last]] = token[last] + 1
+        del last
+    del thread_id, thread_start
     longest = tokens_per_thread.reshape(heavy_units, threads).max(axis=1) if heavy_units else \
         xp.zeros(0, dtype=np.int64)  # fmt: skip
     steps = -(-longest // VECTOR)
     heavy_offset = _exclusive_cumsum(xp, steps * threads * VECTOR)
     table = xp.full(int(heavy_offset[-1]), PAD, dtype=np.int16)
     base = heavy_offset[h_unit] + thread * VECTOR
+    del thread
     at = tile_position(base, token, threads)
     table[at] = h_src
+    del h_src
     table[tile_position(base[run_start], token[run_start] - 1, threads)] = \
         (-h_dst[run_start] - 1).astype(np.int16)  # fmt: skip
+    del base, token, run_start
     heavy_weights = None
     if weights is not None:
         heavy_weights = xp.zeros(table.size, dtype=values.dtype)
         heavy_weights[at] = weights[entry_heavy]
+    del at
     slot_count = xp.bincount(h_unit[unit_new_dst], minlength=heavy_units) if heavy_units else \
         xp.zeros(0, dtype=np.int64)  # fmt: skip
 

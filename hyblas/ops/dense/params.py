@@ -58,7 +58,7 @@ class DenseParams:
     row_panel: int = 4096
     heavy_threshold: int = 4096
     heavy_unit_edges: int = 65536
-    heavy_team_edges: int = 262144
+    heavy_team_edges: int = 65536
     light_unit_edges: int = 65536
     heavy_threads: int = 512
     light_threads: int = 512
