@@ -56,7 +56,7 @@ class DenseParams:
 
     column_panel: int = 16384
     row_panel: int = 4096
-    heavy_threshold: int = 4096
+    heavy_threshold: int = 2048
     heavy_unit_edges: int = 65536
     heavy_team_edges: int = 65536
     light_unit_edges: int = 65536

@@ -117,6 +117,15 @@ __global__ void hyblas_dense_heavy(
             const long long at = column + (long long)k * stride;
             const int4 chunk = *reinterpret_cast<const int4*>(table + at);
             const short* tokens = reinterpret_cast<const short*>(&chunk);
+            // the step's inputs first, as independent shared-memory loads (a marker reads xs[0])
+            hyblas_t xv[HYBLAS_VECTOR];
+            bool live[HYBLAS_VECTOR];
+#pragma unroll
+            for (int i = 0; i < HYBLAS_VECTOR; ++i) {
+                const int j = tokens[i] >= 0 ? tokens[i] : 0;
+                xv[i] = s.xs[j];
+                live[i] = ALL_PRESENT || s.ps[j];
+            }
 #pragma unroll
             for (int i = 0; i < HYBLAS_VECTOR; ++i) {
                 const int token = tokens[i];
@@ -131,10 +140,9 @@ __global__ void hyblas_dense_heavy(
                     }
                     dst = -token - 1;
                     run_found = false;
-                } else if (ALL_PRESENT || s.ps[token]) {
+                } else if (live[i]) {
                     const hyblas_t a = ISO ? iso_value : weights[at + i];
-                    const hyblas_z p = FLIP ? hyblas_mult(s.xs[token], a)
-                                            : hyblas_mult(a, s.xs[token]);
+                    const hyblas_z p = FLIP ? hyblas_mult(xv[i], a) : hyblas_mult(a, xv[i]);
                     run = run_found ? hyblas_add(run, p) : p;
                     run_found = true;
                 }
