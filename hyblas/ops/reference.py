@@ -116,9 +116,18 @@ def reduce_all(xp: ModuleType, values: Any, monoid: Monoid) -> Any:
     out_type = monoid.binaryop.output_type(op_type)
     if values.size == 0:
         return monoid.identity(out_type)
+    whole = _WHOLE_ARRAY_REDUCTIONS.get(monoid.binaryop.ufunc)
+    if whole is not None:  # one library reduction instead of a segmented scan
+        reduced = getattr(xp, whole)(_cast(values, op_type))
+        return out_type.type(to_numpy(xp.asarray(reduced).astype(out_type)).reshape(()))
     starts = xp.zeros(1, dtype=np.int64)
     reduced = _prim.segment_reduce(xp, _cast(values, op_type), starts, monoid.binaryop)
     return out_type.type(to_numpy(reduced)[0])
+
+
+# ufunc-backed monoids whose whole-array reduction NumPy and CuPy both provide
+_WHOLE_ARRAY_REDUCTIONS = {np.add: "sum", np.multiply: "prod", np.minimum: "min",
+                           np.maximum: "max", np.logical_or: "any", np.logical_and: "all"}
 
 
 def ewise_union(

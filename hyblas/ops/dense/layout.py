@@ -217,7 +217,9 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     block_count = xp.bincount(block, minlength=nblocks) if nnz else xp.zeros(nblocks, np.int64)
     block_start = _exclusive_cumsum(xp, block_count)
     heavy_block = block_count >= params.heavy_threshold
-    position_in_block = xp.arange(nnz, dtype=np.int64) - block_start[block]
+    # counts within the layout (entries, tokens) in int32 while twice nnz fits
+    counts = np.int32 if 2 * nnz < _SLOT_LIMIT else np.int64
+    position_in_block = (xp.arange(nnz, dtype=counts) - block_start[block].astype(counts))
     entry_heavy = heavy_block[block]
 
     # --- heavy units --------------------------------------------------------------------------
@@ -228,8 +230,7 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     # where it fits; temporaries are dropped as soon as they are used)
     unit_size = -(-block_count // xp.maximum(units_per_block, 1))
     h_block = block[entry_heavy]
-    h_unit = (unit_base[h_block] + position_in_block[entry_heavy] // unit_size[h_block]).astype(
-        np.int64)
+    h_unit = unit_base[h_block] + position_in_block[entry_heavy] // unit_size[h_block]
     del h_block, unit_size
     h_dst = dst[entry_heavy]
     h_src = src[entry_heavy]
@@ -249,9 +250,10 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     unit_new_dst = new_dst | (pos_in_unit == 0)  # this entry's destination gets a unit slot
     del new_dst, pos_in_unit
     # tokens so far in this thread: entries before it plus markers up to it
-    markers_before = xp.cumsum(run_start, dtype=np.int64) - 1
-    thread_id = h_unit * threads + thread
-    thread_first = xp.zeros(heavy_units * threads + 1, dtype=np.int64)
+    markers_before = xp.cumsum(run_start, dtype=counts) - 1
+    columns = counts if heavy_units * threads < _SLOT_LIMIT else np.int64
+    thread_id = (h_unit * threads).astype(columns) + thread
+    thread_first = xp.zeros(heavy_units * threads + 1, dtype=counts)
     if h_unit.size:
         starts = xp.flatnonzero(thread_start)
         thread_first[thread_id[starts]] = markers_before[starts]
