@@ -17,7 +17,14 @@ import pytest
 import strategies as S
 from hypothesis import given
 from hypothesis import strategies as st
-from test_ops_properties import SEMIRINGS, assert_matches, expected_after, run_op, served
+from test_ops_properties import (
+    SEMIRINGS,
+    assert_matches,
+    expected_after,
+    run_op,
+    semiring_and_dtype,
+    served,
+)
 
 import hyblas as hb
 from hyblas.backend import to_numpy
@@ -42,12 +49,6 @@ def small_params(draw: Any) -> DenseParams:
         reduce_threads=draw(st.sampled_from([1, 7, 32])),
         reorder=draw(st.sampled_from(REORDERS)),
     )
-
-
-@st.composite
-def semiring_and_dtype(draw: Any) -> tuple[Any, np.dtype]:
-    sr = hb.semiring[draw(st.sampled_from(SEMIRINGS))]
-    return sr, draw(st.sampled_from(served(sr)))
 
 
 @given(data=st.data())
