@@ -277,13 +277,14 @@ def test_auto_takes_dense_on_the_second_full_product(cuda_usable: bool) -> None:
     A = hb.generators.grid_2d(1024, 1024, backend="cuda")
     assert A.nnz >= executor.AUTO_MIN_ENTRIES
     u = hb.Vector.from_dense(np.ones(A.ncols, dtype=np.float32), backend="cuda")
-    first = hb.ops.mxv(A, u, "plus_times")
+    first = hb.ops.mxv(A, u, "min_plus")
     assert not any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A._cache)
-    second = hb.ops.mxv(A, u, "plus_times")
+    second = hb.ops.mxv(A, u, "min_plus")
     assert any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A._cache)
     assert second.isclose(first)
     sparse_input = hb.Vector.from_coo([0], [1.0], size=A.ncols, backend="cuda")
-    assert not executor.auto_prefers(A, sparse_input, hb.semiring.plus_times)
+    assert not executor.auto_prefers(A, sparse_input, hb.semiring.min_plus)
+    assert not executor.auto_prefers(A, u, hb.semiring.plus_times)  # cuSPARSE serves it
 
 
 def test_auto_stays_on_reference_on_the_cpu() -> None:

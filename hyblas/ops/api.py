@@ -162,8 +162,9 @@ def mxv(
     executor : {'auto', 'reference', 'dense', 'sparse', 'pull'}
         Which executor runs the product. ``'dense'`` is the 2D-blocked two-phase SpMV
         (:mod:`hyblas.ops.dense`; a NumPy emulation on the CPU). ``'auto'`` takes it on the GPU
-        when the input is full and the matrix is large and already has (or is on its second
-        full-input product and now gets) a dense layout; otherwise the reference path.
+        when the input is full, the matrix is large, cuSPARSE does not serve the product, and
+        the matrix already has (or is on its second such product and now gets) a dense
+        layout; otherwise the reference path.
 
     Returns
     -------
@@ -306,7 +307,7 @@ def _ewise_bitmaps(x: Vector, y: Vector, op: BinaryOp, *, union: bool) -> tuple[
     (xv, xpres), (yv, ypres) = x._as_bitmap(), y._as_bitmap()
     op_type = op.input_type(xv.dtype, yv.dtype)
     out_type = op.output_type(op_type)
-    with np.errstate(all="ignore"):
+    with _quiet(True):
         both = xp.asarray(op.numpy(xv.astype(op_type, copy=False),
                                    yv.astype(op_type, copy=False))).astype(out_type, copy=False)
     if not union:

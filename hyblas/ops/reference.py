@@ -19,7 +19,8 @@ from ..semiring.operators import BinaryOp, Monoid, Semiring
 from . import kernels
 from . import primitives as _prim
 
-__all__ = ["spmv", "reduce_rows", "reduce_all", "ewise_union", "ewise_intersection"]
+__all__ = ["spmv", "cusparse_applies", "reduce_rows", "reduce_all", "ewise_union",
+           "ewise_intersection"]
 
 
 def _cast(values: Any, dtype: np.dtype) -> Any:
@@ -39,7 +40,7 @@ def spmv(
     op_type = semiring.input_type(matrix.dtype, u_values.dtype)
     out_type = semiring.output_type(op_type)
     if matrix.backend == "cuda":
-        if all_present and _cusparse_applies(semiring, op_type, matrix):
+        if all_present and cusparse_applies(semiring, op_type, matrix):
             return _spmv_cusparse(matrix, u_values, op_type)
         values, present = kernels.spmv_csr(matrix, u_values, u_present, semiring, op_type,
                                            flip=flip, all_present=all_present)  # fmt: skip
@@ -61,7 +62,7 @@ def spmv(
     return values, present, None
 
 
-def _cusparse_applies(semiring: Semiring, op_type: np.dtype, matrix: Any) -> bool:
+def cusparse_applies(semiring: Semiring, op_type: np.dtype, matrix: Any) -> bool:
     """cuSPARSE computes plus_times on float32/float64 CSR with int32 indices."""
     return (
         semiring.monoid.binaryop.name == "plus"

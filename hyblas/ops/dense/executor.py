@@ -18,6 +18,7 @@ from ...backend import compile_module, launch, translate_oom
 from ...errors import InvalidValue
 from ...semiring.operators import BinaryOp, Semiring
 from .. import mask as _mask
+from ..reference import cusparse_applies
 from . import emulation
 from . import kernels as _k
 from .layout import DenseLayout, layout_of
@@ -45,14 +46,18 @@ def auto_prefers(edges: Any, u: Any, semiring: Semiring) -> bool:
     """Whether ``executor='auto'`` should take the dense path: the obvious case only.
 
     On the GPU, for a full input vector on a matrix of at least ``AUTO_MIN_ENTRIES`` entries,
-    once the layout exists or on the second full-input product with this matrix (the first
-    product of a one-off SpMV does not pay for a layout build). The cost model that weighs
+    when the reference path would run the generic CSR kernel (the dense executor beat it on
+    every graph measured; cuSPARSE's plus_times it beats only on kron24), once the layout
+    exists or on the second such product with this matrix (the first product of a one-off
+    SpMV does not pay for a layout build). The cost model that weighs
     every executor per call comes later (``hyblas.ops.hybrid``).
     """
     if edges.backend != "cuda" or edges.nnz < AUTO_MIN_ENTRIES or u.nnz != u.size:
         return False
     params = current_params()
     op_type = semiring.input_type(edges.dtype, u.dtype)
+    if cusparse_applies(semiring, op_type, edges):  # it wins on kron22 and grid2048 (H100)
+        return False
     needed = shared_bytes(params.row_panel, params.column_panel, op_type,
                           semiring.output_type(op_type))  # fmt: skip
     if needed > SHARED_LIMIT:
