@@ -30,7 +30,9 @@ def _floor_ms(A: hb.Matrix, copy_tbps: float) -> float:
     return nbytes / (copy_tbps * 1e12) * 1e3
 
 
-def _relative_error(got: Any, ref: np.ndarray) -> float:
+def relative_error(got: Any, ref: np.ndarray) -> float:
+    """Relative L2 error of ``got`` against the float64 ``ref``; presence and infinities must
+    match exactly (non-finite ``ref`` positions are compared only for that)."""
     got = to_numpy(got).astype(np.float64)
     finite = np.isfinite(ref)
     assert np.array_equal(np.isfinite(got), finite), "presence / infinities differ"
@@ -49,7 +51,7 @@ def _tune(weights: hb.Matrix, u: hb.Vector, ref: np.ndarray, repeats: int, floor
             for threads in (256, 512, 1024):
                 kernels.HEAVY_ROW, kernels.BLOCK_KERNEL_THREADS = heavy, threads
                 fn = lambda: hb.ops.mxv(weights, u, hb.semiring.min_plus)  # noqa: E731
-                error = _relative_error(fn().to_dense(fill_value=np.inf), ref)
+                error = relative_error(fn().to_dense(fill_value=np.inf), ref)
                 assert error < 1e-5
                 ms = time_gpu_ms(fn, repeats=repeats)
                 rows.append({"graph": f"kron{scale}",
@@ -94,10 +96,10 @@ def run(scale: int, repeats: int, *, tune: bool = False) -> dict[str, Any]:
     for name, (fn, ref) in peers.items():
         result = fn()
         if ref is None:
-            error = _relative_error(cp.where(cp.asarray(~empty_rows), result, cp.inf),
+            error = relative_error(cp.where(cp.asarray(~empty_rows), result, cp.inf),
                                     ref_plus)
         else:
-            error = _relative_error(dense(result), ref)
+            error = relative_error(dense(result), ref)
         assert error < 1e-5, f"{name}: relative error {error:.2e} against float64"
         ms = time_gpu_ms(fn, repeats=repeats)
         rows.append({"graph": f"kron{scale}", "op": name, "ms": ms, "rel_error": error,

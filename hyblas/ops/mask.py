@@ -23,8 +23,8 @@ from ..errors import DimensionMismatch, InvalidObject
 from ..semiring.operators import BinaryOp, Monoid
 from . import primitives as _prim
 
-__all__ = ["Mask", "as_mask", "check_accum", "write_vector", "write_matrix", "mask_shape",
-           "check_output"]
+__all__ = ["Mask", "as_mask", "check_accum", "accum_type", "write_vector", "write_matrix",
+           "mask_shape", "check_output"]
 
 
 class Mask:
@@ -75,10 +75,18 @@ def check_accum(accum: Any) -> BinaryOp | None:
     raise InvalidObject(f"accum must be a BinaryOp, got {accum!r}")
 
 
-def _accumulate(accum: BinaryOp, old: Any, new: Any, out_dtype: np.dtype) -> Any:
-    op_type = accum.input_type(old.dtype, new.dtype)
-    combined = accum.numpy(old.astype(op_type, copy=False), new.astype(op_type, copy=False))
+def accum_type(accum: BinaryOp, old_dtype: np.dtype, new_dtype: np.dtype,
+               out_dtype: np.dtype) -> np.dtype:  # fmt: skip
+    """The type ``accum`` combines old and new values in; DomainMismatch if its result cannot
+    be stored in ``out_dtype``."""
+    op_type = accum.input_type(old_dtype, new_dtype)
     _dt.check_cast(accum.output_type(op_type), out_dtype, argument="out (after accum)")
+    return op_type
+
+
+def _accumulate(accum: BinaryOp, old: Any, new: Any, out_dtype: np.dtype) -> Any:
+    op_type = accum_type(accum, old.dtype, new.dtype, out_dtype)
+    combined = accum.numpy(old.astype(op_type, copy=False), new.astype(op_type, copy=False))
     return combined.astype(out_dtype, copy=False)
 
 

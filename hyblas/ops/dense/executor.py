@@ -109,8 +109,7 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
     if out is not None:
         _dt.check_cast(out_type, out.dtype)
         if accum is not None:
-            _dt.check_cast(accum.output_type(accum.input_type(out.dtype, out_type)), out.dtype,
-                           argument="out (after accum)")  # fmt: skip
+            _mask.accum_type(accum, out.dtype, out_type, out.dtype)
     params = layout.params
     width, height = params.column_panel, params.row_panel
     phase1_bytes = shared_bytes(height, width, op_type, out_type)

@@ -22,6 +22,7 @@ renumbering by descending degree (``DenseParams.reorder``).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,8 +166,6 @@ def _exclusive_cumsum(xp: Any, counts: Any) -> Any:
 
 def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     """Build the layout of ``matrix`` for ``params`` with vectorized array code (no row loops)."""
-    import time  # noqa: PLC0415
-
     started = time.perf_counter()
     xp = matrix._xp
     m, n = matrix.shape
