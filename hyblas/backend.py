@@ -249,6 +249,19 @@ def cuda_event_timer() -> Any:
     return _Timer()
 
 
+def record_event() -> Any:
+    """A CUDA event recorded now on the current stream (for timing without a sync)."""
+    event = xp_for("cuda").cuda.Event()
+    event.record()
+    return event
+
+
+def elapsed_ms(start: Any, stop: Any) -> float:
+    """Milliseconds between two recorded events (waits for ``stop``)."""
+    stop.synchronize()
+    return xp_for("cuda").cuda.get_elapsed_time(start, stop)
+
+
 @contextlib.contextmanager
 def translate_oom(what: str) -> Iterator[None]:
     """Turn a CuPy out-of-memory error into :class:`~hyblas.errors.OutOfMemory`."""

@@ -121,7 +121,7 @@ def test_invalid_value(objs: dict[str, Any]) -> None:
         hb.Matrix.from_coo([0, 0], [1, 1], [1, 2])
 
 
-@pytest.mark.parametrize("executor", ["sparse", "pull"])
+@pytest.mark.parametrize("executor", ["pull"])
 def test_executors_not_built_yet(objs: dict[str, Any], executor: str) -> None:
     A, u, w = objs["A"], objs["u"], objs["w"]  # noqa: N806
     raises_unchanged(NotImplementedError, f"executor='{executor}'", w,

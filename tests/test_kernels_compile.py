@@ -16,6 +16,7 @@ import pytest
 
 from hyblas.ops import kernels
 from hyblas.ops.dense import kernels as dense_kernels
+from hyblas.ops.sparse import kernels as sparse_kernels
 
 NVCC = shutil.which("nvcc")
 UNITS = 4  # translation units, compiled in parallel
@@ -72,6 +73,14 @@ def test_every_dense_specialization_compiles_for_sm90(tmp_path: Path) -> None:
     """The dense executor's three kernels, for every built-in semiring and dtype, plus the
     fused write with a foreign mask type, another output type and an accumulator."""
     specializations = list(dense_kernels.builtin_specializations())
+    assert len(specializations) == _expected_count() + 1
+    _compile_all(specializations, tmp_path)
+
+
+def test_every_sparse_specialization_compiles_for_sm90(tmp_path: Path) -> None:
+    """The sparse executor's push, spread, finish and fill kernels, for every built-in semiring
+    and dtype, plus int64 ids with a foreign mask type."""
+    specializations = list(sparse_kernels.builtin_specializations())
     assert len(specializations) == _expected_count() + 1
     _compile_all(specializations, tmp_path)
 

@@ -24,6 +24,7 @@ from . import primitives as _prim
 from . import reference
 from . import spgemm as _spgemm
 from .dense import executor as _dense
+from .sparse import executor as _sparse
 
 __all__ = [
     "EXECUTORS",
@@ -44,7 +45,6 @@ __all__ = [
 
 EXECUTORS = ("auto", "reference", "dense", "sparse", "pull")
 _NOT_YET = {
-    "sparse": "the sparse-frontier executor (MultiGraphS, binned push SpMSpV)",
     "pull": "the output-masked pull executor (with the sampling cost model)",
 }
 
@@ -164,7 +164,10 @@ def mxv(
         (:mod:`hyblas.ops.dense`; a NumPy emulation on the CPU). ``'auto'`` takes it on the GPU
         when the input is full, the matrix is large, cuSPARSE does not serve the product, and
         the matrix already has (or is on its second such product and now gets) a dense
-        layout; otherwise the reference path.
+        layout; otherwise the reference path. ``'sparse'`` pushes from ``u``'s entries over
+        the in-degree-grouped push layout (:mod:`hyblas.ops.sparse`), with the mask applied
+        before any atomic: the executor for small frontiers (``'auto'`` does not choose it
+        yet; the cost model will).
 
     Returns
     -------
@@ -216,6 +219,9 @@ def vxm(
 def _spmv(edges: Matrix, u: Vector, sr: Semiring, *, flip: bool, mask: Any, accum: Any,
           replace: bool, out: Vector | None, backend: str, executor: str) -> Vector:  # fmt: skip
     """Run ``w<mask> accum= edges ⊕.⊗ u`` on the chosen executor (``edges``: rows = outputs)."""
+    if executor == "sparse":
+        return _sparse.spmspv(edges, u, sr, flip=flip, mask=mask, accum=accum, replace=replace,
+                              out=out, backend=backend)  # fmt: skip
     if executor == "dense" or (executor == "auto" and _dense.auto_prefers(edges, u, sr)):
         return _dense.spmv(edges, u, sr, flip=flip, mask=mask, accum=accum, replace=replace,
                            out=out, backend=backend)  # fmt: skip

@@ -93,7 +93,8 @@ def _accumulate(accum: BinaryOp, old: Any, new: Any, out_dtype: np.dtype) -> Any
 # --- vectors: bitmap arithmetic -------------------------------------------------------------
 
 
-def _vector_allowed(mask: Mask) -> Any:
+def vector_allowed(mask: Mask) -> Any:
+    """Where a vector mask lets a result through (bool array over the output positions)."""
     values, present = mask.parent._as_bitmap()
     allowed = present if mask.structural else present & values.astype(bool)
     return ~allowed if mask.complement else allowed
@@ -125,7 +126,7 @@ def write_vector(
                                 f"{size}")  # fmt: skip
     if out is None:
         if mask is not None:
-            present = present & _vector_allowed(mask)
+            present = present & vector_allowed(mask)
             nnz = None
         return Vector._from_bitmap(values, present, backend=backend, nnz=nnz)
     _dt.check_cast(values.dtype, out.dtype)
@@ -143,7 +144,7 @@ def write_vector(
     if mask is None:
         new_values, new_present = z_values, z_present
     else:
-        allowed = _vector_allowed(mask)
+        allowed = vector_allowed(mask)
         kept = old_present & ~allowed if not replace else xp.zeros(size, dtype=bool)
         new_present = (z_present & allowed) | kept
         new_values = xp.where(allowed, z_values, old_values)

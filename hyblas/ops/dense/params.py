@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ...errors import InvalidValue
+from ..param_stack import ParamStack
 
 __all__ = ["DenseParams", "DEFAULT_PARAMS", "current_params", "dense_params"]
 
@@ -86,24 +86,19 @@ class DenseParams:
 
 
 DEFAULT_PARAMS = DenseParams()
-_current: list[DenseParams] = [DEFAULT_PARAMS]
+_STACK = ParamStack(DEFAULT_PARAMS)
 
 
 def current_params() -> DenseParams:
     """The parameter set the dense executor uses now."""
-    return _current[-1]
+    return _STACK.current()
 
 
-@contextlib.contextmanager
-def dense_params(params: DenseParams | None = None, **changes: Any) -> Iterator[DenseParams]:
+def dense_params(params: DenseParams | None = None,
+                 **changes: Any) -> contextlib.AbstractContextManager[DenseParams]:  # fmt: skip
     """Run a block with other dense-executor parameters.
 
     ``with dense_params(column_panel=4096): ...`` changes some fields of the current set;
     ``with dense_params(DenseParams(...)):`` replaces it. Layouts are cached per parameter set.
     """
-    chosen = dataclasses.replace(params or current_params(), **changes)
-    _current.append(chosen)
-    try:
-        yield chosen
-    finally:
-        _current.pop()
+    return _STACK.using(params, **changes)

@@ -2,9 +2,7 @@
 
 ``dense_spmv.cu`` is written against ``string.Template`` placeholders (listed at its top);
 :func:`specialize` fills them from a semiring, the accumulator and the output and mask types.
-The shared-memory accumulator is a 4- or 8-byte word; :func:`atomic_combine` picks the native
-atomic for the add monoid where CUDA has one for that word, and a compare-and-swap loop
-otherwise.
+The shared-memory accumulator is a 4- or 8-byte word (:mod:`hyblas.ops.kernels.words`).
 """
 
 from __future__ import annotations
@@ -19,68 +17,17 @@ import numpy as np
 from .... import dtypes as _dt
 from ....semiring.operators import BinaryOp, Semiring
 from ...kernels import cuda_literal
+from ...kernels.words import atomic_combine, word_bytes, word_spelling
 
 __all__ = ["specialize", "heavy_name", "light_name", "reduce_name", "word_bytes",
-           "builtin_specializations"]  # fmt: skip
+           "atomic_combine", "builtin_specializations"]  # fmt: skip
 
 _SOURCE = Path(__file__).with_name("dense_spmv.cu")
-_CAS = (
-    "hyblas_word old = *slot, assumed;"
-    " do { assumed = old;"
-    " const hyblas_word next = hyblas_to_word(hyblas_add(hyblas_from_word(assumed), v));"
-    " if (next == assumed) break;"
-    " old = atomicCAS(slot, assumed, next); } while (old != assumed);"
-)
 
 
 @functools.cache
 def _text() -> str:
     return _SOURCE.read_text()
-
-
-def word_bytes(dtype: np.dtype) -> int:
-    """Bytes of the shared-memory accumulator word for result type ``dtype``."""
-    return 8 if np.dtype(dtype).itemsize == 8 else 4
-
-
-def _word(dtype: np.dtype) -> tuple[str, str, str]:
-    """(word type, to-word statement in v, from-word statement in w)."""
-    dt = np.dtype(dtype)
-    if dt == np.float32:
-        return "unsigned int", "return __float_as_uint(v);", "return __uint_as_float(w);"
-    if dt == np.float64:
-        return ("unsigned long long", "return (unsigned long long)__double_as_longlong(v);",
-                "return __longlong_as_double((long long)w);")  # fmt: skip
-    if dt.itemsize == 8:
-        return "unsigned long long", "return (unsigned long long)v;", "return (hyblas_z)w;"
-    if dt.itemsize == 4:
-        return "unsigned int", "return (unsigned int)v;", "return (hyblas_z)w;"
-    # bool and 1-2 byte integers are widened (sign- or zero-extended) to a 32-bit word
-    return "unsigned int", "return (unsigned int)(int)v;", "return (hyblas_z)(int)w;"
-
-
-def atomic_combine(monoid_name: str, atomic: str | None, dtype: np.dtype) -> str:
-    """The statement combining ``v`` into the shared word ``*slot``."""
-    dt = np.dtype(dtype)
-    word = "unsigned long long" if word_bytes(dt) == 8 else "unsigned int"
-    if monoid_name == "any":  # any contribution is a valid result
-        return "atomicExch(slot, hyblas_to_word(v));"
-    if atomic in ("or", "and", "xor") and dt.kind in "biu":
-        # bitwise ops commute with sign / zero extension, so widened words combine exactly
-        name = {"or": "atomicOr", "and": "atomicAnd", "xor": "atomicXor"}[atomic]
-        return f"{name}(slot, hyblas_to_word(v));"
-    if atomic == "add":
-        if dt == np.float32:
-            return "atomicAdd((float*)slot, v);"
-        if dt == np.float64:
-            return "atomicAdd((double*)slot, v);"
-        if dt.kind in "iu" and dt.itemsize >= 4:
-            return f"atomicAdd(slot, ({word})v);"  # two's complement: the same bits
-    if atomic in ("min", "max") and dt.kind in "iu" and dt.itemsize >= 4:
-        name = "atomicMin" if atomic == "min" else "atomicMax"
-        signed = {4: "int", 8: "long long"}[dt.itemsize] if dt.kind == "i" else word
-        return f"{name}(({signed}*)slot, ({signed})v);"
-    return _CAS
 
 
 def specialize(
@@ -92,7 +39,7 @@ def specialize(
     op_type = np.dtype(op_type)
     out_type = semiring.output_type(op_type)
     out_dtype = np.dtype(out_dtype) if out_dtype is not None else out_type
-    word, to_word, from_word = _word(out_type)
+    word, to_word, from_word = word_spelling(out_type)
     if accum is not None:
         acc_type = accum.input_type(out_dtype, out_type)
         accum_expr = accum.cuda

@@ -1,0 +1,170 @@
+"""Measure the sparse-frontier executor on the GPU: BFS with it on every level, and one SpMSpV
+from a 1%-of-vertices random frontier against cuSPARSE's full SpMV, same graphs, same run.
+
+    python -m benchmarks.sparse_frontier --out result.json [--graphs kron24,grid2048]
+
+For each graph:
+
+* the layout's build time and memory next to the CSR bytes;
+* BFS from the graph's source with ``executor='sparse'`` (CUDA events, median of repeats, after
+  a warm-up run checked against the reference executor's levels), and the reference
+  executor's BFS and the cupyx-naive peer's BFS timed the same way in the same run;
+* one instrumented BFS run: per level the frontier size, the edges its vertices have, the
+  level's wall time, and where it went — the executor's kernels (GPU time of the push and
+  spreading kernels, and of the finish), the GPU idle while the host reads the output count
+  (the one host synchronisation of a call), and the rest (launches, CuPy array operations,
+  Python);
+* one ``mxv`` plus_times float32 from a random frontier of 1% of the vertices, checked against
+  a float64 product on the host, timed against cuSPARSE ``A @ x`` on the full vector, with the
+  walk's kernel time and the frontier's edge count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import hyblas as hb
+from hyblas.backend import device_name, free_gpu_memory_pool, synchronize, to_numpy, xp_for
+from hyblas.ops.sparse import DEFAULT_PARAMS
+from hyblas.ops.sparse.executor import kernel_timing
+from hyblas.ops.sparse.layout import build_layout
+
+from .graphs import build as build_graph
+from .graphs import describe
+from .meta import commit_id
+from .mxv_reference import relative_error
+from .peers import cupyx_naive
+from .timing import time_gpu_ms
+
+ANY_PAIR = hb.semiring["any_pair"][np.bool_]
+
+
+def bfs_levels_instrumented(A: hb.Matrix, source: int, degrees: np.ndarray) -> list[dict]:
+    """hyblas.algorithms.bfs's loop, with each level timed and its frontier described."""
+    n = A.nrows
+    levels = hb.Vector.new(np.int64, n, backend="cuda")
+    frontier = hb.Vector.from_coo([source], [True], size=n, dtype=bool, backend="cuda")
+    rows: list[dict] = []
+    depth = 0
+    synchronize()
+    while frontier.nnz:
+        with kernel_timing() as calls:
+            start = time.perf_counter()
+            hb.ops.assign(levels, depth, None, mask=frontier.S)
+            following = hb.ops.vxm(frontier, A, ANY_PAIR, mask=~levels.S, replace=True,
+                                   executor="sparse")  # fmt: skip
+            synchronize()
+            wall_ms = (time.perf_counter() - start) * 1e3
+        active = to_numpy(frontier._as_sparse()[0])
+        call = calls[0] if calls else {"walk_ms": 0.0, "sync_gap_ms": 0.0, "finish_ms": 0.0}
+        rows.append({"level": depth, "frontier": int(active.size),
+                     "edges": int(degrees[active].sum()), "found": following.nnz,
+                     "wall_ms": wall_ms, **call,
+                     "rest_ms": wall_ms - call["walk_ms"] - call["sync_gap_ms"]
+                     - call["finish_ms"]})  # fmt: skip
+        frontier = following
+        depth += 1
+    return rows
+
+
+def measure_graph(name: str, repeats: int) -> dict[str, Any]:
+    graph = build_graph(name, "cuda")
+    A = graph.A
+    xp = xp_for("cuda")
+    csr = A.to_cupyx()
+    csr_bytes = int(csr.data.nbytes + csr.indices.nbytes + csr.indptr.nbytes)
+    result: dict[str, Any] = {**describe(graph), "csr_bytes": csr_bytes}
+    # the layout of Aᵀ (vxm's edge matrix: BFS pushes along rows of A); A is symmetric here
+    synchronize()
+    start = time.perf_counter()
+    layout = build_layout(A.T, DEFAULT_PARAMS)
+    synchronize()
+    result["layout"] = {**layout.stats(), "build_s": time.perf_counter() - start,
+                        "layout_vs_csr": layout.nbytes() / csr_bytes}  # fmt: skip
+    del layout
+    free_gpu_memory_pool()
+
+    want = hb.algorithms.bfs(A, graph.source, executor="reference")
+    got = hb.algorithms.bfs(A, graph.source, executor="sparse")
+    assert got.isequal(want), "sparse BFS levels differ from the reference executor's"
+    peer = cupyx_naive.OPS["bfs"](graph.peer_graph())
+    peer_levels = to_numpy(peer())
+    assert (peer_levels >= 0).sum() == want.nnz
+    result["bfs_ms"] = {
+        "hyblas:sparse": time_gpu_ms(lambda: hb.algorithms.bfs(A, graph.source,
+                                                               executor="sparse"),
+                                     warmup=1, repeats=repeats),
+        "hyblas:reference": time_gpu_ms(lambda: hb.algorithms.bfs(A, graph.source,
+                                                                  executor="reference"),
+                                        warmup=1, repeats=repeats),
+        "cupyx-naive": time_gpu_ms(peer, warmup=1, repeats=repeats),
+    }  # fmt: skip
+    result["bfs_levels"] = int(to_numpy(want._as_sparse()[1]).max()) + 1
+    result["bfs_per_level"] = bfs_levels_instrumented(A, graph.source, graph.degrees)
+    totals = {k: sum(r[k] for r in result["bfs_per_level"])
+              for k in ("wall_ms", "walk_ms", "sync_gap_ms", "finish_ms", "rest_ms")}
+    result["bfs_instrumented_totals_ms"] = totals
+
+    # one SpMSpV from a random 1% frontier, plus_times float32, against cuSPARSE's full SpMV
+    rng = np.random.default_rng(5)
+    keep = np.sort(rng.choice(A.ncols, A.ncols // 100, replace=False))
+    values = rng.uniform(1, 2, keep.size).astype(np.float32)
+    u = hb.Vector.from_coo(keep, values, size=A.ncols, backend="cuda")
+    host = csr.get().astype(np.float64)
+    x64 = np.zeros(A.ncols)
+    x64[keep] = values
+    reached = host @ (x64 != 0).astype(np.float64) > 0  # A's values are all 1
+    ref = np.where(reached, host @ x64, np.nan)
+    fn = lambda: hb.ops.mxv(A, u, "plus_times", executor="sparse")  # noqa: E731
+    err = relative_error(fn().to_dense(fill_value=np.nan), ref)
+    assert err < 1e-4, err
+    x_full = xp.asarray(rng.uniform(1, 2, A.ncols).astype(np.float32))
+    cusparse_ms = time_gpu_ms(lambda: csr @ x_full, repeats=repeats)
+    sparse_ms = time_gpu_ms(fn, repeats=repeats)
+    reference_ms = time_gpu_ms(lambda: hb.ops.mxv(A, u, "plus_times", executor="reference"),
+                               repeats=repeats)  # fmt: skip
+    with kernel_timing() as calls:
+        for _ in range(repeats):
+            fn()
+    result["spmspv_1pct"] = {
+        "frontier": int(keep.size), "edges": int(graph.degrees[keep].sum()),
+        "outputs": int(reached.sum()), "rel_err": err,
+        "hyblas:sparse_ms": sparse_ms, "hyblas:reference_ms": reference_ms,
+        "cusparse_full_spmv_ms": cusparse_ms, "vs_cusparse_full": sparse_ms / cusparse_ms,
+        "walk_ms": statistics.median(c["walk_ms"] for c in calls),
+        "sync_gap_ms": statistics.median(c["sync_gap_ms"] for c in calls),
+        "finish_ms": statistics.median(c["finish_ms"] for c in calls),
+    }  # fmt: skip
+    graph.release()
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--graphs", default="kron24,grid2048")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    report: dict[str, Any] = {"device": device_name(), "date": datetime.date.today().isoformat(),
+                              "commit": commit_id(), "params": DEFAULT_PARAMS.__dict__,
+                              "graphs": []}  # fmt: skip
+    for name in args.graphs.split(","):
+        report["graphs"].append(measure_graph(name, args.repeats))
+        Path(args.out).write_text(json.dumps(report, indent=1, default=str))
+        free_gpu_memory_pool()
+        summary = {k: v for k, v in report["graphs"][-1].items() if k != "bfs_per_level"}
+        print(json.dumps(summary, indent=1, default=str), file=sys.stderr, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

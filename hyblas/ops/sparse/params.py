@@ -1,0 +1,103 @@
+"""The sparse executor's parameter set, and how to change it for a block of code.
+
+The kernel's shape is fixed by the design (MultiGraph §5): active inputs are taken
+``INPUTS_PER_BLOCK`` per ``THREADS``-thread block, and an input's edges are walked in three
+stages — the last ``E mod 32`` by ``VIRTUAL_WARP``-thread virtual warps (one per input), then
+``mod 256`` by warps, the rest by the whole block.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import InvalidValue
+from ..param_stack import ParamStack
+
+__all__ = ["SparseParams", "DEFAULT_PARAMS", "current_params", "sparse_params",
+           "INPUTS_PER_BLOCK", "THREADS", "WARP", "VIRTUAL_WARP", "MAX_SEGMENT"]  # fmt: skip
+
+INPUTS_PER_BLOCK = 64
+THREADS = 256
+WARP = 32
+VIRTUAL_WARP = THREADS // INPUTS_PER_BLOCK  # 4: one virtual warp per input of the block
+MAX_SEGMENT = 65535  # a segment's touched outputs are listed as uint16 in shared memory
+
+
+@dataclass(frozen=True)
+class SparseParams:
+    """Shape of the sparse-frontier layout and of the kernels that walk it.
+
+    Parameters
+    ----------
+    group_bounds : tuple of int
+        Descending in-degree bounds of the output groups: ``(2048, 1024, 512, 256, 128)``
+        makes the groups ``>= 2048``, ``1024-2047``, ..., ``< 128`` (MultiGraph, Table 1).
+        Outputs are renumbered internally group by group; users always see their own ids.
+    shared_groups : int
+        The first this many groups are the *high in-degree* outputs: cut into segments that
+        a thread block accumulates in shared memory. The other outputs are combined with
+        global atomics.
+    segment : int
+        Outputs per shared-memory segment (at most 65535).
+    segment_min_edges : int
+        A thread block walks the segments only when its inputs have at least this many edges
+        into high in-degree outputs (a few edges do not pay for a segment's bookkeeping);
+        otherwise those edges take the global atomics too.
+    reach : int
+        An input with more edges than this is *gathered*: its edges are spread over many
+        thread blocks by a second kernel (Busato & Bombieri's block gathering) instead of
+        being walked by its own block.
+    spread_blocks : int
+        Thread blocks of the spreading kernel.
+    """
+
+    group_bounds: tuple[int, ...] = (2048, 1024, 512, 256, 128)
+    shared_groups: int = 4
+    segment: int = 8192
+    segment_min_edges: int = 2048
+    reach: int = 4096
+    spread_blocks: int = 528
+
+    def __post_init__(self) -> None:
+        bounds = self.group_bounds
+        if (not isinstance(bounds, tuple) or not bounds
+                or not all(isinstance(b, int) and b >= 1 for b in bounds)
+                or any(a <= b for a, b in zip(bounds, bounds[1:]))):  # fmt: skip
+            raise InvalidValue("SparseParams.group_bounds must be a non-empty tuple of "
+                               f"strictly descending positive ints, got {bounds!r}")  # fmt: skip
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if field.name == "group_bounds":
+                continue
+            lowest = 0 if field.name in ("shared_groups", "segment_min_edges") else 1
+            if not isinstance(value, int) or isinstance(value, bool) or value < lowest:
+                raise InvalidValue(f"SparseParams.{field.name} must be an int >= {lowest}, got "
+                                   f"{value!r}")  # fmt: skip
+        if self.shared_groups > len(bounds):
+            raise InvalidValue(f"SparseParams.shared_groups must be at most the {len(bounds)} "
+                               f"bounded groups, got {self.shared_groups}")  # fmt: skip
+        if self.segment > MAX_SEGMENT:
+            raise InvalidValue(f"SparseParams.segment must be at most {MAX_SEGMENT}, got "
+                               f"{self.segment}")  # fmt: skip
+
+
+DEFAULT_PARAMS = SparseParams()
+_STACK = ParamStack(DEFAULT_PARAMS)
+
+
+def current_params() -> SparseParams:
+    """The parameter set the sparse executor uses now."""
+    return _STACK.current()
+
+
+def sparse_params(params: SparseParams | None = None,
+                  **changes: Any) -> contextlib.AbstractContextManager[SparseParams]:  # fmt: skip
+    """Run a block with other sparse-executor parameters.
+
+    ``with sparse_params(reach=1024): ...`` changes some fields of the current set;
+    ``with sparse_params(SparseParams(...)):`` replaces it. Layouts are cached per parameter set.
+    """
+    return _STACK.using(params, **changes)
