@@ -184,9 +184,10 @@ class Vector:
         return self._bitmap
 
     def _set_content(self, *, sparse: tuple[Any, Any] | None = None,
-                     bitmap: tuple[Any, Any] | None = None) -> None:  # fmt: skip
-        """Replace the entries (same size and dtype)."""
-        self._sparse, self._bitmap, self._nnz = sparse, bitmap, None
+                     bitmap: tuple[Any, Any] | None = None,
+                     nnz: int | None = None) -> None:  # fmt: skip
+        """Replace the entries (same size and dtype); ``nnz`` when the caller knows it."""
+        self._sparse, self._bitmap, self._nnz = sparse, bitmap, nnz
         self._settled()
 
     def clear(self) -> None:

@@ -426,3 +426,17 @@ def test_transpose(backend: str, data: st.DataObject) -> None:
     ctl = data.draw(S.write_controls(t.shape, t.dtype))
     result = run_op(hb.ops.transpose, ctl, backend, A.hyblas(backend))
     assert_matches(result, expected_after(ctl, t))
+
+
+@given(data=st.data())
+def test_assign_scalar_through_a_structural_mask(backend: str, data: st.DataObject) -> None:
+    """``out<m.S> = s`` over all positions (a BFS level update) takes a path of its own: it
+    equals the general assign (reached here through ``slice(None)``)."""
+    dtype = data.draw(S.dtypes)
+    size = data.draw(S.dims)
+    out = data.draw(S.vectors(size=size, dtype=dtype)).hyblas(backend)
+    where = data.draw(S.vectors(size=size, dtype=data.draw(S.dtypes))).hyblas(backend)
+    value = dtype.type(data.draw(S.values_of(dtype)))
+    general = hb.ops.assign(out.dup(), value, slice(None), mask=where.S)
+    fast = hb.ops.assign(out, value, None, mask=where.S)
+    assert fast.isequal(general, check_dtype=True) and fast.nnz == general.nnz

@@ -173,9 +173,10 @@ def test_frontier_order_does_not_matter(backend: str) -> None:
         values = rng.random(400)
         results = []
         for order in (np.argsort(active), rng.permutation(400)):
-            idx, vals = push(A, xp.asarray(active[order]), xp.asarray(values[order]),
-                             hb.semiring.plus_times, flip=False,
-                             params=SparseParams(segment=64, segment_min_edges=10, reach=80))
+            result = push(A, xp.asarray(active[order]), xp.asarray(values[order]),
+                          hb.semiring.plus_times, flip=False,
+                          params=SparseParams(segment=64, segment_min_edges=10, reach=80))
+            idx, vals = result.as_sparse(xp)
             results.append((to_numpy(idx), to_numpy(vals)))
     assert results[0][0].tolist() == results[1][0].tolist()
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)

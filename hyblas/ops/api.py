@@ -639,6 +639,9 @@ def assign(out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = N
     if isinstance(out, Vector):
         if len(indices) != 1:
             raise InvalidValue(f"assign into a Vector takes one index, got {len(indices)}")
+        if (is_scalar and indices[0] is None and accum_op is None and not replace
+                and m is not None and m.structural and not m.complement):  # fmt: skip
+            return _assign_scalar_where(out, value, m.parent)
         idx, _ = _index_array(xp, indices[0], out.size, "indices")
         _unique_or_raise(xp, idx, "indices")
         if is_scalar:
@@ -661,6 +664,26 @@ def assign(out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = N
             z_values[idx], z_present[idx] = patch._as_bitmap()
         return _write_vector(out, z_values, z_present, m, None, replace, out.backend)
     return _assign_matrix(out, value, is_scalar, indices, m, accum_op, replace)
+
+
+def _assign_scalar_where(out: Vector, value: Any, where: Vector) -> Vector:
+    """``out<where.S> = value``: only the mask's entries are written (O(entries of the mask)
+    beyond a copy of a bitmap ``out``), the level update of a BFS."""
+    xp = out._xp
+    idx, _ = where._as_sparse()
+    if out._bitmap is not None:
+        old_values, old_present = out._bitmap
+        added = int((~old_present[idx]).sum()) if idx.size else 0
+        values, present = old_values.copy(), old_present.copy()
+        values[idx] = value
+        present[idx] = True
+        out._set_content(bitmap=(values, present), nnz=out.nnz + added)
+        return out
+    keys, vals = out._sparse
+    fill = xp.full(idx.size, value, dtype=out.dtype)
+    keys, vals = _prim.union_keys(xp, keys, vals, idx, fill, lambda _, new: new, out.dtype)
+    out._set_content(sparse=(keys, vals), nnz=int(keys.size))
+    return out
 
 
 def _assign_matrix(out: Matrix, value: Any, is_scalar: bool, indices: tuple, m: Any,

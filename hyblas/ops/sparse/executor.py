@@ -9,7 +9,9 @@ result.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -48,6 +50,33 @@ def kernel_timing() -> Iterator[list[dict[str, float]]]:
                           "finish_ms": elapsed_ms(e2, e3)})  # fmt: skip
 
 
+@dataclass
+class Result:
+    """A product's present outputs: ``sparse`` (sorted int64 ids, values) or, when that many
+    would be stored as a bitmap anyway, ``bitmap`` (values, presence) over all outputs."""
+
+    count: int
+    sparse: tuple[Any, Any] | None = None
+    bitmap: tuple[Any, Any] | None = None
+
+    def as_sparse(self, xp: Any) -> tuple[Any, Any]:
+        if self.sparse is not None:
+            return self.sparse
+        values, present = self.bitmap
+        idx = xp.flatnonzero(present).astype(np.int64)
+        return idx, values[idx]
+
+    def as_bitmap(self, xp: Any, size: int) -> tuple[Any, Any]:
+        if self.bitmap is not None:
+            return self.bitmap
+        indices, values = self.sparse
+        t_values = xp.zeros(size, dtype=values.dtype)
+        t_present = xp.zeros(size, dtype=bool)
+        t_values[indices] = values
+        t_present[indices] = True
+        return t_values, t_present
+
+
 def spmspv(
     edges: Any, u: Any, semiring: Semiring, *, flip: bool, mask: Any, accum: BinaryOp | None,
     replace: bool, out: Any, backend: str,
@@ -58,31 +87,31 @@ def spmspv(
 
     mask = _mask.as_mask(mask)
     active, u_values = u._as_sparse()
-    indices, values = push(edges, active, u_values, semiring, flip=flip, mask=mask)
+    result = push(edges, active, u_values, semiring, flip=flip, mask=mask)
+    out_type = semiring.output_type(semiring.input_type(edges.dtype, u.dtype))
     if out is None and accum is None:  # the mask was applied in the walk
-        return Vector(edges.nrows, values.dtype, backend=backend, sparse=(indices, values),
-                      nnz=int(indices.size))._settled()  # fmt: skip
-    xp = edges._xp
-    t_values = xp.zeros(edges.nrows, dtype=values.dtype)
-    t_present = xp.zeros(edges.nrows, dtype=bool)
-    t_values[indices] = values
-    t_present[indices] = True
+        if result.sparse is not None:
+            return Vector(edges.nrows, out_type, backend=backend, sparse=result.sparse,
+                          nnz=result.count)._settled()  # fmt: skip
+        return Vector._from_bitmap(*result.bitmap, backend=backend, nnz=result.count)
+    t_values, t_present = result.as_bitmap(edges._xp, edges.nrows)
     return _mask.write_vector(out, t_values, t_present, mask=mask, accum=accum, replace=replace,
-                              backend=backend, nnz=int(indices.size))  # fmt: skip
+                              backend=backend, nnz=result.count)  # fmt: skip
 
 
 def push(edges: Any, active: Any, u_values: Any, semiring: Semiring, *, flip: bool,
-         mask: Any = None, params: SparseParams | None = None) -> tuple[Any, Any]:  # fmt: skip
+         mask: Any = None, params: SparseParams | None = None) -> Result:  # fmt: skip
     """The masked product from the inputs ``active`` (any order, no repeats) with values
-    ``u_values``: (sorted int64 output ids, values of the semiring's output type)."""
+    ``u_values``, in the semiring's output type."""
     params = params or current_params()
     op_type = semiring.input_type(edges.dtype, u_values.dtype)
     layout = layout_of(edges, params)
     x = u_values.astype(op_type, copy=False)
     if edges.backend == "cpu":
         allowed = None if mask is None else _mask.vector_allowed(mask)
-        return emulation.push(layout, params, active, x, semiring, op_type, flip=flip,
-                              allowed=allowed)  # fmt: skip
+        indices, values = emulation.push(layout, params, active, x, semiring, op_type,
+                                         flip=flip, allowed=allowed)  # fmt: skip
+        return Result(int(indices.size), sparse=(indices, values))
     return _push_cuda(layout, params, edges._xp, active, x, semiring, op_type, flip=flip,
                       mask=mask)  # fmt: skip
 
@@ -115,17 +144,34 @@ def _workspace(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
     return entry
 
 
+def _sparse_below() -> int:
+    from ...vector import SPARSE_BELOW  # noqa: PLC0415 - the containers import this package
+
+    return SPARSE_BELOW
+
+
+@functools.lru_cache(maxsize=256)
+def _kernels(semiring: Semiring, op_type: np.dtype, ids: np.dtype, mask_dtype: np.dtype | None,
+             flags: tuple[bool, ...]) -> tuple[Any, ...]:  # fmt: skip
+    """(module, push, spread, finish, finish_bitmap) for one specialization (cached: building
+    the source and looking the module up cost more than a small frontier's kernels)."""
+    source = _k.specialize(semiring, op_type, index_dtype=ids, mask_dtype=mask_dtype)
+    names = (_k.push_name(*flags), _k.spread_name(*flags), _k.FINISH, _k.FINISH_BITMAP, _k.FILL)
+    module = compile_module(source, names)
+    return (module, *(module.get_function(name) for name in names[:4]))
+
+
 def _blocks(n: int) -> int:
     return max(1, min(-(-n // THREADS), 65535))
 
 
 def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any, x: Any,
                semiring: Semiring, op_type: np.dtype, *, flip: bool,
-               mask: Any) -> tuple[Any, Any]:  # fmt: skip
+               mask: Any) -> Result:  # fmt: skip
     out_type = semiring.output_type(op_type)
     n_active = int(active.size)
     if n_active == 0 or layout.nnz == 0:
-        return xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=out_type)
+        return Result(0, sparse=(xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=out_type)))
     iso = layout.iso_value is not None
     has_mask = mask is not None
     structural = has_mask and mask.structural
@@ -134,13 +180,11 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
     mask_values = mask_present = dummy_b
     if has_mask:
         mask_values, mask_present = mask.parent._as_bitmap()
+    kernels = _kernels(semiring, op_type, layout.push_dst.dtype,
+                       mask_values.dtype if has_mask else None,
+                       (flip, iso, has_mask, structural, complement))  # fmt: skip
+    module, push_kernel, spread_kernel, finish, finish_bitmap = kernels
     ids = layout.push_dst.dtype
-    source = _k.specialize(semiring, op_type, index_dtype=ids,
-                           mask_dtype=mask_values.dtype if has_mask else None)  # fmt: skip
-    flags = (flip, iso, has_mask, structural, complement)
-    names = (_k.push_name(*flags), _k.spread_name(*flags), _k.FINISH, _k.FILL)
-    module = compile_module(source, names)
-    push_kernel, spread_kernel, finish = (module.get_function(n) for n in names[:3])
     weights = xp.zeros(1, dtype=op_type) if iso else layout.weights_as(op_type)
     iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
     active = active.astype(np.int64, copy=False)
@@ -170,15 +214,22 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         count = int(counters[0])  # the one host synchronisation of a call
         if events is not None:
             events.append(record_event())
-        values = xp.empty(count, dtype=out_type)
-        if count:
-            launch(finish, (_blocks(count),), (THREADS,),
-                   (np.int64(count), listed, ws, presence, values))  # fmt: skip
+        if count * _sparse_below() >= layout.nrows:  # a bitmap result: no sort
+            values = xp.zeros(layout.nrows, dtype=out_type)
+            present = xp.zeros(layout.nrows, dtype=bool)
+            launch(finish_bitmap, (_blocks(count),), (THREADS,),
+                   (np.int64(count), listed, ws, presence, values, present))  # fmt: skip
+            result = Result(count, bitmap=(values, present))
+        else:
+            values = xp.empty(count, dtype=out_type)
+            if count:
+                launch(finish, (_blocks(count),), (THREADS,),
+                       (np.int64(count), listed, ws, presence, values))  # fmt: skip
+            indices = listed[:count].astype(np.int64)
+            order = xp.argsort(indices)
+            result = Result(count, sparse=(indices[order], values[order]))
         workspace[2] = True
-        indices = listed[:count].astype(np.int64)
-        order = xp.argsort(indices)
-        indices, values = indices[order], values[order]
     if events is not None:
         events.append(record_event())
         _timed.append(tuple(events))
-    return indices, values
+    return result

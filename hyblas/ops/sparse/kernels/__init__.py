@@ -19,10 +19,12 @@ from ....semiring.operators import Semiring
 from ...kernels import cuda_literal
 from ...kernels.words import atomic_combine, word_spelling
 
-__all__ = ["specialize", "push_name", "spread_name", "FINISH", "FILL", "builtin_specializations"]
+__all__ = ["specialize", "push_name", "spread_name", "FINISH", "FINISH_BITMAP", "FILL",
+           "builtin_specializations"]  # fmt: skip
 
 _SOURCE = Path(__file__).with_name("sparse_push.cu")
 FINISH = "hyblas_sparse_finish"
+FINISH_BITMAP = "hyblas_sparse_finish_bitmap"
 FILL = "hyblas_sparse_fill"
 
 
@@ -78,7 +80,7 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
     names = [push_name(True, False, True, False, True), spread_name(True, False, True, False, True),
-             FINISH, FILL]  # fmt: skip
+             FINISH, FINISH_BITMAP, FILL]  # fmt: skip
     int32 = np.dtype(np.int32)
     for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
         semiring = NAMESPACES["semiring"][semiring_name]

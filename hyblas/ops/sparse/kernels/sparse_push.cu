@@ -363,6 +363,22 @@ __global__ void hyblas_sparse_finish(
     }
 }
 
+// The same into a bitmap (values and presence of every output), for results too large to sort.
+__global__ void hyblas_sparse_finish_bitmap(
+    const long long count, const hyblas_i* __restrict__ list, hyblas_word* ws,
+    unsigned int* flags, hyblas_z* __restrict__ values, bool* __restrict__ present)
+{
+    const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < count;
+         k += (long long)gridDim.x * blockDim.x) {
+        const long long user = (long long)list[k];
+        values[user] = hyblas_from_word(ws[user]);
+        present[user] = true;
+        ws[user] = empty;
+        flags[user] = 0u;
+    }
+}
+
 // A fresh work array: identity words, no flags.
 __global__ void hyblas_sparse_fill(const long long n, hyblas_word* ws, unsigned int* flags)
 {
