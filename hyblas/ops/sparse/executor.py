@@ -125,9 +125,9 @@ def segment_bytes(params: SparseParams, out_type: np.dtype) -> int:
 
 def _workspace(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
                out_type: np.dtype) -> list[Any]:  # fmt: skip
-    """[work words, presence flags, clean]: user-indexed, reset between calls by the finish
-    kernel, cached on the layout per result type and identity. A call that failed part-way
-    leaves its workspace marked not clean, and the next call refills it."""
+    """[work words, presence bits (32 outputs a word), clean]: user-indexed, reset between
+    calls by the finish kernel, cached on the layout per result type and identity. A call that
+    failed part-way leaves its workspace marked not clean, and the next call refills it."""
     cache = layout.__dict__.setdefault("_workspaces", {})
     key = (np.dtype(out_type).itemsize == 8, np.dtype(out_type).str,
            repr(semiring.monoid.identity(out_type)))  # fmt: skip
@@ -136,7 +136,8 @@ def _workspace(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
         word = np.uint64 if key[0] else np.uint32
         with translate_oom("sparse SpMSpV work array"):
             entry = cache[key] = [xp.empty(max(layout.nrows, 1), dtype=word),
-                                  xp.empty(max(layout.nrows, 1), dtype=np.uint32), False]
+                                  xp.empty(-(-max(layout.nrows, 1) // 32), dtype=np.uint32),
+                                  False]  # fmt: skip
     if not entry[2]:
         launch(module.get_function(_k.FILL), (_blocks(layout.nrows),), (THREADS,),
                (np.int64(layout.nrows), entry[0], entry[1]))  # fmt: skip

@@ -10,7 +10,7 @@
 //   type, ${M} the mask's value type.
 //
 // Results are combined into a user-indexed work array `ws` (identity everywhere between calls)
-// with presence `flags` (0 between calls); the call that makes an output present appends it to
+// with presence bits `flags` (0 between calls); the call that makes an output present appends it to
 // `list` (warp-aggregated atomics); hyblas_sparse_finish reads the values out and resets both.
 
 typedef ${T} hyblas_t;
@@ -43,7 +43,7 @@ struct hyblas_push_view {
     const hyblas_m* mask_values;
     const bool* mask_present;
     hyblas_word* ws;
-    unsigned int* flags;
+    unsigned int* flags;  // presence bits, 32 outputs a word
     hyblas_i* list;
     unsigned long long* count;
 };
@@ -56,17 +56,20 @@ __device__ __forceinline__ bool hyblas_allowed(const hyblas_push_view& v, long l
     return COMPLEMENT ? !allowed : allowed;
 }
 
-// Combine z into output `user`; true for the one call that made the output present.
+// Combine z into output `user`; true for the one call that made the output present. Presence
+// is one bit per output (a kron24 output set is 2 MB: it stays in L2).
 __device__ __forceinline__ bool hyblas_global_push(const hyblas_push_view& v, long long user,
                                                    hyblas_z z) {
-    unsigned int* flag = &v.flags[user];
+    unsigned int* word = &v.flags[user >> 5];
+    const unsigned int bit = 1u << (user & 31);
 #if HYBLAS_ANY
-    if (*(volatile unsigned int*)flag != 0u || atomicOr(flag, 1u) != 0u) return false;
+    if ((*(volatile unsigned int*)word & bit) != 0u || (atomicOr(word, bit) & bit) != 0u)
+        return false;
     v.ws[user] = hyblas_to_word(z);
     return true;
 #else
     hyblas_atomic_combine(&v.ws[user], z);
-    return *(volatile unsigned int*)flag == 0u && atomicOr(flag, 1u) == 0u;
+    return (*(volatile unsigned int*)word & bit) == 0u && (atomicOr(word, bit) & bit) == 0u;
 #endif
 }
 
@@ -359,7 +362,7 @@ __global__ void hyblas_sparse_finish(
         const long long user = (long long)list[k];
         values[k] = hyblas_from_word(ws[user]);
         ws[user] = empty;
-        flags[user] = 0u;
+        flags[user >> 5] = 0u;  // every bit set in it belongs to a listed output
     }
 }
 
@@ -375,17 +378,17 @@ __global__ void hyblas_sparse_finish_bitmap(
         values[user] = hyblas_from_word(ws[user]);
         present[user] = true;
         ws[user] = empty;
-        flags[user] = 0u;
+        flags[user >> 5] = 0u;
     }
 }
 
-// A fresh work array: identity words, no flags.
+// A fresh work array: identity words, no presence bits.
 __global__ void hyblas_sparse_fill(const long long n, hyblas_word* ws, unsigned int* flags)
 {
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
     for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n;
          k += (long long)gridDim.x * blockDim.x) {
         ws[k] = empty;
-        flags[k] = 0u;
+        if ((k & 31) == 0) flags[k >> 5] = 0u;
     }
 }
