@@ -9,9 +9,14 @@ source's ``hyblas_word``, ``hyblas_z``, ``hyblas_add``, ``hyblas_to_word`` and
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-__all__ = ["word_bytes", "word_spelling", "atomic_combine"]
+from ... import dtypes as _dt
+from . import cuda_literal
+
+__all__ = ["word_bytes", "word_spelling", "atomic_combine", "accumulator_substitutions"]
 
 _CAS = (
     "hyblas_word old = *slot, assumed;"
@@ -65,3 +70,24 @@ def atomic_combine(monoid_name: str, atomic: str | None, dtype: np.dtype) -> str
         signed = {4: "int", 8: "long long"}[dt.itemsize] if dt.kind == "i" else word
         return f"{name}(({signed}*)slot, ({signed})v);"
     return _CAS
+
+
+def accumulator_substitutions(semiring: Any, op_type: np.dtype) -> dict[str, str]:
+    """The template fields every accumulating kernel takes from ``semiring`` on ``op_type``:
+    ``T`` / ``Z`` (operand / result type), ``MULT`` / ``ADD``, ``IDENTITY``, ``WORD`` /
+    ``TO_WORD`` / ``FROM_WORD`` and ``ATOMIC``."""
+    op_type = np.dtype(op_type)
+    out_type = semiring.output_type(op_type)
+    word, to_word, from_word = word_spelling(out_type)
+    monoid = semiring.monoid
+    return {
+        "T": _dt.cuda_name(op_type),
+        "Z": _dt.cuda_name(out_type),
+        "MULT": semiring.binaryop.cuda,
+        "ADD": monoid.binaryop.cuda,
+        "IDENTITY": cuda_literal(monoid.identity(out_type), out_type),
+        "WORD": word,
+        "TO_WORD": to_word,
+        "FROM_WORD": from_word,
+        "ATOMIC": atomic_combine(monoid.name, monoid.atomic, out_type),
+    }

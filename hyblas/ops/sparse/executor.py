@@ -19,6 +19,7 @@ import numpy as np
 from ...backend import compile_module, elapsed_ms, launch, record_event, translate_oom
 from ...semiring.operators import BinaryOp, Semiring
 from .. import mask as _mask
+from ..kernels.words import word_bytes
 from . import emulation
 from . import kernels as _k
 from .layout import SparseLayout, layout_of
@@ -118,8 +119,7 @@ def push(edges: Any, active: Any, u_values: Any, semiring: Semiring, *, flip: bo
 
 def segment_bytes(params: SparseParams, out_type: np.dtype) -> int:
     """Dynamic shared memory of a push block: mirrors ``hyblas_segment_walk``'s carving."""
-    words = (params.segment * np.dtype(np.uint64 if np.dtype(out_type).itemsize == 8
-                                       else np.uint32).itemsize + 7) & ~7  # fmt: skip
+    words = (params.segment * word_bytes(out_type) + 7) & ~7
     return words + 4 * (-(-params.segment // 32)) + 2 * params.segment
 
 

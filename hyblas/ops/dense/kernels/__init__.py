@@ -16,8 +16,7 @@ import numpy as np
 
 from .... import dtypes as _dt
 from ....semiring.operators import BinaryOp, Semiring
-from ...kernels import cuda_literal
-from ...kernels.words import atomic_combine, word_bytes, word_spelling
+from ...kernels.words import accumulator_substitutions, atomic_combine, word_bytes
 
 __all__ = ["specialize", "heavy_name", "light_name", "reduce_name", "word_bytes",
            "atomic_combine", "builtin_specializations"]  # fmt: skip
@@ -39,23 +38,13 @@ def specialize(
     op_type = np.dtype(op_type)
     out_type = semiring.output_type(op_type)
     out_dtype = np.dtype(out_dtype) if out_dtype is not None else out_type
-    word, to_word, from_word = word_spelling(out_type)
     if accum is not None:
         acc_type = accum.input_type(out_dtype, out_type)
         accum_expr = accum.cuda
     else:
         acc_type, accum_expr = out_type, "(x)"
-    monoid = semiring.monoid
     return string.Template(_text()).substitute(
-        T=_dt.cuda_name(op_type),
-        Z=_dt.cuda_name(out_type),
-        MULT=semiring.binaryop.cuda,
-        ADD=monoid.binaryop.cuda,
-        IDENTITY=cuda_literal(monoid.identity(out_type), out_type),
-        WORD=word,
-        TO_WORD=to_word,
-        FROM_WORD=from_word,
-        ATOMIC=atomic_combine(monoid.name, monoid.atomic, out_type),
+        **accumulator_substitutions(semiring, op_type),
         O=_dt.cuda_name(out_dtype),
         M=_dt.cuda_name(np.dtype(mask_dtype) if mask_dtype is not None else np.dtype(bool)),
         ACC_T=_dt.cuda_name(acc_type),

@@ -16,8 +16,7 @@ import numpy as np
 
 from .... import dtypes as _dt
 from ....semiring.operators import Semiring
-from ...kernels import cuda_literal
-from ...kernels.words import atomic_combine, word_spelling
+from ...kernels.words import accumulator_substitutions
 
 __all__ = ["specialize", "push_name", "spread_name", "FINISH", "FINISH_BITMAP", "FILL",
            "builtin_specializations"]  # fmt: skip
@@ -37,21 +36,9 @@ def specialize(semiring: Semiring, op_type: np.dtype, *, index_dtype: np.dtype,
                mask_dtype: np.dtype | None = None) -> str:  # fmt: skip
     """``sparse_push.cu`` for ``semiring`` on ``op_type`` over a layout of ``index_dtype`` ids,
     reading a mask of ``mask_dtype`` values (optional)."""
-    op_type = np.dtype(op_type)
-    out_type = semiring.output_type(op_type)
-    word, to_word, from_word = word_spelling(out_type)
-    monoid = semiring.monoid
     return string.Template(_text()).substitute(
-        T=_dt.cuda_name(op_type),
-        Z=_dt.cuda_name(out_type),
-        MULT=semiring.binaryop.cuda,
-        ADD=monoid.binaryop.cuda,
-        IDENTITY=cuda_literal(monoid.identity(out_type), out_type),
-        WORD=word,
-        TO_WORD=to_word,
-        FROM_WORD=from_word,
-        ATOMIC=atomic_combine(monoid.name, monoid.atomic, out_type),
-        ANY="1" if monoid.name == "any" else "0",
+        **accumulator_substitutions(semiring, op_type),
+        ANY="1" if semiring.monoid.name == "any" else "0",
         I=_dt.cuda_name(np.dtype(index_dtype)),
         M=_dt.cuda_name(np.dtype(mask_dtype) if mask_dtype is not None else np.dtype(bool)),
     )
