@@ -121,15 +121,6 @@ def test_invalid_value(objs: dict[str, Any]) -> None:
         hb.Matrix.from_coo([0, 0], [1, 1], [1, 2])
 
 
-@pytest.mark.parametrize("executor", ["pull"])
-def test_executors_not_built_yet(objs: dict[str, Any], executor: str) -> None:
-    A, u, w = objs["A"], objs["u"], objs["w"]  # noqa: N806
-    raises_unchanged(NotImplementedError, f"executor='{executor}'", w,
-                     lambda: hb.ops.mxv(A, u, "plus_times", out=w, executor=executor))
-    raises_unchanged(NotImplementedError, f"executor='{executor}'", w,
-                     lambda: hb.ops.vxm(w, A, "plus_times", out=u, executor=executor))
-
-
 def test_invalid_object(objs: dict[str, Any]) -> None:
     A, u, w, C = objs["A"], objs["u"], objs["w"], objs["C"]  # noqa: N806
     raises_unchanged(errors.InvalidObject, "u must be a Vector", w,

@@ -16,6 +16,7 @@ import pytest
 
 from hyblas.ops import kernels
 from hyblas.ops.dense import kernels as dense_kernels
+from hyblas.ops.pull import kernels as pull_kernels
 from hyblas.ops.sparse import kernels as sparse_kernels
 
 NVCC = shutil.which("nvcc")
@@ -82,6 +83,14 @@ def test_every_sparse_specialization_compiles_for_sm90(tmp_path: Path) -> None:
     and dtype, plus int64 ids with a foreign mask type."""
     specializations = list(sparse_kernels.builtin_specializations())
     assert len(specializations) == _expected_count() + 1
+    _compile_all(specializations, tmp_path)
+
+
+def test_every_pull_specialization_compiles_for_sm90(tmp_path: Path) -> None:
+    """The pull executor's warp and block kernels (with their early-exit condition), for every
+    built-in semiring and dtype."""
+    specializations = list(pull_kernels.builtin_specializations())
+    assert len(specializations) == _expected_count()
     _compile_all(specializations, tmp_path)
 
 

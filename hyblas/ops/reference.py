@@ -19,8 +19,8 @@ from ..semiring.operators import BinaryOp, Monoid, Semiring
 from . import kernels
 from . import primitives as _prim
 
-__all__ = ["spmv", "cusparse_applies", "reduce_rows", "reduce_all", "ewise_union",
-           "ewise_intersection"]
+__all__ = ["spmv", "cusparse_applies", "reduce_rows", "reduce_all", "scatter_segments",
+           "ewise_union", "ewise_intersection"]
 
 
 def _cast(values: Any, dtype: np.dtype) -> Any:
@@ -57,7 +57,7 @@ def spmv(
     x = _cast(u_values[cols], op_type)
     products = semiring.binaryop.numpy(x, a) if flip else semiring.binaryop.numpy(a, x)
     products = _cast(products, out_type)
-    values, present = _scatter_segments(xp, rows, products, semiring.monoid, matrix.nrows,
+    values, present = scatter_segments(xp, rows, products, semiring.monoid, matrix.nrows,
                                         out_type)  # fmt: skip
     return values, present, None
 
@@ -87,7 +87,7 @@ def _spmv_cusparse(matrix: Any, u_values: Any, op_type: np.dtype) -> tuple[Any, 
     return csr @ _cast(u_values, op_type), nonempty.copy(), count
 
 
-def _scatter_segments(
+def scatter_segments(
     xp: ModuleType, ids: Any, values: Any, monoid: Monoid, size: int, dtype: np.dtype
 ) -> tuple[Any, Any]:
     """Reduce ``values`` grouped by ascending ``ids`` into a bitmap of length ``size``."""
@@ -107,7 +107,7 @@ def reduce_rows(matrix: Any, monoid: Monoid) -> tuple[Any, Any]:
     op_type = monoid.input_type(matrix.dtype)
     out_type = monoid.binaryop.output_type(op_type)
     rows = _prim.row_ids(xp, matrix._indptr, matrix.nrows)
-    return _scatter_segments(xp, rows, _cast(matrix._values, op_type), monoid, matrix.nrows,
+    return scatter_segments(xp, rows, _cast(matrix._values, op_type), monoid, matrix.nrows,
                              out_type)  # fmt: skip
 
 

@@ -20,7 +20,8 @@ from ... import dtypes as _dt
 from ...backend import compile_module, translate_oom
 from ...semiring.operators import Semiring
 
-__all__ = ["source", "cuda_literal", "specialize_spmv", "spmv_csr", "builtin_specializations"]
+__all__ = ["source", "cuda_literal", "specialize_spmv", "spmv_csr", "heavy_rows", "cast_values",
+           "builtin_specializations"]
 
 _HERE = Path(__file__).parent
 # Kernel parameters (tuned on the H100, kron22; see benchmarks/results/):
@@ -81,7 +82,7 @@ def spmv_name(kernel: str, index_dtype: np.dtype, flip: bool, all_present: bool)
     return f"hyblas_spmv_csr_{kernel}<{index}, {str(flip).lower()}, {str(all_present).lower()}>"
 
 
-def _heavy_rows(matrix: Any) -> Any:
+def heavy_rows(matrix: Any) -> Any:
     """Rows with more than HEAVY_ROW entries (int64 ids), cached on the matrix."""
     key = ("heavy_rows", HEAVY_ROW)
     if key not in matrix._cache:
@@ -103,7 +104,7 @@ def spmv_csr(
     source_text = specialize_spmv(semiring, op_type)
     names = tuple(spmv_name(k, matrix._indptr.dtype, flip, all_present) for k in ("warp", "block"))
     module = compile_module(source_text, names)
-    a = matrix._values if matrix.dtype == op_type else _cast_cached(matrix, op_type)
+    a = cast_values(matrix, op_type)
     u = u_values.astype(op_type, copy=False)
     present = u_present.astype(bool, copy=False)
     nrows = matrix.nrows
@@ -111,7 +112,7 @@ def spmv_csr(
     out_present = xp.empty(nrows, dtype=bool)
     if nrows == 0:
         return out, out_present
-    heavy = _heavy_rows(matrix)
+    heavy = heavy_rows(matrix)
     operands = (matrix._indptr, matrix._indices, a, u, present, out, out_present)
     with translate_oom("CSR SpMV"):
         blocks = (nrows * 32 + WARP_KERNEL_THREADS - 1) // WARP_KERNEL_THREADS
@@ -123,7 +124,10 @@ def spmv_csr(
     return out, out_present
 
 
-def _cast_cached(matrix: Any, op_type: np.dtype) -> Any:
+def cast_values(matrix: Any, op_type: np.dtype) -> Any:
+    """The matrix's values as ``op_type`` (the converted copy is cached on the matrix)."""
+    if matrix.dtype == op_type:
+        return matrix._values
     key = ("values_as", op_type.str)
     if key not in matrix._cache:
         matrix._cache[key] = matrix._values.astype(op_type)

@@ -1,0 +1,153 @@
+"""The output-masked pull executor (``executor='pull'``) equals the model and the reference path.
+
+On the CPU this runs the NumPy emulation of the walk, on CUDA the kernels. Heavy rows (more
+than ``HEAVY_ROW`` entries, walked by a whole block) are built on purpose below, and the
+number of edges the walk examines (its early exit) is checked against counts worked out by
+hand, on both backends.
+"""
+
+from __future__ import annotations
+
+import model
+import numpy as np
+import pytest
+import strategies as S
+from hypothesis import given
+from hypothesis import strategies as st
+from test_ops_properties import (
+    SEMIRINGS,
+    assert_matches,
+    expected_after,
+    run_op,
+    semiring_and_dtype,
+    served,
+)
+
+import hyblas as hb
+from hyblas.ops.kernels import HEAVY_ROW
+from hyblas.ops.pull import allowed_rows, pull
+
+
+@given(data=st.data())
+def test_mxv_pull(backend: str, data: st.DataObject) -> None:
+    sr, dtype = data.draw(semiring_and_dtype())
+    A = data.draw(S.matrices(dtype=dtype))
+    u = data.draw(S.vectors(size=A.ncols, dtype=dtype))
+    t = model.mxv(model.of(A), model.of(u), sr)
+    ctl = data.draw(S.write_controls((A.nrows,), t.dtype, accum=sr.monoid.name != "any"))
+    result = run_op(hb.ops.mxv, ctl, backend, A.hyblas(backend), u.hyblas(backend), sr,
+                    executor="pull")  # fmt: skip
+    assert_matches(result, expected_after(ctl, t))
+
+
+@given(data=st.data())
+def test_vxm_pull(backend: str, data: st.DataObject) -> None:
+    sr, dtype = data.draw(semiring_and_dtype())
+    A = data.draw(S.matrices(dtype=dtype))
+    u = data.draw(S.vectors(size=A.nrows, dtype=dtype))
+    t = model.vxm(model.of(u), model.of(A), sr)
+    ctl = data.draw(S.write_controls((A.ncols,), t.dtype, accum=sr.monoid.name != "any"))
+    result = run_op(hb.ops.vxm, ctl, backend, u.hyblas(backend), A.hyblas(backend), sr,
+                    executor="pull")  # fmt: skip
+    assert_matches(result, expected_after(ctl, t))
+
+
+def _heavy_matrix(rng: np.random.Generator, dtype: str) -> hb.Matrix:
+    """Rows are the outputs of ``mxv``: rows 0 and 7 are heavy (block-walked), the rest light."""
+    n = 6000
+    rows = np.concatenate([np.zeros(5000, np.int64), np.full(HEAVY_ROW + 300, 7),
+                           rng.integers(0, n, 20000)])  # fmt: skip
+    cols = np.concatenate([rng.choice(n, 5000, replace=False),
+                           rng.choice(n, HEAVY_ROW + 300, replace=False),
+                           rng.integers(0, n, 20000)])  # fmt: skip
+    keys = np.unique(rows * n + cols)
+    values = rng.integers(1, 5, keys.size).astype(dtype)
+    return hb.Matrix.from_coo(keys // n, keys % n, values, nrows=n, ncols=n)
+
+
+@pytest.mark.parametrize("name", ["plus_times", "min_plus", "max_min", "lor_land", "any_pair",
+                                  "plus_pair", "min_first", "land_lor"])  # fmt: skip
+def test_heavy_rows_and_masks_equal_reference(backend: str, name: str) -> None:
+    rng = np.random.default_rng(5)
+    with hb.using_backend(backend):
+        A = _heavy_matrix(rng, "bool" if name in ("lor_land", "land_lor") else "float64")
+        visited = hb.Vector.from_coo(rng.choice(A.nrows, 2500, replace=False), True,
+                                     size=A.nrows)  # fmt: skip
+        few = hb.Vector.from_coo([0, 7, 11, 5999], True, size=A.nrows)
+        for p in (0.001, 0.3, 1.0):
+            keep = np.flatnonzero(rng.random(A.ncols) < p)
+            u = hb.Vector.from_coo(keep, rng.integers(0, 4, keep.size).astype(A.dtype),
+                                   size=A.ncols)  # fmt: skip
+            for op, args in ((hb.ops.mxv, (A, u)), (hb.ops.vxm, (u, A))):
+                for mask in (None, ~visited.S, visited.S, visited, few.S, ~few.S):
+                    got = op(*args, name, mask=mask, executor="pull")
+                    want = op(*args, name, mask=mask, executor="reference")
+                    assert got.to_coo()[0].tolist() == want.to_coo()[0].tolist()
+                    if name != "any_pair":
+                        np.testing.assert_allclose(got.to_coo()[1], want.to_coo()[1],
+                                                   rtol=1e-12)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SEMIRINGS)
+@pytest.mark.parametrize("dtype", S.DTYPES, ids=str)
+def test_every_semiring_every_dtype_pull(backend: str, name: str, dtype: np.dtype) -> None:
+    sr = hb.semiring[name]
+    if dtype not in served(sr):
+        return
+    rng = np.random.default_rng(abs(hash((name, str(dtype)))) % 2**32)
+    n, m = 37, 29
+    keys = np.unique(rng.integers(0, n * m, 300))
+    A_data = S.MatrixData(n, m, keys // m, keys % m,
+                          rng.integers(0, 4, keys.size).astype(dtype))  # fmt: skip
+    u_idx = np.flatnonzero(rng.random(m) < 0.6)
+    u_data = S.VectorData(m, u_idx, rng.integers(0, 3, u_idx.size).astype(dtype))
+    A, u = A_data.hyblas(backend), u_data.hyblas(backend)
+    assert_matches(hb.ops.mxv(A, u, sr, executor="pull"),
+                   model.mxv(model.of(A_data), model.of(u_data), sr))  # fmt: skip
+    seen = hb.Vector.from_coo(np.flatnonzero(rng.random(n) < 0.5), True, size=n)
+    got = hb.ops.mxv(A, u, sr, mask=~seen.S, executor="pull")
+    want = hb.ops.mxv(A, u, sr, mask=~seen.S, executor="reference")
+    assert got.to_coo()[0].tolist() == want.to_coo()[0].tolist()
+    if sr.monoid.name != "any":
+        assert got.isclose(want, rel_tol=1e-6)
+
+
+def _count_examined(backend: str, A: hb.Matrix, u: hb.Vector, name: str, mask=None) -> int:  # noqa: ANN001, N803
+    xp = A._xp
+    rows, allowed = allowed_rows(hb.ops.mask.as_mask(mask), xp)
+    values, present = u._as_bitmap()
+    _, _, examined = pull(A, values, present, hb.semiring[name], flip=False, rows=rows,
+                          allowed=allowed, count=True)  # fmt: skip
+    return examined
+
+
+def test_the_walk_stops_at_the_step_of_the_first_final_contribution(backend: str) -> None:
+    """Row 0: 100 edges, the first true input at edge 40 -> warp steps of 32 walk 64 edges.
+    Row 1: HEAVY_ROW + 100 edges (a block's steps of 1024), first true input at edge 1500 ->
+    2048. Row 2: 50 edges and no true input -> all 50. lor_land stops; plus_times never does."""
+    n = HEAVY_ROW + 200
+    heavy = HEAVY_ROW + 100
+    rows = np.concatenate([np.zeros(100, np.int64), np.ones(heavy, np.int64),
+                           np.full(50, 2)])  # fmt: skip
+    cols = np.concatenate([np.arange(100), np.arange(heavy) + 100, np.arange(50) + 100])
+    inputs = np.zeros(n, bool)
+    inputs[40] = inputs[1600] = True  # edge 40 of row 0, edge 1500 of row 1
+    with hb.using_backend(backend):
+        A = hb.Matrix.from_coo(rows, cols, True, nrows=3, ncols=n)
+        u = hb.Vector.from_dense(inputs)  # every input present, only two true
+        assert _count_examined(backend, A, u, "lor_land") == 64 + 2048 + 50
+        assert _count_examined(backend, A, u, "plus_times") == 100 + heavy + 50
+        only_row_2 = hb.Vector.from_coo([2], True, size=3)
+        assert _count_examined(backend, A, u, "lor_land", only_row_2.S) == 50
+        assert _count_examined(backend, A, u, "lor_land", ~only_row_2.S) == 64 + 2048
+        got = hb.ops.mxv(A, u, "lor_land", executor="pull")
+        assert got.to_coo()[0].tolist() == [0, 1, 2]
+        assert got.to_coo()[1].tolist() == [True, True, False]
+
+
+def test_bfs_on_the_pull_executor_equals_reference(backend: str) -> None:
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(10, 8, seed=4)
+        for source in (0, 17):
+            got = hb.algorithms.bfs(A, source, executor="pull")
+            assert got.isequal(hb.algorithms.bfs(A, source, executor="reference"))
