@@ -12,6 +12,8 @@ from __future__ import annotations
 from . import binary, errors, indexunary, monoid, ops, semiring, unary
 from .backend import backend, cuda_available, set_backend, using_backend
 from .matrix import Matrix
+from .ops.hybrid import get_policy, policy, set_policy
+from .ops.trace import trace
 from .vector import Vector
 
 __version__ = "0.1.0"
@@ -28,16 +30,21 @@ __all__ = [
     "algorithms",
     "io",
     "generators",
+    "plot",
     "errors",
     "backend",
     "set_backend",
     "using_backend",
     "cuda_available",
+    "trace",
+    "set_policy",
+    "get_policy",
+    "policy",
 ]
 
 
 def __getattr__(name: str):  # noqa: ANN202 - lazy subpackages keep `import hyblas` fast
-    if name in ("algorithms", "io", "generators"):
+    if name in ("algorithms", "io", "generators", "plot"):
         import importlib  # noqa: PLC0415
 
         return importlib.import_module(f".{name}", __name__)

@@ -19,11 +19,14 @@ from ..matrix import Matrix
 from ..semiring.catalogue import NAMESPACES
 from ..semiring.operators import BinaryOp, IndexUnaryOp, Monoid, Operator, Semiring, UnaryOp
 from ..vector import Vector
+from . import hybrid as _hybrid
 from . import mask as _mask
 from . import primitives as _prim
 from . import reference
 from . import spgemm as _spgemm
+from . import trace as _trace
 from .dense import executor as _dense
+from .pull import executor as _pull
 from .sparse import executor as _sparse
 
 __all__ = [
@@ -44,9 +47,6 @@ __all__ = [
 ]
 
 EXECUTORS = ("auto", "reference", "dense", "sparse", "pull")
-_NOT_YET = {
-    "pull": "the output-masked pull executor (with the sampling cost model)",
-}
 
 
 # --- argument checking ----------------------------------------------------------------------
@@ -106,9 +106,6 @@ def _check_mask_and_out(op_name: str, mask: Any, out: Any, kind: type,
 def _check_executor(executor: str) -> None:
     if executor not in EXECUTORS:
         raise InvalidValue(f"executor must be one of {EXECUTORS}, got {executor!r}")
-    if executor in _NOT_YET:
-        raise NotImplementedError(f"executor={executor!r} is {_NOT_YET[executor]}, which is not "
-                                  "built yet; use 'reference' or 'auto'")  # fmt: skip
 
 
 def _matrix_keys(m: Matrix) -> Any:
@@ -218,18 +215,55 @@ def vxm(
 
 def _spmv(edges: Matrix, u: Vector, sr: Semiring, *, flip: bool, mask: Any, accum: Any,
           replace: bool, out: Vector | None, backend: str, executor: str) -> Vector:  # fmt: skip
-    """Run ``w<mask> accum= edges ⊕.⊗ u`` on the chosen executor (``edges``: rows = outputs)."""
-    if executor == "sparse":
-        return _sparse.spmspv(edges, u, sr, flip=flip, mask=mask, accum=accum, replace=replace,
-                              out=out, backend=backend)  # fmt: skip
-    if executor == "dense" or (executor == "auto" and _dense.auto_prefers(edges, u, sr)):
-        return _dense.spmv(edges, u, sr, flip=flip, mask=mask, accum=accum, replace=replace,
-                           out=out, backend=backend)  # fmt: skip
+    """Run ``w<mask> accum= edges ⊕.⊗ u`` on the chosen executor (``edges``: rows = outputs);
+    ``'auto'`` asks :func:`hyblas.ops.hybrid.choose`. An open trace records the call."""
+    choice = _hybrid.choose(edges, u, sr, mask, flip=flip) if executor == "auto" else None
+    run = choice.executor if choice is not None else executor
+    args = dict(flip=flip, mask=mask, accum=accum, replace=replace, out=out, backend=backend)
+    if not _trace.tracing():
+        return _run_spmv(run, edges, u, sr, **args)
+    stats: dict[str, int] = {}
+    timer = _trace.start_timer(backend)
+    result = _run_spmv(run, edges, u, sr, stats=stats, **args)
+    timing = timer.stop()
+    row = _trace.TraceRow(call=0, op="vxm" if flip else "mxv", executor=run, asked=executor,
+                          policy="", outputs=edges.nrows, input_nnz=u.nnz, allowed=None,
+                          edges=stats.get("edges", _edges_touched(run, edges, u)),
+                          reason="asked for")  # fmt: skip
+    if choice is not None:
+        row.policy, row.reason = choice.policy, choice.reason
+        row.estimates_us, row.sampling_ms = dict(choice.estimates_us), choice.deciding_ms
+        row.allowed = choice.allowed
+    if mask is not None and row.allowed is None:
+        row.allowed = int(_mask.vector_allowed(_mask.as_mask(mask)).sum())
+    _trace.record(row, timing)
+    return result
+
+
+def _run_spmv(run: str, edges: Matrix, u: Vector, sr: Semiring, *, flip: bool, mask: Any,
+              accum: Any, replace: bool, out: Vector | None, backend: str,
+              stats: dict[str, int] | None = None) -> Vector:  # fmt: skip
+    args = dict(flip=flip, mask=mask, accum=accum, replace=replace, out=out, backend=backend)
+    if run == "pull":
+        return _pull.spmv(edges, u, sr, stats=stats, **args)
+    if run == "sparse":
+        return _sparse.spmspv(edges, u, sr, **args)
+    if run == "dense":
+        return _dense.spmv(edges, u, sr, **args)
     u_values, u_present = u._as_bitmap()
     values, present, nnz = reference.spmv(edges, u_values, u_present, sr, flip=flip,
                                           all_present=u.nnz == u.size)  # fmt: skip
     return _mask.write_vector(out, values, present, mask=mask, accum=accum, replace=replace,
                               backend=backend, nnz=nnz)
+
+
+def _edges_touched(run: str, edges: Matrix, u: Vector) -> int:
+    """Edges an executor touched (for the trace): the frontier's out-edges for the push,
+    every stored entry for the dense and reference walks."""
+    if run != "sparse":
+        return edges.nnz
+    active = u._as_sparse()[0]
+    return int(_hybrid.input_degrees(edges)[active].sum()) if active.size else 0
 
 
 def mxm(

@@ -1,0 +1,122 @@
+"""Compare the executor policies per iteration: every single executor, the per-iteration oracle,
+and the three policies of ``executor='auto'`` (sampling, beamer, density), same graphs, same run.
+
+    python -m benchmarks.policies --out result.json [--graphs kron22,kron24,grid2048]
+                                  [--algorithms bfs,sssp] [--repeats 3]
+
+For each graph and algorithm (BFS from the graph's source; SSSP from it with the benchmark's
+random weights):
+
+* each single executor (reference, dense, sparse, pull) runs every iteration, traced: its
+  per-iteration product times (CUDA events) and its whole-run time (CUDA events, median of
+  repeats after a warm-up run checked against the reference executor's result);
+* the oracle: per iteration the fastest single executor's product time, summed (MultiGraph's
+  Table 2 "best possible time"), with the sequence of executors it picks;
+* each policy: its whole-run time the same way, its product times, its deciding overhead and
+  the executors it chose per iteration.
+
+Runs on the CPU too (``--backend cpu``), where the fast executors are their NumPy emulations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import hyblas as hb
+from hyblas.backend import device_name, free_gpu_memory_pool, synchronize
+
+from .graphs import build as build_graph
+from .graphs import describe
+from .meta import commit_id
+from .timing import time_cpu_ms, time_gpu_ms
+
+SINGLE = ("reference", "dense", "sparse", "pull")
+
+
+def _run(algorithm: str, graph: Any, executor: str) -> hb.Vector:
+    if algorithm == "bfs":
+        return hb.algorithms.bfs(graph.A, graph.source, executor=executor)
+    return hb.algorithms.sssp(graph.weights, graph.source, executor=executor)
+
+
+def _same(algorithm: str, got: hb.Vector, want: hb.Vector) -> bool:
+    return got.isequal(want) if algorithm == "bfs" else got.isclose(want, rel_tol=1e-5)
+
+
+def measure(algorithm: str, graph: Any, backend: str, repeats: int) -> dict[str, Any]:
+    want = _run(algorithm, graph, "reference")
+    timer = time_gpu_ms if backend == "cuda" else time_cpu_ms
+    runs: dict[str, Any] = {}
+    for name in (*SINGLE, *hb.ops.hybrid.POLICIES):
+        executor = name if name in SINGLE else "auto"
+        policy = name if name not in SINGLE else hb.get_policy()
+        with hb.policy(policy):
+            started = time.perf_counter()
+            with hb.trace() as t:
+                got = _run(algorithm, graph, executor)  # warm-up, layouts built, traced
+            synchronize()
+            traced_s = time.perf_counter() - started
+            assert _same(algorithm, got, want), f"{algorithm} {name} differs from the reference"
+            total = timer(lambda: _run(algorithm, graph, executor), warmup=0, repeats=repeats)  # noqa: B023
+        runs[name] = {
+            "total_ms": total, "first_run_s": traced_s,
+            "products_ms": [r.time_ms for r in t], "deciding_ms": [r.sampling_ms for r in t],
+            "executors": [r.executor for r in t], "input_nnz": [r.input_nnz for r in t],
+            "edges": [r.edges for r in t],
+        }  # fmt: skip
+    iterations = len(runs["reference"]["products_ms"])
+    assert all(len(runs[s]["products_ms"]) == iterations for s in SINGLE)
+    best = [min(SINGLE, key=lambda s: runs[s]["products_ms"][i]) for i in range(iterations)]  # noqa: B023
+    oracle_products = sum(runs[s]["products_ms"][i] for i, s in enumerate(best))
+    single_best = min(SINGLE, key=lambda s: runs[s]["total_ms"])
+    # the oracle's whole-run time: the best single run's time outside its products, plus the
+    # oracle's products (what a perfect per-iteration choice with no deciding cost would take)
+    outside = runs[single_best]["total_ms"] - sum(runs[single_best]["products_ms"])
+    return {
+        "algorithm": algorithm, "iterations": iterations, "runs": runs,
+        "oracle": {"products_ms": oracle_products, "total_ms": oracle_products + outside,
+                   "executors": best},
+        "best_single": single_best,
+        "summary_ms": {name: runs[name]["total_ms"] for name in runs},
+    }  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--graphs", default="kron22,kron24,grid2048")
+    parser.add_argument("--algorithms", default="bfs,sssp")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--backend", default="cuda")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    hb.set_backend(args.backend)
+    report: dict[str, Any] = {"device": device_name(), "date": datetime.date.today().isoformat(),
+                              "commit": commit_id(), "backend": args.backend,
+                              "graphs": []}  # fmt: skip
+    for name in args.graphs.split(","):
+        graph = build_graph(name, args.backend)
+        entry: dict[str, Any] = {**describe(graph), "algorithms": []}
+        for algorithm in args.algorithms.split(","):
+            result = measure(algorithm, graph, args.backend, args.repeats)
+            entry["algorithms"].append(result)
+            report_line = {k: round(v, 3) for k, v in result["summary_ms"].items()}
+            print(name, algorithm, result["iterations"], "iterations; oracle",
+                  round(result["oracle"]["total_ms"], 3), report_line, file=sys.stderr,
+                  flush=True)  # fmt: skip
+        report["graphs"].append(entry)
+        Path(args.out).write_text(json.dumps(report, indent=1, default=str))
+        graph.release()
+        free_gpu_memory_pool()
+    print(json.dumps([{g["graph"]: [{a["algorithm"]: a["summary_ms"]} for a in g["algorithms"]]}
+                      for g in report["graphs"]], indent=1))  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

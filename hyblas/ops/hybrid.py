@@ -1,0 +1,366 @@
+"""Which executor runs a product: the cost model, the alternative policies, and the trace hook.
+
+``executor='auto'`` asks the current policy (:func:`set_policy`):
+
+``'sampling'`` (the default, after MultiGraph §6)
+    Estimates each executor's time from the work it would do and picks the cheapest. The work
+    comes from small random samples taken per call: the frontier's out-edges (the sparse push's
+    work) from the degrees of up to ``SAMPLE`` active inputs, and the edges the pull would
+    examine from walking up to ``SAMPLE`` of the outputs the mask allows until their early
+    exit; the dense and reference work is every stored entry (known, no sampling). Times are
+    ``fixed + per_edge * edges (+ per_output * outputs)`` with coefficients per backend in
+    :data:`COSTS`. Sampling is skipped where the answer is obvious: a frontier below
+    ``OBVIOUSLY_SPARSE`` of the inputs goes to the sparse push, a full input without a mask to
+    the dense / reference path. Executors that need a layout the matrix does not have yet are
+    considered only from its second product on (a one-off product never pays a layout build).
+``'beamer'`` (direction-optimizing BFS, Beamer et al.)
+    Push (sparse) until the frontier's out-edges exceed the allowed outputs' edges / ``ALPHA``,
+    then pull until the frontier falls below ``outputs / BETA``; with no mask, no pull: sparse
+    or dense by the same edge test.
+``'density'`` (GraphBLAST)
+    Push (sparse) while the frontier holds less than ``DENSITY_SWITCH`` of the inputs, then
+    pull when there is a mask, else dense.
+
+Every choice is recorded by an open :func:`hyblas.trace` with the estimates and the reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidValue
+from ..semiring.operators import Semiring
+from . import mask as _mask
+from . import primitives as _prim
+from .dense import executor as _dense
+from .dense.params import current_params as _dense_params
+from .sparse.layout import layout_key as _sparse_key
+from .sparse.params import current_params as _sparse_params
+
+__all__ = ["POLICIES", "COSTS", "Choice", "choose", "set_policy", "get_policy", "policy",
+           "input_degrees"]
+
+POLICIES = ("sampling", "beamer", "density")
+SAMPLE = 256
+OBVIOUSLY_SPARSE = 1e-4
+ALPHA, BETA = 14.0, 24.0
+DENSITY_SWITCH = 0.01
+PULL_WALK_CAP = 512  # a sampled row is walked at most this far (beyond: assumed walked whole)
+
+# Microseconds per unit of each feature of a call: "fixed" (1 per call), "entries" (stored
+# entries of the matrix), "frontier_edges" (the input's out-edges), "pull_edges" (edges the
+# pull examines before its early exit), "allowed_edges" (all edges of the allowed outputs),
+# "allowed" (outputs the mask allows), "outputs". GPU figures: the H100 runs of 2026-11-21
+# (benchmarks/results/): the reference CSR kernel and the dense executor walk kron24's 536M
+# entries in 7-9 ms, the sparse push did kron24's widest level (324M edges) in 18.5 ms, the
+# pull walks like the CSR kernel plus a warp per allowed output. CPU figures: fitted to BFS
+# levels of kron12 on this project's CI-class machine, where the reference path works on the
+# frontier's edges only, the dense emulation walks every tile, and the pull emulation
+# reduces every edge of the allowed rows (it counts, but does not skip, what the early exit
+# saves).
+COSTS: dict[str, dict[str, dict[str, float]]] = {
+    "cuda": {
+        "reference": {"fixed": 40.0, "entries": 1.4e-5, "outputs": 1e-6},
+        "dense": {"fixed": 60.0, "entries": 1.7e-5, "outputs": 1e-6},
+        "sparse": {"fixed": 80.0, "frontier_edges": 6e-5},
+        "pull": {"fixed": 60.0, "pull_edges": 2e-5, "allowed": 1e-4, "outputs": 2e-6},
+    },
+    "cpu": {
+        "reference": {"fixed": 150.0, "entries": 3e-3, "frontier_edges": 0.2},
+        "dense": {"fixed": 100.0, "entries": 0.4},
+        "sparse": {"fixed": 280.0, "frontier_edges": 0.07},
+        "pull": {"fixed": 150.0, "allowed_edges": 0.04, "outputs": 2e-3},
+    },
+}
+
+_policy = ["sampling"]
+
+
+def set_policy(name: str) -> None:
+    """Choose how ``executor='auto'`` picks: ``'sampling'`` (default), ``'beamer'`` or
+    ``'density'``."""
+    if name not in POLICIES:
+        raise InvalidValue(f"policy must be one of {POLICIES}, got {name!r}")
+    _policy[0] = name
+
+
+def get_policy() -> str:
+    """The current policy's name."""
+    return _policy[0]
+
+
+@contextlib.contextmanager
+def policy(name: str) -> Iterator[None]:
+    """Use policy ``name`` inside the block."""
+    before = get_policy()
+    set_policy(name)
+    try:
+        yield
+    finally:
+        _policy[0] = before
+
+
+@dataclass
+class Choice:
+    """The executor picked for one product and what the decision saw."""
+
+    executor: str
+    policy: str
+    reason: str
+    estimates_us: dict[str, float] = field(default_factory=dict)
+    allowed: int | None = None
+    frontier_edges: float = 0.0
+    deciding_ms: float = 0.0
+
+
+def choose(edges: Any, u: Any, semiring: Semiring, mask: Any, *, flip: bool) -> Choice:
+    """The executor ``executor='auto'`` runs ``edges ⊕.⊗ u`` (rows = outputs) on."""
+    started = time.perf_counter()
+    name = get_policy()
+    facts = _Facts(edges, u, semiring, _mask.as_mask(mask), flip)
+    if name == "density":
+        choice = _density(facts)
+    elif name == "beamer":
+        choice = _beamer(facts)
+    else:
+        choice = _sampling(facts)
+    choice.policy = name
+    choice.allowed = facts.allowed_count if facts.mask is not None else None
+    choice.frontier_edges = facts.frontier_edges if facts._frontier is not None else 0.0
+    choice.deciding_ms = (time.perf_counter() - started) * 1e3
+    _remember_product(edges)
+    return choice
+
+
+class _Facts:
+    """What the policies look at, each computed on first use."""
+
+    def __init__(self, edges: Any, u: Any, semiring: Semiring, mask: Any, flip: bool) -> None:
+        self.edges, self.u, self.semiring, self.mask, self.flip = edges, u, semiring, mask, flip
+        self.xp = edges._xp
+        self.backend = edges.backend
+        self.inputs = u.size
+        self.outputs = edges.nrows
+        self.nnz = edges.nnz
+        self.input_nnz = u.nnz
+        self._frontier: float | None = None
+        self._allowed: tuple[Any, int] | None = None
+        self._rng = np.random.default_rng(self.input_nnz * 7919 + self.outputs)
+
+    @property
+    def frontier_edges(self) -> float:
+        """The frontier's out-edges: exact for small frontiers, else from a random sample."""
+        if self._frontier is None:
+            self._frontier = _frontier_edges(self)
+        return self._frontier
+
+    @property
+    def allowed(self) -> Any:
+        """Bool array of the outputs the mask allows (None without a mask)."""
+        if self.mask is None:
+            return None
+        if self._allowed is None:
+            allowed = _mask.vector_allowed(self.mask)
+            self._allowed = (allowed, int(allowed.sum()))
+        return self._allowed[0]
+
+    @property
+    def allowed_count(self) -> int:
+        if self.mask is None:
+            return self.outputs
+        if self.mask.structural and self._allowed is None:  # no pass over the outputs
+            held = self.mask.parent.nnz
+            return self.outputs - held if self.mask.complement else held
+        self.allowed  # noqa: B018 - computes the count with the array
+        return self._allowed[1]
+
+
+def input_degrees(edges: Any) -> Any:
+    """Out-degree of each input (entries per column of the edge matrix), cached."""
+    key = "input_degrees"
+    if key not in edges._cache:
+        edges._cache[key] = edges._xp.bincount(edges._indices, minlength=edges.ncols)
+    return edges._cache[key]
+
+
+def _frontier_edges(f: _Facts) -> float:
+    if f.input_nnz == 0 or f.nnz == 0:
+        return 0.0
+    degrees = input_degrees(f.edges)
+    if f.input_nnz == f.inputs:
+        return float(f.nnz)
+    if f.u.format == "sparse":
+        active = f.u._as_sparse()[0]
+        if f.input_nnz > SAMPLE:
+            pick = f.xp.asarray(f._rng.integers(0, f.input_nnz, SAMPLE))
+            return float(degrees[active[pick]].mean()) * f.input_nnz
+        return float(degrees[active].sum())
+    present = f.u._as_bitmap()[1]
+    pick = f.xp.asarray(f._rng.integers(0, f.inputs, 4 * SAMPLE))
+    return float((degrees[pick] * present[pick]).mean()) * f.inputs
+
+
+def _pull_edges(f: _Facts) -> float:
+    """Edges the pull would examine: the allowed outputs' rows walked to their early exit,
+    estimated from a sample of allowed outputs."""
+    from .pull.emulation import stops_at  # noqa: PLC0415
+
+    xp, edges = f.xp, f.edges
+    if f.allowed_count == 0 or f.nnz == 0:
+        return 0.0
+    if f.mask is None:
+        rows = xp.asarray(f._rng.integers(0, f.outputs, SAMPLE))
+    else:
+        candidates = xp.asarray(f._rng.integers(0, f.outputs, 8 * SAMPLE))
+        rows = candidates[f.allowed[candidates]][:SAMPLE]
+        if rows.size == 0:
+            rows = xp.flatnonzero(f.allowed)[:SAMPLE]
+    indptr = edges._indptr
+    starts = indptr[rows].astype(np.int64)
+    degrees = indptr[rows + 1].astype(np.int64) - starts
+    out_type = f.semiring.output_type(f.semiring.input_type(edges.dtype, f.u.dtype))
+    stops = f.semiring.monoid.name == "any" or f.semiring.monoid.terminal(out_type) is not None
+    if not stops or f.input_nnz == 0:
+        return float(degrees.mean()) * f.allowed_count
+    walked = xp.minimum(degrees, PULL_WALK_CAP)
+    owner = _prim.expand(xp, walked)
+    offset = xp.arange(owner.size, dtype=np.int64) - (xp.cumsum(walked) - walked)[owner]
+    position = starts[owner] + offset
+    inputs = edges._indices[position]
+    values, present = f.u._as_bitmap()
+    op_type = f.semiring.input_type(edges.dtype, f.u.dtype)
+    a = edges._values[position].astype(op_type, copy=False)
+    x = values[inputs].astype(op_type, copy=False)
+    products = f.semiring.binaryop.numpy(x, a) if f.flip else f.semiring.binaryop.numpy(a, x)
+    products = products.astype(out_type, copy=False)
+    stop = present[inputs] & stops_at(xp, f.semiring, products, out_type)
+    first = degrees.copy()  # offset of each row's first final contribution (its degree: none)
+    hits = xp.flatnonzero(stop)  # ascending, so grouped by row
+    if hits.size:
+        hit_rows = owner[hits]
+        leads = xp.concatenate([xp.ones(1, dtype=bool), hit_rows[1:] != hit_rows[:-1]])
+        first[hit_rows[leads]] = offset[hits[leads]]
+    steps = -(-(first + 1) // 32) * 32
+    examined = xp.where(first < degrees, xp.minimum(degrees, steps), degrees)
+    return float(examined.mean()) * f.allowed_count
+
+
+def _layout_ready(f: _Facts, executor: str) -> bool:
+    """Whether ``executor`` may be considered: its layout exists, or this matrix has had a
+    product before (an iterating algorithm, which will reuse the layout)."""
+    cache = f.edges._cache
+    if executor == "dense":
+        built = ("dense_layout", _dense_params()) in cache
+    elif executor == "sparse":
+        built = _sparse_key(_sparse_params()) in cache
+    else:
+        return True
+    return built or cache.get("auto_products", 0) >= 1
+
+
+def _remember_product(edges: Any) -> None:
+    edges._cache["auto_products"] = edges._cache.get("auto_products", 0) + 1
+
+
+def _dense_fits(f: _Facts) -> bool:
+    params = _dense_params()
+    op_type = f.semiring.input_type(f.edges.dtype, f.u.dtype)
+    needed = _dense.shared_bytes(params.row_panel, params.column_panel, op_type,
+                                 f.semiring.output_type(op_type))  # fmt: skip
+    return needed <= _dense.SHARED_LIMIT
+
+
+def _feature(f: _Facts, name: str) -> float:
+    if name == "fixed":
+        return 1.0
+    if name == "entries":
+        return float(f.nnz)
+    if name == "outputs":
+        return float(f.outputs)
+    if name == "allowed":
+        return float(f.allowed_count)
+    if name == "frontier_edges":
+        return f.frontier_edges
+    if name == "pull_edges":
+        return _pull_edges(f)
+    if name == "allowed_edges":
+        if f.mask is None:
+            return float(f.nnz)
+        return float(f.xp.diff(f.edges._indptr)[f.allowed].sum())
+    raise KeyError(name)
+
+
+def _estimate(f: _Facts, executor: str) -> float:
+    """Modelled microseconds of ``executor`` on this call."""
+    return sum(c * _feature(f, k) for k, c in COSTS[f.backend][executor].items() if c)
+
+
+def _bucket(count: int) -> int:
+    """Half-octave size classes: calls of about the same size share a decision."""
+    return int(2 * np.log2(count + 1))
+
+
+def _sampling(f: _Facts) -> Choice:
+    if f.input_nnz == 0:
+        return Choice("sparse", "", "empty input: nothing to push")
+    if f.input_nnz < OBVIOUSLY_SPARSE * f.inputs and _layout_ready(f, "sparse"):
+        return Choice("sparse", "", f"frontier below {OBVIOUSLY_SPARSE:g} of the inputs")
+    key = (f.semiring.name, f.u.dtype.str, f.flip, f.mask is not None and f.mask.structural,
+           f.mask is not None and f.mask.complement, _bucket(f.input_nnz),
+           _bucket(f.allowed_count), tuple(_layout_ready(f, e) for e in ("dense", "sparse")))
+    remembered = f.edges._cache.setdefault("auto_decisions", {})
+    if key in remembered:
+        best, estimates = remembered[key]
+        return Choice(best, "", "as an earlier call of this size (not sampled)", estimates)
+    choice = _sample_and_estimate(f)
+    remembered[key] = (choice.executor, choice.estimates_us)
+    return choice
+
+
+def _sample_and_estimate(f: _Facts) -> Choice:
+    candidates = ["reference"]
+    if _layout_ready(f, "dense") and _dense_fits(f):
+        candidates.append("dense")
+    if _layout_ready(f, "sparse") and f.input_nnz < f.inputs:
+        candidates.append("sparse")
+    if f.input_nnz < f.inputs or f.mask is not None:
+        candidates.append("pull")
+    estimates = {name: _estimate(f, name) for name in candidates}
+    best = min(estimates, key=estimates.get)
+    return Choice(best, "", "lowest estimate", estimates)
+
+
+def _density(f: _Facts) -> Choice:
+    density = f.input_nnz / max(f.inputs, 1)
+    if density < DENSITY_SWITCH:
+        return Choice("sparse", "", f"frontier density {density:.4f} < {DENSITY_SWITCH}")
+    if f.mask is not None:
+        return Choice("pull", "", f"frontier density {density:.4f} >= {DENSITY_SWITCH}, masked")
+    return Choice("dense" if _dense_fits(f) else "reference", "",
+                  f"frontier density {density:.4f} >= {DENSITY_SWITCH}, no mask")
+
+
+def _beamer(f: _Facts) -> Choice:
+    cache = f.edges._cache
+    pulling = cache.get("beamer_pulling", False)
+    m_f = f.frontier_edges
+    if f.mask is None:
+        wide = m_f > f.nnz / ALPHA
+        name = ("dense" if _dense_fits(f) else "reference") if wide else "sparse"
+        return Choice(name, "", f"no mask: frontier edges {m_f:.0f} vs entries / {ALPHA:g}")
+    rows_degrees = f.xp.diff(f.edges._indptr)
+    m_u = float(rows_degrees[f.allowed].sum())
+    if not pulling and m_f > m_u / ALPHA:
+        pulling, reason = True, f"frontier edges {m_f:.0f} > unexplored edges {m_u:.0f} / {ALPHA:g}"
+    elif pulling and f.input_nnz < f.outputs / BETA:
+        pulling, reason = False, f"frontier {f.input_nnz} < outputs / {BETA:g}"
+    else:
+        reason = "keeps direction"
+    cache["beamer_pulling"] = pulling
+    return Choice("pull" if pulling else "sparse", "", reason)

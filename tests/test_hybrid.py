@@ -1,0 +1,156 @@
+"""``executor='auto'``: every policy's choice gives the reference result; the trace records one
+row per product with what was chosen and why; the policies switch where they say they do."""
+
+from __future__ import annotations
+
+import sys
+
+import model
+import numpy as np
+import pytest
+import strategies as S
+from hypothesis import given
+from hypothesis import strategies as st
+from test_ops_properties import assert_matches, expected_after, run_op, semiring_and_dtype
+
+import hyblas as hb
+from hyblas.errors import InvalidValue, MissingDependency
+from hyblas.ops import hybrid
+
+
+@pytest.fixture(scope="session", params=hybrid.POLICIES)
+def policy_name(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+def _frontier(data: st.DataObject, size: int, dtype: np.dtype) -> S.VectorData:
+    u = data.draw(S.vectors(size=size, dtype=dtype))
+    keep = data.draw(st.integers(0, size))
+    return S.VectorData(size, u.indices[:keep], u.values[:keep])
+
+
+@given(data=st.data())
+def test_auto_equals_the_model_under_every_policy(backend: str, policy_name: str,
+                                                  data: st.DataObject) -> None:  # fmt: skip
+    """The matrix has had a product before, so layouts are in play and any executor may win."""
+    sr, dtype = data.draw(semiring_and_dtype())
+    A = data.draw(S.matrices(dtype=dtype))
+    vxm = data.draw(st.booleans())
+    size = A.nrows if vxm else A.ncols
+    u = _frontier(data, size, dtype)
+    A_h, u_h = A.hyblas(backend), u.hyblas(backend)
+    with hb.policy(policy_name):
+        if vxm:
+            t = model.vxm(model.of(u), model.of(A), sr)
+            hb.ops.vxm(u_h, A_h, sr)  # an earlier product on the same matrix
+            ctl = data.draw(S.write_controls((A.ncols,), t.dtype, accum=sr.monoid.name != "any"))
+            result = run_op(hb.ops.vxm, ctl, backend, u_h, A_h, sr)
+        else:
+            t = model.mxv(model.of(A), model.of(u), sr)
+            hb.ops.mxv(A_h, u_h, sr)
+            ctl = data.draw(S.write_controls((A.nrows,), t.dtype, accum=sr.monoid.name != "any"))
+            result = run_op(hb.ops.mxv, ctl, backend, A_h, u_h, sr)
+    assert_matches(result, expected_after(ctl, t))
+
+
+def _levels_by_policy(A: hb.Matrix, source: int) -> dict[str, tuple[hb.Vector, hb.Trace]]:  # noqa: N803
+    out = {}
+    for name in hybrid.POLICIES:
+        with hb.policy(name), hb.trace() as t:
+            out[name] = (hb.algorithms.bfs(A, source), t)
+    return out
+
+
+def test_bfs_under_every_policy_equals_reference(backend: str) -> None:
+    with hb.using_backend(backend):
+        for A in (hb.generators.kronecker(11, 8, seed=3), hb.generators.grid_2d(20, 30)):
+            want = hb.algorithms.bfs(A, 5, executor="reference")
+            for name, (got, t) in _levels_by_policy(A, 5).items():
+                assert got.isequal(want), name
+                assert len(t) >= 1
+
+
+def test_the_trace_has_one_row_per_product_with_its_fields(backend: str) -> None:
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(10, 8, seed=2)
+        want = hb.algorithms.bfs(A, 1, executor="reference")
+        depth = int(want.to_coo()[1].max())
+        with hb.trace() as t:
+            got = hb.algorithms.bfs(A, 1)
+            u = hb.Vector.from_coo([0, 3], [1.0, 2.0], size=A.nrows)
+            hb.ops.mxv(A, u, "plus_times", executor="reference")
+    assert got.isequal(want)
+    # one product per level, the last one finding nothing, then the explicit mxv
+    assert len(t) == depth + 2
+    assert [r.call for r in t] == list(range(len(t)))
+    assert {r.op for r in t[:-1]} == {"vxm"} and t[-1].op == "mxv"
+    assert t[-1].executor == "reference" and t[-1].asked == "reference"
+    assert t[-1].reason == "asked for" and t[-1].estimates_us == {} and t[-1].allowed is None
+    assert t[-1].edges == A.nnz and t[-1].input_nnz == 2
+    _, levels = want.to_coo()
+    for level, row in enumerate(t[:-1]):
+        assert row.asked == "auto" and row.policy == hb.get_policy()
+        assert row.executor in ("reference", "dense", "sparse", "pull")
+        assert row.input_nnz == int((levels == level).sum())  # the frontier of this level
+        assert row.allowed == A.nrows - int((levels <= level).sum())  # the unvisited
+        assert row.time_ms >= 0 and row.sampling_ms >= 0 and row.edges >= 0
+    assert sum(v["calls"] for v in t.summary().values()) == len(t)
+    text = t.table()
+    assert text.count("\n") == len(t) + 1 and "executor" in text
+    assert len(t.records()) == len(t)
+
+
+def test_tracing_off_records_nothing_and_traces_nest() -> None:
+    A = hb.generators.grid_2d(8, 8)
+    u = hb.Vector.from_coo([0], [1.0], size=A.nrows)
+    with hb.trace() as outer:
+        hb.ops.mxv(A, u, "plus_times")
+        with hb.trace() as inner:
+            hb.ops.vxm(u, A, "min_plus")
+    hb.ops.mxv(A, u, "plus_times")
+    assert [r.op for r in outer] == ["mxv", "vxm"]
+    assert [r.op for r in inner] == ["vxm"] and inner[0].call == 0
+    assert not hb.ops.trace.tracing()
+
+
+def test_to_pandas_without_pandas_is_a_named_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    with hb.trace() as t:
+        hb.ops.mxv(hb.generators.grid_2d(3, 3), hb.Vector.from_coo([0], [1.0], size=9),
+                   "plus_times")  # fmt: skip
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(MissingDependency, match="pandas"):
+        t.to_pandas()
+
+
+def test_to_pandas() -> None:
+    pd = pytest.importorskip("pandas")
+    with hb.trace() as t:
+        hb.algorithms.bfs(hb.generators.grid_2d(5, 5), 0)
+    frame = t.to_pandas()
+    assert isinstance(frame, pd.DataFrame) and len(frame) == len(t)
+    assert {"executor", "input_nnz", "edges", "time_ms", "sampling_ms"} <= set(frame.columns)
+
+
+def test_policies_switch_where_they_say(backend: str) -> None:
+    """density: push below 1% of the inputs, pull above (masked). beamer: push while the
+    frontier's edges are few, pull once they pass the unexplored edges / 14."""
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(12, 16, seed=1)
+        source = int(np.argmax(hb.ops.reduce_rows(A, "plus").to_dense(fill_value=0)))
+        runs = _levels_by_policy(A, source)
+    n = A.nrows
+    for row in runs["density"][1]:
+        want = "sparse" if row.input_nnz < 0.01 * n else "pull"
+        assert row.executor == want, (row.input_nnz, row.executor)
+    beamer = [r.executor for r in runs["beamer"][1]]
+    assert beamer[0] == "sparse" and "pull" in beamer
+    assert all(r.reason for r in runs["beamer"][1])
+
+
+def test_bad_policy_is_a_named_error_and_the_block_restores() -> None:
+    with pytest.raises(InvalidValue, match="policy must be one of"):
+        hb.set_policy("fastest")
+    before = hb.get_policy()
+    with hb.policy("density"):
+        assert hb.get_policy() == "density"
+    assert hb.get_policy() == before
