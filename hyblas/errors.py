@@ -15,6 +15,7 @@ __all__ = [
     "InvalidObject",
     "BackendError",
     "OutOfMemory",
+    "MissingDependency",
 ]
 
 
@@ -58,3 +59,7 @@ class OutOfMemory(HyblasError, MemoryError):
         if free_bytes is not None:
             parts.append(f"{free_bytes / 2**20:.1f} MiB free")
         super().__init__(", ".join(parts))
+
+
+class MissingDependency(HyblasError, ImportError):
+    """An optional package a feature needs is not installed; the message says what to install."""

@@ -427,6 +427,12 @@ class Matrix:
         entries = ", ".join(f"({r},{c}): {v!r}" for r, c, v in zip(rows, cols, values.tolist()))
         return f"{head}\n  {{{entries}}}"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: shape, nnz, dtype, backend, memory and a spy picture."""
+        from .display import matrix_html  # noqa: PLC0415 - display imports this module
+
+        return matrix_html(self)
+
     def __len__(self) -> int:
         raise TypeError("len() of a Matrix is ambiguous; use nrows, ncols or nnz")
 

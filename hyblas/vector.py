@@ -372,6 +372,12 @@ class Vector:
         idx, vals = self.to_coo()
         return f"{head}\n  {{{', '.join(f'{i}: {v!r}' for i, v in zip(idx, vals.tolist()))}}}"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: size, nnz, dtype, backend, storage, memory and the first entries."""
+        from .display import vector_html  # noqa: PLC0415 - display imports this module
+
+        return vector_html(self)
+
     def __len__(self) -> int:
         return self._size
 

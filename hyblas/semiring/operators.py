@@ -75,6 +75,12 @@ class Operator:
         typed = f"[{self.dtype.name}]" if self.dtype is not None else ""
         return f"{self.kind}.{self.name}{typed}"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: name, parts, dtypes served (and identities, for monoids/semirings)."""
+        from ..display import operator_html  # noqa: PLC0415 - avoid an import cycle
+
+        return operator_html(self)
+
     def __reduce__(self) -> Any:  # pickle registered operators by name
         return (_lookup_registered, (self.kind, self.name, self.dtype))
 
