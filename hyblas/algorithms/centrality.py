@@ -10,6 +10,7 @@ import numpy as np
 from .. import ops
 from ..errors import InvalidObject, InvalidValue
 from ..matrix import Matrix
+from ..progress import check_progress, progress_bar
 from ..semiring.catalogue import NAMESPACES
 from ..vector import Vector
 from ._checks import mirrored_entries, square_matrix, vertices
@@ -122,6 +123,7 @@ def betweenness_centrality(
     seed: int | np.random.Generator | None = 0,
     batch: int = 64,
     executor: str = "auto",
+    progress: bool | None = None,
 ) -> Vector:
     """Betweenness centrality of every vertex over unweighted shortest paths, as
     ``networkx.betweenness_centrality(G, k, normalized)`` on the same graph.
@@ -157,6 +159,10 @@ def betweenness_centrality(
         Sources per forward/backward sweep: memory is ``O(batch · n)`` per BFS level.
     executor : str
         Passed to :func:`hyblas.ops.mxm`.
+    progress : bool, optional
+        Show a tqdm progress bar counting the sources done, advanced once per batch. None
+        (default): only in a Jupyter kernel, once a call has run for a couple of seconds, and
+        only if tqdm is installed.
 
     Returns
     -------
@@ -176,8 +182,10 @@ def betweenness_centrality(
     IndexOutOfBounds
         If a source is not a vertex.
     InvalidValue
-        If an int ``sources`` is outside ``[0, n]``, a sequence repeats a vertex, or
-        ``batch < 1``.
+        If an int ``sources`` is outside ``[0, n]``, a sequence repeats a vertex,
+        ``batch < 1``, or ``progress`` is not a bool or None.
+    MissingDependency
+        If ``progress=True`` and tqdm is not installed.
     """
     name = "betweenness_centrality"
     square_matrix(A, name)
@@ -187,6 +195,7 @@ def betweenness_centrality(
                             f"got {sources!r}")  # fmt: skip
     if isinstance(batch, bool) or not isinstance(batch, int | np.integer) or batch < 1:
         raise InvalidValue(f"{name}: batch must be a positive int, got {batch!r}")
+    check_progress(progress, name)
     if sources is None:
         chosen = np.arange(n, dtype=np.int64)
     elif isinstance(sources, int | np.integer):
@@ -199,11 +208,13 @@ def betweenness_centrality(
         directed = mirrored_entries(A) != A.nnz
 
     raw = Vector.from_scalar(0.0, n, dtype=np.float64, backend=A.backend)
-    for first in range(0, chosen.size, int(batch)):
-        stop = first + int(batch)
-        dependencies = _brandes_batch(A, chosen[first:stop], executor)
-        raw = ops.ewise_add(raw, ops.reduce_columns(dependencies, _monoid["plus"]),
-                            _binary["plus"])  # fmt: skip
+    with progress_bar(progress, total=int(chosen.size), desc=name, unit="source") as bar:
+        for first in range(0, chosen.size, int(batch)):
+            batch_sources = chosen[first:first + int(batch)]
+            dependencies = _brandes_batch(A, batch_sources, executor)
+            raw = ops.ewise_add(raw, ops.reduce_columns(dependencies, _monoid["plus"]),
+                                _binary["plus"])  # fmt: skip
+            bar.update(int(batch_sources.size))
     if chosen.size == 0:
         return raw
     k = None if sources is None else chosen.size

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import ops
 from ..matrix import Matrix
+from ..progress import check_progress, progress_bar
 from ..semiring.catalogue import NAMESPACES
 from ._checks import square_matrix, vertices
 
@@ -22,6 +23,7 @@ def multi_source_bfs(
     sources: Any,
     *,
     executor: str = "auto",
+    progress: bool | None = None,
 ) -> Matrix:
     """Breadth-first searches from several sources at once.
 
@@ -40,6 +42,11 @@ def multi_source_bfs(
         gives an empty ``0 x n`` result.
     executor : str
         Passed to :func:`hyblas.ops.mxm`.
+    progress : bool, optional
+        Show a tqdm progress bar, one step per BFS level, with the number of (search, vertex)
+        pairs in the frontier (the depth is not known in advance). None (default): only in a
+        Jupyter kernel, once a call has run for a couple of seconds, and only if tqdm is
+        installed.
 
     Returns
     -------
@@ -56,11 +63,16 @@ def multi_source_bfs(
         If ``A`` is not square.
     IndexOutOfBounds
         If a source is not a vertex.
+    InvalidValue
+        If ``progress`` is not a bool or None.
+    MissingDependency
+        If ``progress=True`` and tqdm is not installed.
     """
     square_matrix(A, "multi_source_bfs")
     n = A.nrows
     starts = vertices(sources, n, "multi_source_bfs")
     k = starts.size
+    check_progress(progress, "multi_source_bfs")
     levels = Matrix.new(np.int64, k, n, backend=A.backend)
     if k == 0:
         return levels
@@ -68,11 +80,14 @@ def multi_source_bfs(
                                backend=A.backend)  # fmt: skip
     any_pair = _semiring["any_pair"][np.bool_]
     depth = 0
-    while frontier.nnz:
-        # levels<frontier.S> = depth: only the new frontier's entries are written
-        ops.apply(frontier, _binary["second"][np.int64], right=depth, mask=frontier.S,
-                  out=levels)  # fmt: skip
-        depth += 1
-        frontier = ops.mxm(frontier, A, any_pair, mask=~levels.S, replace=True,
-                           executor=executor)  # fmt: skip
+    with progress_bar(progress, total=None, desc="multi_source_bfs", unit="level") as bar:
+        while frontier.nnz:
+            # levels<frontier.S> = depth: only the new frontier's entries are written
+            ops.apply(frontier, _binary["second"][np.int64], right=depth, mask=frontier.S,
+                      out=levels)  # fmt: skip
+            bar.set_postfix(frontier=frontier.nnz, refresh=False)
+            depth += 1
+            frontier = ops.mxm(frontier, A, any_pair, mask=~levels.S, replace=True,
+                               executor=executor)  # fmt: skip
+            bar.update()
     return levels

@@ -7,6 +7,7 @@ import numpy as np
 from .. import ops
 from ..errors import InvalidValue
 from ..matrix import Matrix
+from ..progress import ProgressBar, check_progress, finish, progress_bar
 from ..semiring.catalogue import NAMESPACES
 from ..vector import Vector
 from ._checks import square_matrix
@@ -31,6 +32,7 @@ def pagerank(
     variant: str = "power",
     executor: str = "auto",
     return_iterations: bool = False,
+    progress: bool | None = None,
 ) -> Vector | tuple[Vector, int]:
     """PageRank of every vertex, as ``networkx.pagerank(G, alpha=damping, tol=tol)``.
 
@@ -78,6 +80,11 @@ def pagerank(
         Passed to :func:`hyblas.ops.vxm`.
     return_iterations : bool
         Also return the number of iterations (rounds, for ``"data"``) run.
+    progress : bool, optional
+        Show a tqdm progress bar, one step per iteration (round, for ``"data"``) out of
+        ``max_iter`` (or ``iterations``), with the last L1 change (number of active vertices,
+        for ``"data"``). None (default): only in a Jupyter kernel, once a call has run for a
+        couple of seconds, and only if tqdm is installed.
 
     Returns
     -------
@@ -95,8 +102,10 @@ def pagerank(
     InvalidValue
         For ``damping`` outside [0, 1], ``tol <= 0``,
         ``max_iter < 1``, ``iterations < 0`` or given with ``"data"``, an unknown
-        ``variant``, or if the iteration does not converge within ``max_iter`` steps
-        (networkx raises ``PowerIterationFailedConvergence`` there).
+        ``variant``, ``progress`` not a bool or None, or if the iteration does not converge
+        within ``max_iter`` steps (networkx raises ``PowerIterationFailedConvergence`` there).
+    MissingDependency
+        If ``progress=True`` and tqdm is not installed.
     """
     square_matrix(A, "pagerank")
     if not 0.0 <= float(damping) <= 1.0:
@@ -113,6 +122,7 @@ def pagerank(
                                f"it does not apply to variant={variant!r}")  # fmt: skip
         if int(iterations) < 0:
             raise InvalidValue(f"pagerank: iterations must be at least 0, got {iterations}")
+    check_progress(progress, "pagerank")
     n = A.nrows
     if n == 0:
         empty = Vector.new(np.float64, 0, backend=A.backend)
@@ -120,12 +130,16 @@ def pagerank(
     # 1 / out-weight of every vertex with a nonzero out-weight; the others are dangling.
     out_weight = ops.select(ops.reduce_rows(A, _monoid["plus"][np.float64]), "valuene", 0.0)
     inv_out = ops.apply(out_weight, _unary["minv"][np.float64])
-    if variant == "power":
-        ranks, count = _power(A, float(damping), inv_out, float(tol), int(max_iter), iterations,
-                              executor)  # fmt: skip
-    else:
-        ranks, count = _data_driven(A, float(damping), inv_out, float(tol), int(max_iter),
-                                    executor)  # fmt: skip
+    total = int(iterations) if iterations is not None else int(max_iter)
+    unit = "iteration" if variant == "power" else "round"
+    with progress_bar(progress, total=total, desc="pagerank", unit=unit) as bar:
+        if variant == "power":
+            ranks, count = _power(A, float(damping), inv_out, float(tol), int(max_iter),
+                                  iterations, executor, bar)  # fmt: skip
+        else:
+            ranks, count = _data_driven(A, float(damping), inv_out, float(tol), int(max_iter),
+                                        executor, bar)  # fmt: skip
+        finish(bar)  # converged before max_iter
     return (ranks, count) if return_iterations else ranks
 
 
@@ -153,34 +167,41 @@ def _power_step(A: Matrix, alpha: float, ranks: Vector, inv_out: Vector,  # noqa
 
 
 def _power(A: Matrix, alpha: float, inv_out: Vector, tol: float, max_iter: int,  # noqa: N803
-           iterations: int | None, executor: str) -> tuple[Vector, int]:  # fmt: skip
+           iterations: int | None, executor: str,
+           bar: ProgressBar) -> tuple[Vector, int]:  # fmt: skip
     n = A.nrows
     ranks = _full(1.0 / n, A)
     if iterations is not None:  # a fixed amount of work: no convergence test
         for _ in range(int(iterations)):
             ranks = _power_step(A, alpha, ranks, inv_out, executor)
+            bar.update()
         return ranks, int(iterations)
     plus = _monoid["plus"][np.float64]
     for iteration in range(1, max_iter + 1):
         new_ranks = _power_step(A, alpha, ranks, inv_out, executor)
         change = ops.apply(ops.ewise_add(new_ranks, ranks, "minus"), _unary["abs"]).reduce(plus)
         ranks = new_ranks
-        if float(change) < n * tol:
+        l1_change = float(change)  # the iteration's one host synchronisation
+        bar.set_postfix(change=l1_change, refresh=False)
+        bar.update()
+        if l1_change < n * tol:
             return ranks, iteration
     raise InvalidValue(
         f"pagerank: no convergence within max_iter={max_iter} iterations "
-        f"(last L1 change {float(change):.3g}, needed < {n * tol:.3g})"
+        f"(last L1 change {l1_change:.3g}, needed < {n * tol:.3g})"
     )
 
 
 def _data_driven(A: Matrix, alpha: float, inv_out: Vector, tol: float, max_iter: int,  # noqa: N803
-                 executor: str) -> tuple[Vector, int]:  # fmt: skip
+                 executor: str, bar: ProgressBar) -> tuple[Vector, int]:  # fmt: skip
     plus = _binary["plus"]
     start = _full(1.0 / A.nrows, A)
     ranks = _power_step(A, alpha, start, inv_out, executor)  # round 1: everyone pushes
     residual = ops.ewise_add(ranks, start, "minus")  # the change since each vertex pushed
+    bar.update()
     for round_ in range(1, max_iter + 1):
         large = ops.select(ops.apply(residual, _unary["abs"]), "valuegt", tol)
+        bar.set_postfix(active=large.nnz, refresh=False)  # nnz is cached on the host
         if not large.nnz:
             total = float(ranks.reduce(_monoid["plus"][np.float64]))
             return ops.apply(ranks, _binary["times"], right=1.0 / total), round_
@@ -193,6 +214,7 @@ def _data_driven(A: Matrix, alpha: float, inv_out: Vector, tol: float, max_iter:
         ops.assign(residual, 0.0, None, mask=active.S)  # the active vertices pushed theirs
         ops.apply(arrived, _unary["identity"], accum=plus, out=residual)
         ops.apply(arrived, _unary["identity"], accum=plus, out=ranks)
+        bar.update()
     largest = float(ops.apply(residual, _unary["abs"]).reduce(_monoid["max"][np.float64]))
     raise InvalidValue(f"pagerank: variant='data' did not converge within max_iter={max_iter} "
                        f"rounds ({large.nnz} vertices still changed by more than tol={tol} "

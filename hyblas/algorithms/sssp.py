@@ -7,6 +7,7 @@ import numpy as np
 from .. import ops
 from ..errors import InvalidValue
 from ..matrix import Matrix
+from ..progress import progress_bar
 from ..semiring.catalogue import NAMESPACES
 from ..vector import Vector
 from ._checks import square_matrix, vertex
@@ -21,6 +22,7 @@ def sssp(
     source: int,
     *,
     executor: str = "auto",
+    progress: bool | None = None,
 ) -> Vector:
     """Shortest-path distances from ``source`` (Bellman-Ford, negative weights allowed).
 
@@ -41,6 +43,11 @@ def sssp(
     source : int
     executor : str
         Passed to :func:`hyblas.ops.vxm`.
+    progress : bool, optional
+        Show a tqdm progress bar, one step per relaxation round, with the frontier size (the
+        number of rounds is not known in advance; at most ``n``). None (default): only in a
+        Jupyter kernel, once a call has run for a couple of seconds, and only if tqdm is
+        installed.
 
     Returns
     -------
@@ -60,7 +67,9 @@ def sssp(
         If ``source`` is not a vertex.
     InvalidValue
         If a negative cycle is reachable from ``source`` (one that is not reachable does not
-        matter).
+        matter), or ``progress`` is not a bool or None.
+    MissingDependency
+        If ``progress=True`` and tqdm is not installed.
     """
     square_matrix(A, "sssp")
     n = A.nrows
@@ -69,14 +78,17 @@ def sssp(
     min_plus = _semiring["min_plus"][dtype]
     dist = Vector.from_coo([source], [0], size=n, dtype=dtype, backend=A.backend)
     frontier = dist.dup()
-    for _ in range(n):  # n rounds: the last one finds an improvement only around a cycle
-        if not frontier.nnz:
-            return dist
-        reached = ops.vxm(frontier, A, min_plus, executor=executor)
-        # keep the candidates that beat the known distance (or reach a vertex for the first time)
-        no_better = ops.ewise_mult(reached, dist, "ge")
-        frontier = ops.apply(reached, "identity", mask=~no_better)
-        dist = ops.ewise_add(dist, frontier, "min")
+    with progress_bar(progress, total=None, desc="sssp", unit="round") as bar:
+        for _ in range(n):  # n rounds: the last one finds an improvement only around a cycle
+            if not frontier.nnz:
+                return dist
+            bar.set_postfix(frontier=frontier.nnz, refresh=False)  # nnz is cached on the host
+            reached = ops.vxm(frontier, A, min_plus, executor=executor)
+            # keep the candidates that beat the known distance (or reach a vertex the first time)
+            no_better = ops.ewise_mult(reached, dist, "ge")
+            frontier = ops.apply(reached, "identity", mask=~no_better)
+            dist = ops.ewise_add(dist, frontier, "min")
+            bar.update()
     if frontier.nnz:
         raise InvalidValue(f"sssp: a negative cycle is reachable from source={source} (distances "
                            f"still improve after {n} rounds of {n} vertices)")  # fmt: skip
