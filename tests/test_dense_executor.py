@@ -270,21 +270,22 @@ def test_panels_too_big_for_shared_memory_raise_and_leave_out_unchanged(cuda_usa
 
 @pytest.mark.gpu
 def test_auto_takes_dense_on_the_second_full_product(cuda_usable: bool) -> None:
+    """The sampling policy on the GPU: a full min_plus product on a large matrix (the generic
+    CSR kernel's case) goes to the dense layout from the matrix's second product on; plus_times
+    on floats stays with cuSPARSE; a one-entry input is pushed."""
     if not cuda_usable:
         pytest.skip("needs the 'cuda' backend")
-    from hyblas.ops.dense import executor
-
     A = hb.generators.grid_2d(1024, 1024, backend="cuda")
-    assert A.nnz >= executor.AUTO_MIN_ENTRIES
     u = hb.Vector.from_dense(np.ones(A.ncols, dtype=np.float32), backend="cuda")
-    first = hb.ops.mxv(A, u, "min_plus")
-    assert not any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A._cache)
-    second = hb.ops.mxv(A, u, "min_plus")
-    assert any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A._cache)
+    with hb.policy("sampling"), hb.trace() as t:
+        first = hb.ops.mxv(A, u, "min_plus")
+        assert not any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A._cache)
+        second = hb.ops.mxv(A, u, "min_plus")
+        assert any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A._cache)
+        hb.ops.mxv(A, u, "plus_times")
+        hb.ops.mxv(A, hb.Vector.from_coo([0], [1.0], size=A.ncols, backend="cuda"), "min_plus")
     assert second.isclose(first)
-    sparse_input = hb.Vector.from_coo([0], [1.0], size=A.ncols, backend="cuda")
-    assert not executor.auto_prefers(A, sparse_input, hb.semiring.min_plus)
-    assert not executor.auto_prefers(A, u, hb.semiring.plus_times)  # cuSPARSE serves it
+    assert [r.executor for r in t] == ["reference", "dense", "reference", "sparse"]
 
 
 def test_auto_stays_on_reference_on_the_cpu() -> None:

@@ -40,6 +40,7 @@ from . import mask as _mask
 from . import primitives as _prim
 from .dense import executor as _dense
 from .dense.params import current_params as _dense_params
+from .reference import cusparse_applies
 from .sparse.layout import layout_key as _sparse_key
 from .sparse.params import current_params as _sparse_params
 
@@ -56,20 +57,23 @@ PULL_WALK_CAP = 512  # a sampled row is walked at most this far (beyond: assumed
 # Microseconds per unit of each feature of a call: "fixed" (1 per call), "entries" (stored
 # entries of the matrix), "frontier_edges" (the input's out-edges), "pull_edges" (edges the
 # pull examines before its early exit), "allowed_edges" (all edges of the allowed outputs),
-# "allowed" (outputs the mask allows), "outputs". GPU figures: the H100 runs of 2026-11-21
-# (benchmarks/results/): the reference CSR kernel and the dense executor walk kron24's 536M
-# entries in 7-9 ms, the sparse push did kron24's widest level (324M edges) in 18.5 ms, the
-# pull walks like the CSR kernel plus a warp per allowed output. CPU figures: fitted to BFS
+# "allowed" (outputs the mask allows), "outputs"; "entries_cusparse" / "entries_generic" are
+# the entries when the reference path runs cuSPARSE (plus_times on floats, full input) or its
+# generic CSR kernel. GPU figures: the H100 runs of 2026-11-21 (benchmarks/results/): kron22's
+# BFS levels (67M entries) take 1.7-2.0 ms on the generic CSR kernel, 1.5 ms on the dense
+# executor, 2.1 ms or more on the pull (about 0.5 ns per allowed output); the sparse push did
+# kron24's widest level (324M edges) in 18.5 ms. CPU figures: fitted to BFS
 # levels of kron12 on this project's CI-class machine, where the reference path works on the
 # frontier's edges only, the dense emulation walks every tile, and the pull emulation
 # reduces every edge of the allowed rows (it counts, but does not skip, what the early exit
 # saves).
 COSTS: dict[str, dict[str, dict[str, float]]] = {
     "cuda": {
-        "reference": {"fixed": 40.0, "entries": 1.4e-5, "outputs": 1e-6},
-        "dense": {"fixed": 60.0, "entries": 1.7e-5, "outputs": 1e-6},
+        "reference": {"fixed": 40.0, "entries_cusparse": 1.4e-5, "entries_generic": 2.6e-5,
+                      "outputs": 1e-6},
+        "dense": {"fixed": 40.0, "entries": 2.2e-5, "outputs": 1e-6},
         "sparse": {"fixed": 80.0, "frontier_edges": 6e-5},
-        "pull": {"fixed": 60.0, "pull_edges": 2e-5, "allowed": 1e-4, "outputs": 2e-6},
+        "pull": {"fixed": 60.0, "pull_edges": 2e-5, "allowed": 4e-4, "outputs": 2e-6},
     },
     "cpu": {
         "reference": {"fixed": 150.0, "entries": 3e-3, "frontier_edges": 0.2},
@@ -281,6 +285,10 @@ def _feature(f: _Facts, name: str) -> float:
         return 1.0
     if name == "entries":
         return float(f.nnz)
+    if name in ("entries_cusparse", "entries_generic"):
+        op_type = f.semiring.input_type(f.edges.dtype, f.u.dtype)
+        served = f.input_nnz == f.inputs and cusparse_applies(f.semiring, op_type, f.edges)
+        return float(f.nnz) if served == (name == "entries_cusparse") else 0.0
     if name == "outputs":
         return float(f.outputs)
     if name == "allowed":

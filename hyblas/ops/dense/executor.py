@@ -18,16 +18,14 @@ from ...backend import compile_module, launch, translate_oom
 from ...errors import InvalidValue
 from ...semiring.operators import BinaryOp, Semiring
 from .. import mask as _mask
-from ..reference import cusparse_applies
 from . import emulation
 from . import kernels as _k
 from .layout import DenseLayout, layout_of
 from .params import current_params
 
-__all__ = ["spmv", "auto_prefers", "shared_bytes", "SHARED_LIMIT", "AUTO_MIN_ENTRIES"]
+__all__ = ["spmv", "shared_bytes", "SHARED_LIMIT"]
 
 SHARED_LIMIT = 227 * 1024  # the H100's opt-in maximum of dynamic shared memory per block
-AUTO_MIN_ENTRIES = 1 << 20  # below this the layout build is not worth it for 'auto'
 
 
 def _align8(n: int) -> int:
@@ -40,33 +38,6 @@ def shared_bytes(height: int, width: int, op_type: np.dtype, out_type: np.dtype)
     at = _align8(at + width * np.dtype(op_type).itemsize)
     at = _align8(at + height * 4)
     return at + width
-
-
-def auto_prefers(edges: Any, u: Any, semiring: Semiring) -> bool:
-    """Whether ``executor='auto'`` should take the dense path: the obvious case only.
-
-    On the GPU, for a full input vector on a matrix of at least ``AUTO_MIN_ENTRIES`` entries,
-    when the reference path would run the generic CSR kernel (the dense executor beat it on
-    every graph measured; cuSPARSE's plus_times it beats only on kron24), once the layout
-    exists or on the second such product with this matrix (the first product of a one-off
-    SpMV does not pay for a layout build). The cost model that weighs
-    every executor per call comes later (``hyblas.ops.hybrid``).
-    """
-    if edges.backend != "cuda" or edges.nnz < AUTO_MIN_ENTRIES or u.nnz != u.size:
-        return False
-    params = current_params()
-    op_type = semiring.input_type(edges.dtype, u.dtype)
-    if cusparse_applies(semiring, op_type, edges):  # it wins on kron22 and grid2048 (H100)
-        return False
-    needed = shared_bytes(params.row_panel, params.column_panel, op_type,
-                          semiring.output_type(op_type))  # fmt: skip
-    if needed > SHARED_LIMIT:
-        return False
-    if ("dense_layout", params) in edges._cache:
-        return True
-    seen = edges._cache.get("dense_full_products", 0) + 1
-    edges._cache["dense_full_products"] = seen
-    return seen >= 2
 
 
 def spmv(
