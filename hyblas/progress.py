@@ -58,7 +58,8 @@ NO_BAR = _NoBar()
 
 
 def _tqdm_class() -> Any:
-    """``tqdm.auto.tqdm`` (a widget in Jupyter when ipywidgets exists, text otherwise).
+    """``tqdm.auto.tqdm`` where ipywidgets is installed (a widget in Jupyter), else the text
+    bar ``tqdm.std.tqdm`` (``tqdm.auto`` would warn "IProgress not found" into the cell).
 
     The one place tqdm is imported; tests replace it to record the bars created.
 
@@ -68,7 +69,12 @@ def _tqdm_class() -> Any:
         If tqdm is not installed.
     """
     try:
-        from tqdm.auto import tqdm
+        import importlib.util  # noqa: PLC0415
+
+        if importlib.util.find_spec("ipywidgets") is not None:
+            from tqdm.auto import tqdm
+        else:
+            from tqdm.std import tqdm
     except ImportError as exc:
         raise MissingDependency(
             "progress=True needs tqdm, which is not installed: pip install tqdm"
