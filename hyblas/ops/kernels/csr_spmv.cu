@@ -70,6 +70,26 @@ __device__ __forceinline__ void hyblas_warp_reduce(hyblas_z& acc, bool& found) {
     }
 }
 
+// Combine the (acc, found) of every thread of the block; true in the thread holding the result.
+__device__ __forceinline__ bool hyblas_block_reduce(hyblas_z& acc, bool& found) {
+    __shared__ hyblas_z warp_acc[32];
+    __shared__ bool warp_found[32];
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    hyblas_warp_reduce(acc, found);
+    if (lane == 0) {
+        warp_acc[warp] = acc;
+        warp_found[warp] = found;
+    }
+    __syncthreads();
+    if (warp != 0) return false;
+    const int nwarps = blockDim.x >> 5;
+    acc = lane < nwarps ? warp_acc[lane] : (hyblas_z)(${IDENTITY});
+    found = lane < nwarps ? warp_found[lane] : false;
+    hyblas_warp_reduce(acc, found);
+    return lane == 0;
+}
+
 // One warp per row; rows with more than `heavy` entries are left to hyblas_spmv_csr_block.
 template <typename I, bool FLIP, bool ALL_PRESENT>
 __global__ void hyblas_spmv_csr_warp(
@@ -113,30 +133,14 @@ __global__ void hyblas_spmv_csr_block(
     hyblas_z* __restrict__ out,
     bool* __restrict__ out_present)
 {
-    __shared__ hyblas_z warp_acc[32];
-    __shared__ bool warp_found[32];
     if (blockIdx.x >= nheavy) return;
     const long long row = heavy_rows[blockIdx.x];
-    const int lane = threadIdx.x & 31;
-    const int warp = threadIdx.x >> 5;
     hyblas_z acc = (hyblas_z)(${IDENTITY});
     bool found = false;
     hyblas_row_partial<I, FLIP, ALL_PRESENT>(indptr[row], indptr[row + 1], threadIdx.x,
                                              blockDim.x, indices, a, u, u_present, acc, found);
-    hyblas_warp_reduce(acc, found);
-    if (lane == 0) {
-        warp_acc[warp] = acc;
-        warp_found[warp] = found;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        const int nwarps = blockDim.x >> 5;
-        acc = lane < nwarps ? warp_acc[lane] : (hyblas_z)(${IDENTITY});
-        found = lane < nwarps ? warp_found[lane] : false;
-        hyblas_warp_reduce(acc, found);
-        if (lane == 0) {
-            out[row] = acc;
-            out_present[row] = found;
-        }
+    if (hyblas_block_reduce(acc, found)) {
+        out[row] = acc;
+        out_present[row] = found;
     }
 }

@@ -1,7 +1,7 @@
 // hyblas output-masked pull SpMV: the listed outputs walk their rows of the edge matrix (CSR).
 //
 // Appended to csr_spmv.cu's specialization, whose helpers (hyblas_mult, hyblas_add,
-// hyblas_combine, hyblas_warp_reduce) it uses; adds
+// hyblas_combine, hyblas_warp_reduce, hyblas_block_reduce) it uses; adds
 //   ${STOP} a condition in (acc, found) after which nothing can change the output:
 //           `found` for the any monoid, `found && acc == terminal` for a monoid with a terminal
 //           value, `false` otherwise.
@@ -80,12 +80,8 @@ __global__ void hyblas_pull_block(
     bool* __restrict__ out_present,
     unsigned long long* __restrict__ examined)
 {
-    __shared__ hyblas_z warp_acc[32];
-    __shared__ bool warp_found[32];
     if (blockIdx.x >= nheavy) return;
     const long long row = heavy_rows[blockIdx.x];
-    const int lane = threadIdx.x & 31;
-    const int warp = threadIdx.x >> 5;
     const I begin = indptr[row];
     const I end = indptr[row + 1];
     hyblas_z acc = (hyblas_z)(${IDENTITY});
@@ -98,21 +94,9 @@ __global__ void hyblas_pull_block(
         }
         if (__syncthreads_or(hyblas_pull_stops(acc, found))) { base += blockDim.x; break; }
     }
-    hyblas_warp_reduce(acc, found);
-    if (lane == 0) {
-        warp_acc[warp] = acc;
-        warp_found[warp] = found;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        const int nwarps = blockDim.x >> 5;
-        acc = lane < nwarps ? warp_acc[lane] : (hyblas_z)(${IDENTITY});
-        found = lane < nwarps ? warp_found[lane] : false;
-        hyblas_warp_reduce(acc, found);
-        if (lane == 0) {
-            out[row] = acc;
-            out_present[row] = found;
-            if (COUNT) atomicAdd(examined, (unsigned long long)(min(base, (long long)end) - begin));
-        }
+    if (hyblas_block_reduce(acc, found)) {
+        out[row] = acc;
+        out_present[row] = found;
+        if (COUNT) atomicAdd(examined, (unsigned long long)(min(base, (long long)end) - begin));
     }
 }
