@@ -7,6 +7,7 @@ is actually shown, never at ``import hyblas`` time.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from typing import Any, Protocol
 
@@ -69,16 +70,13 @@ def _tqdm_class() -> Any:
         If tqdm is not installed.
     """
     try:
-        import importlib.util  # noqa: PLC0415
-
-        if importlib.util.find_spec("ipywidgets") is not None:
-            from tqdm.auto import tqdm
-        else:
-            from tqdm.std import tqdm
+        from tqdm.auto import tqdm
     except ImportError as exc:
         raise MissingDependency(
             "progress=True needs tqdm, which is not installed: pip install tqdm"
         ) from exc
+    if importlib.util.find_spec("ipywidgets") is None:
+        from tqdm.std import tqdm
     return tqdm
 
 

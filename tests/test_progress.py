@@ -135,10 +135,21 @@ def test_finish_completes_an_early_stopped_bar(recorder: _Recorder) -> None:
     hb_progress.finish(hb_progress.NO_BAR)  # a no-op bar has nothing to finish
 
 
-def test_true_uses_tqdm_auto() -> None:
-    import tqdm.auto  # noqa: PLC0415
+def test_true_uses_tqdm_auto_with_ipywidgets_else_the_text_bar(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util  # noqa: PLC0415
 
+    import tqdm.auto  # noqa: PLC0415
+    import tqdm.std  # noqa: PLC0415
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: object() if name == "ipywidgets" else real(name, *a))
     assert hb_progress._tqdm_class() is tqdm.auto.tqdm
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "ipywidgets" else real(name, *a))
+    assert hb_progress._tqdm_class() is tqdm.std.tqdm
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, 0, 1.0, np.True_, [], "auto"])
