@@ -157,14 +157,14 @@ def mxv(
     out : Vector, optional
         Size ``m``; updated in place and returned.
     executor : {'auto', 'reference', 'dense', 'sparse', 'pull'}
-        Which executor runs the product. ``'dense'`` is the 2D-blocked two-phase SpMV
-        (:mod:`hyblas.ops.dense`; a NumPy emulation on the CPU). ``'auto'`` takes it on the GPU
-        when the input is full, the matrix is large, cuSPARSE does not serve the product, and
-        the matrix already has (or is on its second such product and now gets) a dense
-        layout; otherwise the reference path. ``'sparse'`` pushes from ``u``'s entries over
-        the in-degree-grouped push layout (:mod:`hyblas.ops.sparse`), with the mask applied
-        before any atomic: the executor for small frontiers (``'auto'`` does not choose it
-        yet; the cost model will).
+        Which executor runs the product: ``'reference'`` (the portable path); ``'dense'``, the
+        2D-blocked two-phase SpMV (:mod:`hyblas.ops.dense`); ``'sparse'``, the push from
+        ``u``'s entries over the in-degree-grouped layout, masked before any atomic
+        (:mod:`hyblas.ops.sparse`); ``'pull'``, the outputs the mask allows reduce their rows
+        and stop early where the monoid allows (:mod:`hyblas.ops.pull`). The fast executors
+        run CUDA kernels on the GPU and NumPy emulations of the same walk on the CPU.
+        ``'auto'`` asks the current policy (:func:`hyblas.set_policy`, see
+        :mod:`hyblas.ops.hybrid`); :func:`hyblas.trace` records what it chose and why.
 
     Returns
     -------
