@@ -37,9 +37,9 @@ import numpy as np
 from ..errors import InvalidValue
 from ..semiring.operators import Semiring
 from . import mask as _mask
-from . import primitives as _prim
 from .dense import executor as _dense
 from .dense.params import current_params as _dense_params
+from .pull.emulation import examined_per_row, walk_rows
 from .reference import cusparse_applies
 from .sparse.layout import layout_key as _sparse_key
 from .sparse.params import current_params as _sparse_params
@@ -213,8 +213,6 @@ def _frontier_edges(f: _Facts) -> float:
 def _pull_edges(f: _Facts) -> float:
     """Edges the pull would examine: the allowed outputs' rows walked to their early exit,
     estimated from a sample of allowed outputs."""
-    from .pull.emulation import stops_at  # noqa: PLC0415
-
     xp, edges = f.xp, f.edges
     if f.allowed_count == 0 or f.nnz == 0:
         return 0.0
@@ -225,34 +223,16 @@ def _pull_edges(f: _Facts) -> float:
         rows = candidates[f.allowed[candidates]][:SAMPLE]
         if rows.size == 0:
             rows = xp.flatnonzero(f.allowed)[:SAMPLE]
-    indptr = edges._indptr
-    starts = indptr[rows].astype(np.int64)
-    degrees = indptr[rows + 1].astype(np.int64) - starts
-    out_type = f.semiring.output_type(f.semiring.input_type(edges.dtype, f.u.dtype))
+    op_type = f.semiring.input_type(edges.dtype, f.u.dtype)
+    out_type = f.semiring.output_type(op_type)
     stops = f.semiring.monoid.name == "any" or f.semiring.monoid.terminal(out_type) is not None
     if not stops or f.input_nnz == 0:
+        degrees = edges._indptr[rows + 1].astype(np.int64) - edges._indptr[rows]
         return float(degrees.mean()) * f.allowed_count
-    walked = xp.minimum(degrees, PULL_WALK_CAP)
-    owner = _prim.expand(xp, walked)
-    offset = xp.arange(owner.size, dtype=np.int64) - (xp.cumsum(walked) - walked)[owner]
-    position = starts[owner] + offset
-    inputs = edges._indices[position]
     values, present = f.u._as_bitmap()
-    op_type = f.semiring.input_type(edges.dtype, f.u.dtype)
-    a = edges._values[position].astype(op_type, copy=False)
-    x = values[inputs].astype(op_type, copy=False)
-    products = f.semiring.binaryop.numpy(x, a) if f.flip else f.semiring.binaryop.numpy(a, x)
-    products = products.astype(out_type, copy=False)
-    stop = present[inputs] & stops_at(xp, f.semiring, products, out_type)
-    first = degrees.copy()  # offset of each row's first final contribution (its degree: none)
-    hits = xp.flatnonzero(stop)  # ascending, so grouped by row
-    if hits.size:
-        hit_rows = owner[hits]
-        leads = xp.concatenate([xp.ones(1, dtype=bool), hit_rows[1:] != hit_rows[:-1]])
-        first[hit_rows[leads]] = offset[hits[leads]]
-    steps = -(-(first + 1) // 32) * 32
-    examined = xp.where(first < degrees, xp.minimum(degrees, steps), degrees)
-    return float(examined.mean()) * f.allowed_count
+    walk = walk_rows(xp, edges, rows, values.astype(op_type, copy=False), present, f.semiring,
+                     op_type, flip=f.flip, cap=PULL_WALK_CAP)  # fmt: skip
+    return float(examined_per_row(xp, walk).mean()) * f.allowed_count
 
 
 def _layout_ready(f: _Facts, executor: str) -> bool:

@@ -5,6 +5,7 @@ value; any contribution for ``any``)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ from .. import primitives as _prim
 from ..kernels import BLOCK_KERNEL_THREADS, HEAVY_ROW
 from ..reference import scatter_segments
 
-__all__ = ["pull", "stops_at"]
+__all__ = ["pull", "stops_at", "walk_rows", "examined_per_row", "RowWalk"]
 
 
 def stops_at(xp: Any, semiring: Semiring, products: Any, out_type: np.dtype) -> Any:
@@ -27,40 +28,66 @@ def stops_at(xp: Any, semiring: Semiring, products: Any, out_type: np.dtype) -> 
     return products == terminal
 
 
+@dataclass
+class RowWalk:
+    """The edges of some rows in CSR order: for each edge its row (position in the list) and
+    offset in the row, the product, whether the input was present and whether the
+    contribution settles the row; and each listed row's degree."""
+
+    owner: Any
+    offset: Any
+    degrees: Any
+    products: Any
+    present: Any
+    final: Any
+
+
+def walk_rows(xp: Any, edges: Any, rows: Any, x: Any, x_present: Any | None,
+              semiring: Semiring, op_type: np.dtype, *, flip: bool,
+              cap: int | None = None) -> RowWalk:  # fmt: skip
+    """Walk ``rows`` of the edge matrix (at most ``cap`` edges each) over the inputs ``x``
+    (``op_type``; ``x_present`` None: all present), with NumPy or CuPy."""
+    out_type = semiring.output_type(op_type)
+    starts = edges._indptr[rows].astype(np.int64)
+    degrees = edges._indptr[rows + 1].astype(np.int64) - starts
+    walked = degrees if cap is None else xp.minimum(degrees, cap)
+    owner = _prim.expand(xp, walked)
+    offset = xp.arange(owner.size, dtype=np.int64) - (xp.cumsum(walked) - walked)[owner]
+    position = starts[owner] + offset
+    inputs = edges._indices[position]
+    present = xp.ones(position.size, dtype=bool) if x_present is None else x_present[inputs]
+    a = edges._values[position].astype(op_type, copy=False)
+    xv = x[inputs]
+    products = semiring.binaryop.numpy(xv, a) if flip else semiring.binaryop.numpy(a, xv)
+    products = xp.asarray(products).astype(out_type, copy=False)
+    final = present & stops_at(xp, semiring, products, out_type)
+    return RowWalk(owner, offset, degrees, products, present, final)
+
+
+def examined_per_row(xp: Any, walk: RowWalk) -> Any:
+    """Edges each row's walker examines: it stops after the step (32 edges for a warp, 1024
+    for a heavy row's block) holding the row's first final contribution; a row with none
+    within the walk is taken as walked whole."""
+    first = walk.degrees.copy()
+    hits = xp.flatnonzero(walk.final)  # ascending, so grouped by row
+    if hits.size:
+        rows = walk.owner[hits]
+        leads = xp.concatenate([xp.ones(1, dtype=bool), rows[1:] != rows[:-1]])
+        first[rows[leads]] = walk.offset[hits[leads]]
+    step = xp.where(walk.degrees > HEAVY_ROW, BLOCK_KERNEL_THREADS, 32)
+    steps = (first // step + 1) * step
+    return xp.where(first < walk.degrees, xp.minimum(walk.degrees, steps), walk.degrees)
+
+
 def pull(edges: Any, rows: np.ndarray | None, x: np.ndarray, x_present: np.ndarray | None,
          semiring: Semiring, op_type: np.dtype, *, flip: bool) -> tuple[Any, Any, int]:  # fmt: skip
     """``(values, present, examined)``: the bitmap over all outputs (only ``rows`` computed;
     every row when None) and the number of edges the kernels examine."""
-    out_type = semiring.output_type(op_type)
-    indptr = edges._indptr.astype(np.int64)
     if rows is None:
         rows = np.arange(edges.nrows, dtype=np.int64)
-    starts = indptr[rows]
-    degrees = indptr[rows + 1] - starts
-    which = _prim.expand(np, degrees)  # the listed row (position in rows) of each edge
-    offset = np.arange(which.size, dtype=np.int64) - np.repeat(np.cumsum(degrees) - degrees,
-                                                               degrees)  # fmt: skip
-    position = starts[which] + offset
-    inputs = edges._indices[position]
-    present = np.ones(position.size, dtype=bool) if x_present is None else x_present[inputs]
-    a = edges._values[position].astype(op_type, copy=False)
-    xv = x[inputs]
-    products = semiring.binaryop.numpy(xv, a) if flip else semiring.binaryop.numpy(a, xv)
-    products = np.asarray(products).astype(out_type, copy=False)
-    final = present & stops_at(np, semiring, products, out_type)
-    examined = _examined(degrees, which, offset, final)
-    values, here = scatter_segments(np, rows[which][present], products[present],
-                                    semiring.monoid, edges.nrows, out_type)  # fmt: skip
+    walk = walk_rows(np, edges, rows, x, x_present, semiring, op_type, flip=flip)
+    examined = int(examined_per_row(np, walk).sum())
+    values, here = scatter_segments(np, rows[walk.owner][walk.present],
+                                    walk.products[walk.present], semiring.monoid, edges.nrows,
+                                    semiring.output_type(op_type))  # fmt: skip
     return values, here, examined
-
-
-def _examined(degrees: np.ndarray, which: np.ndarray, offset: np.ndarray,
-              stop: np.ndarray) -> int:  # fmt: skip
-    """Edges walked: a row's walker stops after the step (32 edges for a warp, 1024 for a
-    heavy row's block) holding its first final contribution."""
-    first = np.full(degrees.size, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(first, which[stop], offset[stop])
-    step = np.where(degrees > HEAVY_ROW, BLOCK_KERNEL_THREADS, 32)
-    stopped = first < degrees
-    walked = np.where(stopped, np.minimum(degrees, (first // step + 1) * step), degrees)
-    return int(walked.sum())
