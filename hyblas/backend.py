@@ -34,6 +34,7 @@ __all__ = [
     "to_backend",
     "compile_module",
     "device_name",
+    "multiprocessor_count",
 ]
 
 BACKENDS = ("cpu", "cuda")
@@ -178,22 +179,27 @@ def cupyx_csr(indptr: Any, indices: Any, values: Any, shape: tuple[int, int]) ->
 
 
 @functools.lru_cache(maxsize=None)
-def _compile(source: str, name_expressions: tuple[str, ...], options: tuple[str, ...]) -> Any:
+def _compile(source: str, name_expressions: tuple[str, ...], options: tuple[str, ...],
+             cooperative: bool) -> Any:  # fmt: skip
     cp = xp_for("cuda")
-    module = cp.RawModule(code=source, options=options, name_expressions=name_expressions)
+    module = cp.RawModule(code=source, options=options, name_expressions=name_expressions,
+                          enable_cooperative_groups=cooperative)  # fmt: skip
     module.compile()
     return module
 
 
 def compile_module(
-    source: str, name_expressions: tuple[str, ...], options: tuple[str, ...] = ("-std=c++17",)
+    source: str, name_expressions: tuple[str, ...], options: tuple[str, ...] = ("-std=c++17",),
+    *, cooperative: bool = False,
 ) -> Any:
     """Compile CUDA C++ ``source`` with NVRTC, cached per (source, names, options).
 
     Returns a ``cupy.RawModule``; fetch kernels with ``module.get_function(name_expression)``.
+    ``cooperative`` launches its kernels cooperatively (all blocks resident at once, so that
+    ``cooperative_groups::this_grid().sync()`` may be used; the grid must fit the device).
     """
     try:
-        return _compile(source, tuple(name_expressions), tuple(options))
+        return _compile(source, tuple(name_expressions), tuple(options), cooperative)
     except Exception as exc:  # NVRTC errors carry the compiler log; keep it in the message
         raise BackendError(f"CUDA kernel compilation failed: {exc}") from exc
 
@@ -209,6 +215,12 @@ def launch(kernel: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tup
             kernel.max_dynamic_shared_size_bytes < shared_bytes:  # fmt: skip
         kernel.max_dynamic_shared_size_bytes = shared_bytes
     kernel(grid, block, args, shared_mem=shared_bytes)
+
+
+def multiprocessor_count() -> int:
+    """Streaming multiprocessors of the current CUDA device."""
+    cp = xp_for("cuda")
+    return int(cp.cuda.Device().attributes["MultiProcessorCount"])
 
 
 def device_name() -> str:

@@ -56,7 +56,8 @@ def test_auto_equals_the_model_under_every_policy(backend: str, policy_name: str
 def _levels_by_policy(A: hb.Matrix, source: int) -> dict[str, tuple[hb.Vector, hb.Trace]]:  # noqa: N803
     out = {}
     for name in hybrid.POLICIES:
-        with hb.policy(name), hb.trace() as t:
+        # the policy's choice for every level: no device loop
+        with hb.policy(name), hb.trace() as t, hb.ops.loop.loop_params(device_loop=False):
             out[name] = (hb.algorithms.bfs(A, source), t)
     return out
 
@@ -75,7 +76,7 @@ def test_the_trace_has_one_row_per_product_with_its_fields(backend: str) -> None
         A = hb.generators.kronecker(10, 8, seed=2)
         want = hb.algorithms.bfs(A, 1, executor="reference")
         depth = int(want.to_coo()[1].max())
-        with hb.trace() as t:
+        with hb.trace() as t, hb.ops.loop.loop_params(device_loop=False):  # a vxm per level
             got = hb.algorithms.bfs(A, 1)
             u = hb.Vector.from_coo([0, 3], [1.0, 2.0], size=A.nrows)
             hb.ops.mxv(A, u, "plus_times", executor="reference")

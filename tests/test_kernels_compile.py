@@ -16,6 +16,7 @@ import pytest
 
 from hyblas.ops import kernels
 from hyblas.ops.dense import kernels as dense_kernels
+from hyblas.ops.loop import kernels as loop_kernels
 from hyblas.ops.pull import kernels as pull_kernels
 from hyblas.ops.sparse import kernels as sparse_kernels
 
@@ -26,15 +27,19 @@ pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc (the CUDA compiler) i
 
 
 def _translation_unit(specializations: list[tuple[str, str, list[str]]]) -> str:
+    includes: dict[str, None] = {}  # headers go before the namespaces, once each
     parts = []
     for label, source, names in specializations:
         namespace = f"hyblas_check_{label}"
         taken = ", ".join(f"(const void*)&{name}" for name in names)
+        lines = source.splitlines()
+        includes.update(dict.fromkeys(line for line in lines if line.startswith("#include")))
+        body = "\n".join(line for line in lines if not line.startswith("#include"))
         parts.append(
-            f"namespace {namespace} {{\n{source}\n"
+            f"namespace {namespace} {{\n{body}\n"
             f"const void* instantiate[] = {{{taken}}};\n}}\n"
         )
-    return "\n".join(parts)
+    return "\n".join([*includes, *parts])
 
 
 def _compile(path: Path) -> subprocess.CompletedProcess:
@@ -91,6 +96,14 @@ def test_every_pull_specialization_compiles_for_sm90(tmp_path: Path) -> None:
     built-in semiring and dtype."""
     specializations = list(pull_kernels.builtin_specializations())
     assert len(specializations) == _expected_count()
+    _compile_all(specializations, tmp_path)
+
+
+def test_every_loop_specialization_compiles_for_sm90(tmp_path: Path) -> None:
+    """The device loop's persistent kernel (levels for every built-in semiring and dtype, the
+    improving variant where the add monoid allows it), with both CSR index layouts."""
+    specializations = list(loop_kernels.builtin_specializations())
+    assert len(specializations) == _expected_count() + 1
     _compile_all(specializations, tmp_path)
 
 

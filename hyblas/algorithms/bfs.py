@@ -27,7 +27,10 @@ def bfs(
 
     Each level is one product ``frontier<¬visited> = frontier ⊕.⊗ A``: ``any_pair`` for
     levels only, ``min_first`` over vertex ids when parents are wanted (the smallest id among
-    the frontier vertices with an edge to ``v`` becomes ``v``'s parent).
+    the frontier vertices with an edge to ``v`` becomes ``v``'s parent). Levels only run as
+    :func:`hyblas.ops.propagate` rounds, so on the GPU the narrow levels of a high-diameter
+    graph run in the device loop (no host round trip per level); with parents, each level is
+    a host round.
 
     Parameters
     ----------
@@ -38,7 +41,8 @@ def bfs(
     return_parents : bool
         Also return the BFS tree.
     executor : str
-        Passed to :func:`hyblas.ops.vxm`.
+        Passed to :func:`hyblas.ops.propagate` (levels only: ``'auto'``, ``'loop'`` or a
+        ``vxm`` executor) or :func:`hyblas.ops.vxm` (with parents).
 
     Returns
     -------
@@ -63,13 +67,10 @@ def bfs(
     levels = Vector.new(np.int64, n, backend=backend)
     if return_parents:
         return _bfs_with_parents(A, source, levels, executor)
+    ops.assign(levels, 0, [source])
     frontier = Vector.from_coo([source], [True], size=n, dtype=bool, backend=backend)
-    depth = 0
-    while frontier.nnz:
-        ops.assign(levels, depth, None, mask=frontier.S)
-        depth += 1
-        frontier = ops.vxm(frontier, A, _semiring["any_pair"][np.bool_], mask=~levels.S,
-                           replace=True, executor=executor)  # fmt: skip
+    ops.propagate(levels, frontier, A, _semiring["any_pair"][np.bool_], levels=True,
+                  executor=executor)  # fmt: skip
     return levels
 
 

@@ -29,7 +29,9 @@ def sssp(
     Each round is one product ``reached = frontier min.+ A``, where the frontier holds the
     vertices whose distance improved in the previous round (with that distance). A reached
     vertex joins the next frontier only if its candidate is strictly shorter than the distance
-    known so far, so a round costs the out-edges of the improved vertices only. After round
+    known so far, so a round costs the out-edges of the improved vertices only. The rounds are
+    :func:`hyblas.ops.propagate` rounds: on the GPU the narrow ones run in the device loop,
+    without a host round trip per round. After round
     ``k`` the distances are those of the shortest paths of at most ``k`` edges; without a
     negative cycle, a shortest path has at most ``n - 1`` edges, so an improvement in round
     ``n`` proves a negative cycle reachable from ``source``.
@@ -42,10 +44,11 @@ def sssp(
         are allowed. Bool values count as 0 / 1.
     source : int
     executor : str
-        Passed to :func:`hyblas.ops.vxm`.
+        Passed to :func:`hyblas.ops.propagate`.
     progress : bool, optional
         Show a tqdm progress bar, one step per relaxation round, with the frontier size (the
-        number of rounds is not known in advance; at most ``n``). None (default): only in a
+        number of rounds is not known in advance; at most ``n``). Rounds in the device loop
+        show up together when the loop hands back to the host. None (default): only in a
         Jupyter kernel, once a call has run for a couple of seconds, and only if tqdm is
         installed.
 
@@ -78,17 +81,17 @@ def sssp(
     min_plus = _semiring["min_plus"][dtype]
     dist = Vector.from_coo([source], [0], size=n, dtype=dtype, backend=A.backend)
     frontier = dist.dup()
+    shown = [0]  # rounds the bar shows
     with progress_bar(progress, total=None, desc="sssp", unit="round") as bar:
-        for _ in range(n):  # n rounds: the last one finds an improvement only around a cycle
-            if not frontier.nnz:
-                return dist
-            bar.set_postfix(frontier=frontier.nnz, refresh=False)  # nnz is cached on the host
-            reached = ops.vxm(frontier, A, min_plus, executor=executor)
-            # keep the candidates that beat the known distance (or reach a vertex the first time)
-            no_better = ops.ewise_mult(reached, dist, "ge")
-            frontier = ops.apply(reached, "identity", mask=~no_better)
-            dist = ops.ewise_add(dist, frontier, "min")
-            bar.update()
+
+        def advanced(rounds: int, frontier_nnz: int) -> None:
+            bar.set_postfix(frontier=frontier_nnz, refresh=False)
+            bar.update(rounds - shown[0])
+            shown[0] = rounds
+
+        # n rounds: the last one finds an improvement only around a negative cycle
+        ops.propagate(dist, frontier, A, min_plus, max_rounds=n, executor=executor,
+                      on_rounds=advanced)  # fmt: skip
     if frontier.nnz:
         raise InvalidValue(f"sssp: a negative cycle is reachable from source={source} (distances "
                            f"still improve after {n} rounds of {n} vertices)")  # fmt: skip

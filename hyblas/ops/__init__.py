@@ -1,12 +1,15 @@
 """GraphBLAS operations over hyblas Matrix and Vector objects.
 
 All operations take ``mask=``, ``accum=``, ``replace=`` and ``out=``; ``mxv`` / ``vxm`` also
-take ``executor=``. See :mod:`hyblas.ops.api`. The names are loaded on first use because the
-containers import parts of this package (masks, primitives) while they are being defined.
+take ``executor=``. See :mod:`hyblas.ops.api`; :func:`propagate` (:mod:`hyblas.ops.loop`)
+runs the rounds of a traversal without a host round trip per round on the GPU. The names are
+loaded on first use because the containers import parts of this package (masks, primitives)
+while they are being defined.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 __all__ = [
@@ -19,6 +22,7 @@ __all__ = [
     "extract",
     "mxm",
     "mxv",
+    "propagate",
     "reduce_columns",
     "reduce_rows",
     "reduce_scalar",
@@ -33,6 +37,9 @@ def __getattr__(name: str) -> Any:
         from .mask import Mask  # noqa: PLC0415
 
         return Mask
+    if name in ("propagate", "loop"):
+        loop = importlib.import_module(f"{__name__}.loop")
+        return loop if name == "loop" else loop.propagate
     if name in __all__:
         from . import api  # noqa: PLC0415
 

@@ -17,6 +17,8 @@ from ..semiring.operators import BinaryOp
 
 __all__ = [
     "expand",
+    "ranges",
+    "combine_by_key",
     "index_dtype",
     "row_ids",
     "segment_starts",
@@ -52,6 +54,15 @@ def expand(xp: ModuleType, counts: Any) -> Any:
     return xp.searchsorted(ends, xp.arange(total, dtype=np.int64), side="right")
 
 
+def ranges(xp: ModuleType, starts: Any, lengths: Any) -> tuple[Any, Any]:
+    """Positions of the ranges ``[starts[k], starts[k] + lengths[k])`` and their owner ``k``."""
+    owner = expand(xp, lengths)
+    first = xp.zeros(lengths.size, dtype=np.int64)
+    xp.cumsum(lengths[:-1], out=first[1:])
+    positions = starts[owner] + (xp.arange(owner.size, dtype=np.int64) - first[owner])
+    return positions, owner
+
+
 def row_ids(xp: ModuleType, indptr: Any, nrows: int) -> Any:
     """The row of each stored entry of a CSR matrix (int64)."""
     return expand(xp, xp.diff(indptr))
@@ -79,6 +90,15 @@ def segment_reduce(xp: ModuleType, values: Any, starts: Any, op: BinaryOp) -> An
         reduced = ufunc.reduceat(values, starts)
         return reduced.astype(values.dtype, copy=False)
     return _segmented_scan_last(xp, values, starts, op)
+
+
+def combine_by_key(xp: ModuleType, keys: Any, values: Any, op: BinaryOp) -> tuple[Any, Any]:
+    """Values of equal keys reduced with ``op``: (sorted distinct keys, reduced values)."""
+    keys, values = sort_by_keys(xp, keys, values)
+    starts = segment_starts(xp, keys)
+    if starts.size == 0:
+        return keys, values
+    return keys[starts], segment_reduce(xp, values, starts, op).astype(values.dtype)
 
 
 def _segmented_scan_last(xp: ModuleType, values: Any, starts: Any, op: BinaryOp) -> Any:

@@ -9,8 +9,6 @@ segment walk, then everything into the output, after the output mask.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ...semiring.operators import Semiring
@@ -19,15 +17,6 @@ from .layout import SparseLayout
 from .params import INPUTS_PER_BLOCK, THREADS, WARP, SparseParams
 
 __all__ = ["walk_plan", "push"]
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Edge positions of ranges ``[starts[k], starts[k] + lengths[k])`` and their owner ``k``."""
-    owner = _prim.expand(np, lengths)
-    first = np.zeros(lengths.size, dtype=np.int64)
-    np.cumsum(lengths[:-1], out=first[1:])
-    edges = starts[owner] + (np.arange(owner.size, dtype=np.int64) - first[owner])
-    return edges, owner
 
 
 def walk_plan(layout: SparseLayout, params: SparseParams,
@@ -55,11 +44,11 @@ def walk_plan(layout: SparseLayout, params: SparseParams,
     whole = count // THREADS * THREADS
     warps = count % THREADS // WARP * WARP
     return {
-        "spread": _ranges(begin, np.where(gathered, end - begin, 0)),
-        "segment": _ranges(begin, np.where(segmented, split - begin, 0)),
-        "block": _ranges(low, whole),
-        "warp": _ranges(low + whole, warps),
-        "virtual": _ranges(low + whole + warps, count % WARP),
+        "spread": _prim.ranges(np, begin, np.where(gathered, end - begin, 0)),
+        "segment": _prim.ranges(np, begin, np.where(segmented, split - begin, 0)),
+        "block": _prim.ranges(np, low, whole),
+        "warp": _prim.ranges(np, low + whole, warps),
+        "virtual": _prim.ranges(np, low + whole + warps, count % WARP),
     }
 
 
@@ -96,18 +85,11 @@ def push(layout: SparseLayout, params: SparseParams, active: np.ndarray, x: np.n
     # segment walk: combine per (block, high output) in shared memory, then mask and push
     edges, owner = plan["segment"]
     key = owner // INPUTS_PER_BLOCK * max(layout.high_count, 1) + layout.push_dst[edges]
-    key, combined = _combine(key.astype(np.int64), products(edges, owner), add)
+    key, combined = _prim.combine_by_key(np, key.astype(np.int64), products(edges, owner), add)
     user = layout.output_order[key % max(layout.high_count, 1)].astype(np.int64)
     keep = slice(None) if allowed is None else allowed[user]
     users.append(user[keep])
     values.append(combined[keep])
-    return _combine(np.concatenate(users), np.concatenate(values).astype(out_type), add)
+    return _prim.combine_by_key(np, np.concatenate(users),
+                                np.concatenate(values).astype(out_type), add)  # fmt: skip
 
-
-def _combine(keys: np.ndarray, values: np.ndarray, add: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Values of equal keys reduced with ``add``: (sorted distinct keys, reduced values)."""
-    keys, values = _prim.sort_by_keys(np, keys, values)
-    starts = _prim.segment_starts(np, keys)
-    if starts.size == 0:
-        return keys, values
-    return keys[starts], _prim.segment_reduce(np, values, starts, add).astype(values.dtype)

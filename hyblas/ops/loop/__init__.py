@@ -1,0 +1,218 @@
+"""Low-overhead iteration: many rounds of a frontier product without a host round trip each.
+
+:func:`propagate` runs the rounds of a traversal, ``reached = frontier ⊕.⊗ A``, until nothing
+changes. On the GPU its narrow rounds run in one persistent cooperative kernel (the *device
+loop*, ``kernels/frontier_loop.cu``): a grid-wide barrier between rounds instead of several
+kernel launches and a host read of the frontier's size, so a 4093-level grid BFS costs a few
+microseconds a level instead of a few hundred. Wide rounds, where the edge work hides the
+host's overhead and a pull or dense product beats pushing every edge, go back to the host as
+ordinary ``vxm`` calls on the executor the policy picks, and the loop takes over again when the
+frontier narrows. On the CPU the rounds are those ordinary calls (``executor='loop'`` runs the
+NumPy emulation of the device loop instead).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ...errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
+from ...matrix import Matrix
+from ...semiring.operators import Semiring
+from ...vector import Vector
+from .. import api
+from .. import trace as _trace
+from . import emulation
+from .kernels import IMPROVING_MONOIDS
+from .params import LoopParams, current_params, loop_params
+from .rounds import host_round
+from .walk import Entry, Walked
+
+__all__ = ["propagate", "EXECUTORS", "LoopParams", "loop_params", "current_params"]
+
+EXECUTORS = ("auto", "loop", *[e for e in api.EXECUTORS if e != "auto"])
+
+
+def propagate(
+    state: Vector,
+    frontier: Vector,
+    A: Matrix,  # noqa: N803 - math spelling
+    semiring: Semiring | str,
+    *,
+    levels: bool = False,
+    max_rounds: int | None = None,
+    executor: str = "auto",
+    on_rounds: Callable[[int, int], Any] | None = None,
+) -> int:
+    """Run rounds of ``reached = frontier ⊕.⊗ A`` until the frontier is empty.
+
+    Round ``r = 1, 2, ...`` computes ``reached = frontier ⊕.⊗ A`` (``vxm``: ``A``'s rows are
+    the sources) and then
+
+    * ``levels=True``: ``reached`` is masked to the vertices not in ``state`` yet
+      (``mask=~state.S``); those get the value ``r`` in ``state``, and ``reached`` is the
+      next frontier. This is a BFS: with ``state = {source: 0}``, ``state[v]`` ends as the
+      level of ``v``.
+    * ``levels=False``: the vertices that ``reached`` changes, where ``state[v] ⊕ reached[v]
+      != state[v]`` or ``state`` has no ``v`` yet, get ``state[v] ⊕= reached[v]``, and are the
+      next frontier with their new values. This is frontier Bellman-Ford with ``min_plus``;
+      the add monoid must be one that only moves values one way (min, max, lor, land, bor,
+      band), so that the rounds end.
+
+    This is the loop an algorithm would write with ``vxm`` / ``assign`` / ``ewise_*`` and a
+    ``while frontier.nnz`` test (:mod:`hyblas.ops.loop.rounds` writes it so), and gives the same
+    result; on the GPU it runs narrow rounds without a host round trip (see the module's
+    docstring) and reads ``frontier.nnz`` on the device.
+
+    Parameters
+    ----------
+    state : Vector
+        Updated in place. With ``levels=False`` its dtype is the semiring's output type.
+    frontier : Vector
+        The first round's input; updated in place to the frontier after the last round run
+        (empty unless ``max_rounds`` stopped the rounds).
+    A : Matrix
+        Square; ``A[i, j]`` is the edge ``i -> j``.
+    semiring : Semiring or str
+    levels : bool
+        Which of the two rounds above.
+    max_rounds : int, optional
+        Stop after this many rounds (default: when the frontier is empty).
+    executor : str
+        ``'auto'`` (default): the device loop for narrow rounds on the GPU and ``vxm`` with
+        ``executor='auto'`` for wide ones (see :class:`LoopParams`); on the CPU, ``vxm`` each
+        round. ``'loop'``: the same on the GPU, the device loop's NumPy emulation on the CPU.
+        ``'reference'``, ``'dense'``, ``'sparse'``, ``'pull'``: ``vxm`` on that executor every
+        round, no device loop.
+    on_rounds : callable, optional
+        Called as ``on_rounds(rounds_done, frontier_nnz)`` whenever the host sees the
+        rounds advance (after each host round, and after each stay in the device loop).
+
+    Returns
+    -------
+    int
+        The number of rounds run.
+
+    Raises
+    ------
+    InvalidObject
+        If an argument has the wrong type.
+    DimensionMismatch
+        If ``A`` is not square or the vectors do not have its size.
+    DomainMismatch
+        If ``state``'s dtype cannot hold the rounds' values.
+    InvalidValue
+        For an unknown executor, a negative ``max_rounds``, or an add monoid that does not
+        end the rounds with ``levels=False``.
+    """
+    sr = api._operator(semiring, (Semiring,), "semiring")
+    _check(state, frontier, A, sr, levels, max_rounds, executor)
+    state_work, frontier_work = state.dup(), frontier.dup()  # the arguments change at the end
+    params = current_params()
+    limit = params.exit_limit(A.nnz)
+    device = params.device_loop and (
+        executor == "loop" or (executor == "auto" and A.backend == "cuda"))
+    vxm_executor = "auto" if executor in ("auto", "loop") else executor
+    done = 0
+    while (max_rounds is None or done < max_rounds) and frontier_work.nnz:
+        if (device and _loop_fits(A, sr, frontier_work)
+                and _frontier_edges(A, frontier_work) <= limit):  # fmt: skip
+            walked, frontier_work = _enter(state_work, frontier_work, A, sr, levels, done + 1,
+                                           max_rounds, limit)  # fmt: skip
+            done += walked.rounds
+        else:
+            frontier_work = host_round(state_work, frontier_work, A, sr, levels=levels,
+                                       round_number=done + 1, executor=vxm_executor)  # fmt: skip
+            done += 1
+        if on_rounds is not None:
+            on_rounds(done, frontier_work.nnz)
+    state._set_content(sparse=state_work._sparse, bitmap=state_work._bitmap, nnz=state_work._nnz)
+    if frontier_work.dtype != frontier.dtype:
+        frontier_work = frontier_work.dup(dtype=frontier.dtype)
+    frontier._set_content(sparse=frontier_work._sparse, bitmap=frontier_work._bitmap,
+                          nnz=frontier_work._nnz)  # fmt: skip
+    return done
+
+
+def _check(state: Any, frontier: Any, A: Any, sr: Semiring, levels: bool,  # noqa: N803
+           max_rounds: Any, executor: Any) -> None:  # fmt: skip
+    api._container(state, (Vector,), "state")
+    api._container(frontier, (Vector,), "frontier")
+    api._container(A, (Matrix,), "A")
+    if A.nrows != A.ncols:
+        raise DimensionMismatch(f"propagate: A must be square, got {A.nrows}x{A.ncols}")
+    for name, vector in (("state", state), ("frontier", frontier)):
+        if vector.size != A.nrows:
+            raise DimensionMismatch(f"propagate: {name} has size {vector.size} but A is "
+                                    f"{A.nrows}x{A.ncols}")  # fmt: skip
+    api._same_backend("propagate", state=state, frontier=frontier, A=A)
+    if executor not in EXECUTORS:
+        raise InvalidValue(f"propagate: executor must be one of {EXECUTORS}, got {executor!r}")
+    if max_rounds is not None and (not isinstance(max_rounds, int | np.integer)
+                                   or isinstance(max_rounds, bool) or max_rounds < 0):  # fmt: skip
+        raise InvalidValue(f"propagate: max_rounds must be None or an int >= 0, got "
+                           f"{max_rounds!r}")  # fmt: skip
+    if not isinstance(levels, bool):
+        raise InvalidObject(f"propagate: levels must be a bool, got {levels!r}")
+    if levels:
+        if _dt.is_bool(state.dtype):
+            raise DomainMismatch("propagate(levels=True) writes round numbers into state; a "
+                                 "bool state cannot hold them")  # fmt: skip
+        return
+    if sr.monoid.name not in IMPROVING_MONOIDS:
+        raise InvalidValue(f"propagate(levels=False) needs an add monoid that only moves values "
+                           f"one way ({', '.join(sorted(IMPROVING_MONOIDS))}), so that the "
+                           f"rounds end; {sr.name} adds with {sr.monoid.name}")  # fmt: skip
+    out_type = sr.output_type(sr.input_type(A.dtype, frontier.dtype))
+    if state.dtype != out_type:
+        raise DomainMismatch(f"propagate: state has dtype {state.dtype} but {sr.name} gives "
+                             f"{out_type} here; the state takes the rounds' results")  # fmt: skip
+
+
+def _loop_fits(A: Matrix, sr: Semiring, frontier: Vector) -> bool:  # noqa: N803
+    """The device loop runs every round in one operand type: the first round's must also be
+    that of the rounds after it, whose frontier holds results."""
+    op_type = sr.input_type(A.dtype, frontier.dtype)
+    return sr.input_type(A.dtype, sr.output_type(op_type)) == op_type
+
+
+def _frontier_edges(A: Matrix, frontier: Vector) -> int:  # noqa: N803
+    ids = frontier._as_sparse()[0]
+    return int((A._indptr[ids + 1] - A._indptr[ids]).sum())
+
+
+def _enter(state: Vector, frontier: Vector, A: Matrix, sr: Semiring, levels: bool,  # noqa: N803
+           first_round: int, max_rounds: int | None,
+           limit: int) -> tuple[Walked, Vector]:  # fmt: skip
+    """Run rounds from ``first_round`` in the device loop; updates ``state`` and returns what
+    ran and the next frontier."""
+    op_type = sr.input_type(A.dtype, frontier.dtype)
+    values, present = state._as_bitmap()
+    ids, x = frontier._as_sparse()
+    entry = Entry(A=A, semiring=sr, op_type=op_type, levels=levels, values=values,
+                  present=present, ids=ids, x=x.astype(op_type, copy=False),
+                  first_round=first_round, last_round=max_rounds or 2**62,
+                  exit_edges=limit)  # fmt: skip
+    timer = _trace.start_timer(A.backend) if _trace.tracing() else None
+    if A.backend == "cuda":
+        from . import executor  # noqa: PLC0415 - compiled kernels only where there is a GPU
+
+        walked = executor.walk(entry)
+    else:
+        walked = emulation.walk(entry)
+    if timer is not None:
+        last = first_round + walked.rounds - 1
+        _trace.record(_trace.TraceRow(
+            call=0, op="loop", executor="loop", asked="auto", policy="", outputs=A.nrows,
+            input_nnz=int(ids.size), allowed=None, edges=walked.edges,
+            reason=f"rounds {first_round}-{last} in the device loop ({walked.rounds} rounds)",
+        ), timer.stop())  # fmt: skip
+    state._set_content(bitmap=(walked.values, walked.present))
+    order = A._xp.argsort(walked.ids)
+    out_type = sr.output_type(op_type)
+    nxt = Vector(A.nrows, out_type, backend=A.backend, nnz=int(walked.ids.size),
+                 sparse=(walked.ids[order], walked.x[order].astype(out_type, copy=False)))
+    return walked, nxt._settled()

@@ -1,0 +1,58 @@
+"""NumPy emulation of the device loop (``propagate(executor='loop')`` on the CPU), so that CI
+checks its protocol without a GPU: the same rounds, reached-once stamps (levels) or
+improvement test and queue dedupe (improve), the values given to the next queue after the
+round, and the same stop rule (empty frontier, last round, too many next edges)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import primitives as _prim
+from .walk import Entry, Walked
+
+__all__ = ["walk"]
+
+
+def walk(entry: Entry) -> Walked:
+    """Run ``entry``'s rounds as ``frontier_loop.cu`` does, one vectorized step per round."""
+    A, semiring = entry.A, entry.semiring
+    out_type = semiring.output_type(entry.op_type)
+    mult, add = semiring.binaryop.numpy, semiring.monoid.binaryop
+    indptr = A._indptr.astype(np.int64)
+    indices = A._indices.astype(np.int64)
+    weights = A._values.astype(entry.op_type, copy=False)
+    values, present = entry.values.copy(), entry.present.copy()
+    stamp = np.where(present, 0, -1).astype(np.int64)  # levels: the round that reached a vertex
+    ids, x = entry.ids.astype(np.int64), entry.x.astype(entry.op_type, copy=False)
+    walked = int((indptr[ids + 1] - indptr[ids]).sum())
+    r = entry.first_round
+    while True:
+        edges, owner = _prim.ranges(np, indptr[ids], indptr[ids + 1] - indptr[ids])
+        targets = indices[edges]
+        z = np.asarray(mult(x[owner], weights[edges])).astype(out_type, copy=False)
+        if entry.levels:
+            keep = stamp[targets] < 0
+            targets, z = targets[keep], z[keep]
+        targets, z = _prim.combine_by_key(np, targets, z, add)
+        if entry.levels:
+            stamp[targets] = r
+            ids, x = targets, z
+        else:
+            seen = values[targets]
+            new = np.where(present[targets], np.asarray(add(seen, z)).astype(out_type), z)
+            changed = ~present[targets] | (new != seen)
+            values[targets], present[targets] = new, True
+            ids, x = targets[changed], new[changed]
+        next_edges = int((indptr[ids + 1] - indptr[ids]).sum())
+        if ids.size == 0 or r >= entry.last_round or next_edges > entry.exit_edges:
+            break
+        walked += next_edges
+        x = x.astype(entry.op_type, copy=False)
+        r += 1
+    if entry.levels:
+        reached = stamp > 0
+        values[reached] = stamp[reached].astype(values.dtype)
+        present = stamp >= 0
+    return Walked(values=values, present=present, ids=ids, x=x.astype(out_type, copy=False),
+                  rounds=r - entry.first_round + 1, edges=walked)  # fmt: skip
+

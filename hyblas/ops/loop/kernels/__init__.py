@@ -1,0 +1,70 @@
+"""The device loop's CUDA kernel, specialized per semiring, operand type and CSR index types.
+
+``frontier_loop.cu`` is written against ``string.Template`` placeholders (listed at its top);
+:func:`specialize` fills them. The state and the round's results live in 4- or 8-byte
+accumulator words (:mod:`hyblas.ops.kernels.words`).
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from .... import dtypes as _dt
+from ....semiring.operators import Semiring
+from ...kernels.words import accumulator_substitutions
+
+__all__ = ["specialize", "loop_name", "builtin_specializations", "IMPROVING_MONOIDS"]
+
+_SOURCE = Path(__file__).with_name("frontier_loop.cu")
+
+# Monoids with x ⊕ x == x that only ever move a value one way: a vertex improves finitely
+# often, so propagate(levels=False) ends (the others only with levels=True).
+IMPROVING_MONOIDS = frozenset({"min", "max", "lor", "land", "bor", "band"})
+
+
+@functools.cache
+def _text() -> str:
+    return _SOURCE.read_text()
+
+
+def specialize(semiring: Semiring, op_type: np.dtype, *, indptr_dtype: np.dtype,
+               index_dtype: np.dtype, blocks_per_sm: int) -> str:  # fmt: skip
+    """``frontier_loop.cu`` for ``semiring`` on ``op_type`` over a CSR of the given index types,
+    with launch bounds for ``blocks_per_sm`` resident blocks of each multiprocessor."""
+    return string.Template(_text()).substitute(
+        **accumulator_substitutions(semiring, op_type),
+        P=_dt.cuda_name(np.dtype(indptr_dtype)),
+        I=_dt.cuda_name(np.dtype(index_dtype)),
+        BLOCKS_PER_SM=str(int(blocks_per_sm)),
+    )
+
+
+def loop_name(levels: bool) -> str:
+    return f"hyblas_frontier_loop<{'true' if levels else 'false'}>"
+
+
+def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
+    """``(label, source, kernel names)`` for every built-in semiring and dtype (compile test):
+    the levels kernel for all, the improving kernel where the add monoid allows it; int64
+    indptr with int32 indices, and one more with int32 / int64."""
+    from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
+
+    int32, int64 = np.dtype(np.int32), np.dtype(np.int64)
+    for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
+        semiring = NAMESPACES["semiring"][semiring_name]
+        names = [loop_name(True)]
+        if semiring.monoid.name in IMPROVING_MONOIDS:
+            names.append(loop_name(False))
+        for op_type in sorted(semiring.types, key=lambda d: d.name):
+            source = specialize(semiring, op_type, indptr_dtype=int64, index_dtype=int32,
+                                blocks_per_sm=4)  # fmt: skip
+            yield f"loop_{semiring_name}_{op_type.name}", source, names
+    min_plus = NAMESPACES["semiring"]["min_plus"]
+    source = specialize(min_plus, np.dtype(np.float32), indptr_dtype=int32, index_dtype=int64,
+                        blocks_per_sm=2)  # fmt: skip
+    yield "loop_min_plus_int32_indptr", source, [loop_name(True), loop_name(False)]

@@ -1,0 +1,193 @@
+// hyblas device loop: many rounds of `frontier ⊕.⊗ A` in one persistent cooperative kernel,
+// with a grid-wide barrier between rounds instead of a kernel launch and a host round trip.
+// See hyblas/ops/loop/__init__.py for what a round computes (propagate) and
+// hyblas/ops/loop/emulation.py for the same protocol in NumPy.
+//
+// Specialized per (semiring, operand type, index types) by string.Template:
+//   ${T} operand type, ${Z} result type, ${MULT} / ${ADD} expressions in x and y,
+//   ${IDENTITY} the add monoid's identity, ${WORD} / ${TO_WORD} / ${FROM_WORD} the accumulator
+//   word and its conversions, ${ATOMIC} the combine of v into *slot, ${P} / ${I} the CSR's
+//   indptr / indices types, ${BLOCKS_PER_SM} the occupancy the launch bounds promise.
+//
+// A round walks the out-edges (row u of A's CSR) of every queued vertex u, light ones a warp
+// each, heavy ones a block each, and appends each vertex that
+// the round changes to the next queue (light at the front, the others from the back) with
+// warp-aggregated atomics, adding up the next queue's edges as it goes. After the barrier every
+// thread reads the same counts, so all of them take the same decision to stop or go on.
+//
+// LEVELS (propagate(levels=True)): a vertex is reached once. stamp[v] is the round that
+// reached it (-1: not yet, 0: before the call); contributions of the round are combined into
+// ws[v] (identity between rounds) and copied out to the next queue's values after the barrier.
+// Otherwise (improve): ws[v] is the state itself, present[v] its presence, and stamp[v] the last
+// round that queued v; a contribution that changes the state (or makes it present) queues v.
+
+#include <cooperative_groups.h>
+
+typedef ${T} hyblas_t;
+typedef ${Z} hyblas_z;
+typedef ${WORD} hyblas_word;
+typedef ${P} hyblas_p;
+typedef ${I} hyblas_i;
+
+#define HYBLAS_THREADS 256   // THREADS in params.py
+#define HYBLAS_WARP 32
+#define HYBLAS_BLOCKS_PER_SM ${BLOCKS_PER_SM}
+
+__device__ __forceinline__ hyblas_z hyblas_mult(hyblas_t x, hyblas_t y) { return (hyblas_z)(${MULT}); }
+__device__ __forceinline__ hyblas_z hyblas_add(hyblas_z x, hyblas_z y) { return (hyblas_z)(${ADD}); }
+__device__ __forceinline__ hyblas_word hyblas_to_word(hyblas_z v) { ${TO_WORD} }
+__device__ __forceinline__ hyblas_z hyblas_from_word(hyblas_word w) { ${FROM_WORD} }
+__device__ __forceinline__ void hyblas_atomic_combine(hyblas_word* slot, hyblas_z v) { ${ATOMIC} }
+
+// Counters of one queue: [light count, other count, edges of the queued vertices].
+struct hyblas_loop_view {
+    long long n;
+    const hyblas_p* indptr;
+    const hyblas_i* indices;
+    const hyblas_t* weights;
+    const hyblas_t* first_values;  // the frontier's values for the first round, operand type
+    hyblas_word* ws;
+    int* present;
+    long long* stamp;
+    long long* queue;              // [2][n] vertex ids by round parity
+    hyblas_z* values;              // [2][n] their values (the round's result)
+    unsigned long long* counters;  // [2][3] by round parity, then [6] the edges walked
+    long long heavy;               // more edges than this: a block per vertex, not a warp
+};
+
+__device__ __forceinline__ long long hyblas_degree(const hyblas_loop_view& v, long long u) {
+    return (long long)v.indptr[u + 1] - (long long)v.indptr[u];
+}
+
+// Append `vertex` to the queue `out` where `want`; every lane of the warp must call this.
+__device__ __forceinline__ void hyblas_enqueue(const hyblas_loop_view& v, int out, bool want,
+                                               long long vertex) {
+    const long long degree = want ? hyblas_degree(v, vertex) : 0;
+    const bool light = want && degree <= v.heavy;
+    const unsigned int light_lanes = __ballot_sync(0xffffffffu, light);
+    const unsigned int other_lanes = __ballot_sync(0xffffffffu, want && !light);
+    if ((light_lanes | other_lanes) == 0u) return;
+    unsigned long long edges = (unsigned long long)degree;
+    for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
+        edges += __shfl_down_sync(0xffffffffu, edges, offset);
+    const int lane = threadIdx.x & (HYBLAS_WARP - 1);
+    unsigned long long* count = v.counters + 3 * out;
+    unsigned long long light_base = 0, other_base = 0;
+    if (lane == 0) {
+        if (light_lanes) light_base = atomicAdd(&count[0], (unsigned long long)__popc(light_lanes));
+        if (other_lanes) other_base = atomicAdd(&count[1], (unsigned long long)__popc(other_lanes));
+        atomicAdd(&count[2], edges);
+    }
+    light_base = __shfl_sync(0xffffffffu, light_base, 0);
+    other_base = __shfl_sync(0xffffffffu, other_base, 0);
+    const unsigned int below = (1u << lane) - 1u;
+    long long* queue = v.queue + (long long)out * v.n;
+    if (light) queue[light_base + __popc(light_lanes & below)] = vertex;
+    else if (want) queue[v.n - 1 - (long long)(other_base + __popc(other_lanes & below))] = vertex;
+}
+
+// One edge of round r from a vertex of value x; every lane of the warp must call this.
+template <bool LEVELS>
+__device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long long r,
+                                                 int out, bool valid, long long e, hyblas_t x) {
+    bool queue_it = false;
+    long long w = 0;
+    if (valid) {
+        w = (long long)v.indices[e];
+        const hyblas_z z = hyblas_mult(x, v.weights[e]);
+        if (LEVELS) {
+            long long s = *(volatile long long*)&v.stamp[w];
+            if (s < 0) {
+                s = (long long)atomicCAS((unsigned long long*)&v.stamp[w],
+                                         (unsigned long long)-1LL, (unsigned long long)r);
+                queue_it = s < 0;
+                if (queue_it) s = r;
+            }
+            if (s == r) hyblas_atomic_combine(&v.ws[w], z);
+        } else {
+            const hyblas_z seen = hyblas_from_word(*(volatile hyblas_word*)&v.ws[w]);
+            const bool absent = *(volatile int*)&v.present[w] == 0;
+            if (absent || hyblas_add(seen, z) != seen) {
+                hyblas_atomic_combine(&v.ws[w], z);
+                if (absent) v.present[w] = 1;
+                queue_it = atomicMax(&v.stamp[w], r) < r;
+            }
+        }
+    }
+    hyblas_enqueue(v, out, queue_it, w);
+}
+
+// Edges [begin, end) of a vertex, taken `stride` at a time by the threads whose rank (0-based,
+// whole warps) is `rank`.
+template <bool LEVELS>
+__device__ __forceinline__ void hyblas_loop_range(const hyblas_loop_view& v, long long r, int out,
+                                                  long long begin, long long end, long long rank,
+                                                  long long stride, hyblas_t x) {
+    for (long long base = begin; base < end; base += stride) {
+        const long long e = base + rank;
+        hyblas_loop_edge<LEVELS>(v, r, out, e < end, e, x);
+    }
+}
+
+template <bool LEVELS>
+__global__ void __launch_bounds__(HYBLAS_THREADS, HYBLAS_BLOCKS_PER_SM)
+hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indices,
+                     const hyblas_t* weights, const hyblas_t* first_values, hyblas_word* ws,
+                     int* present, long long* stamp, long long* queue, hyblas_z* values_all,
+                     unsigned long long* counters, long long heavy, long long first_round,
+                     long long last_round, unsigned long long exit_edges, long long* rounds_run) {
+    const hyblas_loop_view v = {n, indptr, indices, weights, first_values, ws, present, stamp,
+                                queue, values_all, counters, heavy};
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    const long long tid = (long long)blockIdx.x * HYBLAS_THREADS + threadIdx.x;
+    const long long threads = (long long)gridDim.x * HYBLAS_THREADS;
+    const long long warp = tid / HYBLAS_WARP, warps = threads / HYBLAS_WARP;
+    const int lane = threadIdx.x & (HYBLAS_WARP - 1);
+    const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
+    long long r = first_round;
+    while (true) {
+        const int in = (int)((r - 1) & 1), out = (int)(r & 1);
+        const unsigned long long* count_in = v.counters + 3 * in;
+        const long long light = (long long)count_in[0], other = (long long)count_in[1];
+        const long long* queue = v.queue + (long long)in * v.n;
+        const hyblas_z* values = v.values + (long long)in * v.n;
+        const bool first = r == first_round;
+        for (long long i = warp; i < light; i += warps) {
+            const long long u = queue[i];
+            const hyblas_t x = first ? v.first_values[i] : (hyblas_t)values[i];
+            hyblas_loop_range<LEVELS>(v, r, out, (long long)v.indptr[u], (long long)v.indptr[u + 1],
+                                      lane, HYBLAS_WARP, x);
+        }
+        for (long long i = blockIdx.x; i < other; i += gridDim.x) {
+            const long long slot = v.n - 1 - i;
+            const long long u = queue[slot];
+            const hyblas_t x = first ? v.first_values[slot] : (hyblas_t)values[slot];
+            hyblas_loop_range<LEVELS>(v, r, out, (long long)v.indptr[u], (long long)v.indptr[u + 1],
+                                      threadIdx.x, HYBLAS_THREADS, x);
+        }
+        grid.sync();
+        // the next queue is complete: give its vertices their values, and clear the counters
+        // the round after this one appends to (this round's input, read by now)
+        const unsigned long long* count_out = v.counters + 3 * out;
+        const long long next_light = (long long)count_out[0];
+        const long long next_other = (long long)count_out[1];
+        const unsigned long long next_edges = count_out[2];
+        long long* next = v.queue + (long long)out * v.n;
+        hyblas_z* next_values = v.values + (long long)out * v.n;
+        for (long long i = tid; i < next_light + next_other; i += threads) {
+            const long long slot = i < next_light ? i : v.n - 1 - (i - next_light);
+            const long long w = next[slot];
+            next_values[slot] = hyblas_from_word(v.ws[w]);
+            if (LEVELS) v.ws[w] = empty;
+        }
+        if (tid == 0) {
+            unsigned long long* count_in_w = v.counters + 3 * in;
+            count_in_w[0] = count_in_w[1] = count_in_w[2] = 0ull;
+        }
+        if (next_light + next_other == 0 || r >= last_round || next_edges > exit_edges) break;
+        if (tid == 0) v.counters[6] += next_edges;  // edges the rounds walk, for the trace
+        grid.sync();
+        ++r;
+    }
+    if (tid == 0) *rounds_run = r - first_round + 1;
+}

@@ -1,0 +1,93 @@
+"""The device loop's parameter set, and how to change it for a block of code."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import InvalidValue
+from ..param_stack import ParamStack
+
+__all__ = ["LoopParams", "DEFAULT_PARAMS", "current_params", "loop_params", "THREADS"]
+
+THREADS = 256  # HYBLAS_THREADS in frontier_loop.cu
+
+
+@dataclass(frozen=True)
+class LoopParams:
+    """When :func:`hyblas.ops.propagate` runs rounds in the device loop, and its shape.
+
+    Parameters
+    ----------
+    device_loop : bool
+        False: every round is a host ``vxm`` (the pre-loop behaviour), e.g. to see the
+        policy's choice for every round in a trace.
+    exit_edges : int or None
+        The loop hands the rounds back to the host (one ``vxm`` per round on the executor the
+        policy picks) when the next frontier has more out-edges than this, and takes them
+        again when it has at most this many. None: ``max(exit_min, nnz * exit_fraction)``
+        of the matrix. The device loop pushes every edge of the frontier; a wide frontier is
+        cheaper pulled (only the unreached outputs' rows, stopping early), and a round of the
+        host's costs tens of microseconds, which a wide frontier's edge work hides.
+    exit_fraction : float
+        See ``exit_edges``.
+    exit_min : int
+        See ``exit_edges``.
+    heavy : int
+        A queued vertex with more out-edges than this is walked by a thread block instead of
+        a warp.
+    blocks_per_sm : int
+        Resident 256-thread blocks per multiprocessor (the kernel's launch bounds, and the
+        grid is this times the multiprocessor count).
+    """
+
+    device_loop: bool = True
+    exit_edges: int | None = None
+    exit_fraction: float = 1 / 64
+    exit_min: int = 1 << 16
+    heavy: int = 1024
+    blocks_per_sm: int = 4
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.device_loop, bool):
+            raise InvalidValue(f"LoopParams.device_loop must be a bool, got {self.device_loop!r}")
+        if self.exit_edges is not None and (not _is_int(self.exit_edges) or self.exit_edges < 0):
+            raise InvalidValue(f"LoopParams.exit_edges must be None or an int >= 0, got "
+                               f"{self.exit_edges!r}")  # fmt: skip
+        if not isinstance(self.exit_fraction, int | float) or not 0 <= self.exit_fraction <= 1:
+            raise InvalidValue(f"LoopParams.exit_fraction must be in [0, 1], got "
+                               f"{self.exit_fraction!r}")  # fmt: skip
+        for name, lowest in (("exit_min", 0), ("heavy", 0), ("blocks_per_sm", 1)):
+            value = getattr(self, name)
+            if not _is_int(value) or value < lowest:
+                raise InvalidValue(f"LoopParams.{name} must be an int >= {lowest}, got "
+                                   f"{value!r}")  # fmt: skip
+        if self.blocks_per_sm > 8:
+            raise InvalidValue(f"LoopParams.blocks_per_sm must be at most 8 (2048 threads a "
+                               f"multiprocessor), got {self.blocks_per_sm}")  # fmt: skip
+
+    def exit_limit(self, nnz: int) -> int:
+        """The frontier out-edges above which the host takes the rounds, for ``nnz`` edges."""
+        if self.exit_edges is not None:
+            return self.exit_edges
+        return max(self.exit_min, int(nnz * self.exit_fraction))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+DEFAULT_PARAMS = LoopParams()
+_STACK = ParamStack(DEFAULT_PARAMS)
+
+
+def current_params() -> LoopParams:
+    """The parameter set the device loop uses now."""
+    return _STACK.current()
+
+
+def loop_params(params: LoopParams | None = None,
+                **changes: Any) -> contextlib.AbstractContextManager[LoopParams]:  # fmt: skip
+    """Run a block with other device-loop parameters: ``with loop_params(exit_edges=0): ...``."""
+    return _STACK.using(params, **changes)

@@ -1,0 +1,50 @@
+"""What one stay in the device loop takes and gives back (both backends)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...matrix import Matrix
+from ...semiring.operators import Semiring
+
+__all__ = ["Entry", "Walked"]
+
+
+@dataclass
+class Entry:
+    """The rounds to run and what they start from (arrays on the matrix's backend).
+
+    ``values`` / ``present`` are the state's bitmap (the state's dtype, the semiring's output
+    type unless ``levels``); ``ids`` the frontier's vertices (int64, no repeats, any order),
+    ``x`` their values in the operand type. Rounds ``first_round .. last_round`` may run; the
+    loop stops early when the frontier empties or the next one has more than ``exit_edges``
+    out-edges.
+    """
+
+    A: Matrix  # noqa: N815 - math spelling
+    semiring: Semiring
+    op_type: np.dtype
+    levels: bool
+    values: Any
+    present: Any
+    ids: Any
+    x: Any
+    first_round: int
+    last_round: int
+    exit_edges: int
+
+
+@dataclass
+class Walked:
+    """After the rounds: the state's new bitmap, the next frontier (ids in any order, values
+    in the output type), the rounds run and the edges they walked."""
+
+    values: Any
+    present: Any
+    ids: Any
+    x: Any
+    rounds: int
+    edges: int

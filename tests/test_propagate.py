@@ -1,0 +1,179 @@
+"""``hyblas.ops.propagate``: the device loop (its NumPy emulation on the CPU, the persistent
+kernel on CUDA) gives exactly what the same rounds written as ``vxm`` / ``assign`` /
+``ewise_*`` calls give, however the rounds are split between the loop and the host.
+
+The split is forced through :func:`hyblas.ops.loop.loop_params`: ``exit_edges=0`` hands every
+round with a non-empty next frontier back to the host, so stays in the loop and host rounds
+alternate; small ``exit_edges`` values end stays at frontier-dependent rounds; ``heavy``
+drawn small sends some vertices to the block-per-vertex walk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import strategies as S
+from hypothesis import given
+from hypothesis import strategies as st
+from test_ops_properties import SEMIRINGS, served
+
+import hyblas as hb
+from hyblas.errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
+from hyblas.ops.loop import EXECUTORS, LoopParams, loop_params
+from hyblas.ops.loop.kernels import IMPROVING_MONOIDS
+
+
+def _run(state: hb.Vector, frontier: hb.Vector, A: hb.Matrix, sr: Any,  # noqa: N803
+         **kwargs: Any) -> tuple[hb.Vector, hb.Vector, int]:  # fmt: skip
+    state, frontier = state.dup(), frontier.dup()
+    rounds = hb.ops.propagate(state, frontier, A, sr, **kwargs)
+    return state, frontier, rounds
+
+
+def _same(got: tuple[hb.Vector, hb.Vector, int], want: tuple[hb.Vector, hb.Vector, int]) -> None:
+    assert got[2] == want[2], ("rounds", got[2], want[2])
+    for g, w in zip(got[:2], want[:2]):
+        assert g.isequal(w, check_dtype=True), (g, w)
+
+
+@st.composite
+def cases(draw: Any) -> dict[str, Any]:
+    name = draw(st.sampled_from(SEMIRINGS))
+    family = hb.semiring[name]
+    dtype = draw(st.sampled_from(served(family)))
+    sr = family[dtype]
+    n = draw(st.integers(0, 9))
+    A = draw(S.matrices(nrows=n, ncols=n, dtype=dtype))
+    frontier = draw(S.vectors(size=n, dtype=dtype))
+    levels = sr.monoid.name not in IMPROVING_MONOIDS or draw(st.booleans())
+    out_type = sr.output_type(sr.input_type(dtype, dtype))
+    state_dtype = np.dtype(np.int64) if levels else out_type
+    state = draw(S.vectors(size=n, dtype=state_dtype))
+    if levels:
+        max_rounds = draw(st.none() | st.integers(0, n + 1))
+    else:  # a negative cycle improves for ever: bound the rounds
+        max_rounds = draw(st.integers(0, n + 2))
+    params = LoopParams(exit_edges=draw(st.none() | st.integers(0, 12)),
+                        exit_min=draw(st.integers(0, 12)),
+                        heavy=draw(st.integers(0, 4)))  # fmt: skip
+    return dict(sr=sr, A=A, frontier=frontier, state=state, levels=levels,
+                max_rounds=max_rounds, params=params)  # fmt: skip
+
+
+@given(case=cases(), executor=st.sampled_from(["loop", "auto"]))
+def test_the_loop_equals_the_rounds_written_with_ops(backend: str, case: dict[str, Any],
+                                                     executor: str) -> None:  # fmt: skip
+    A = case["A"].hyblas(backend)
+    state, frontier = case["state"].hyblas(backend), case["frontier"].hyblas(backend)
+    args = dict(levels=case["levels"], max_rounds=case["max_rounds"])
+    want = _run(state, frontier, A, case["sr"], executor="reference", **args)
+    with loop_params(case["params"]):
+        got = _run(state, frontier, A, case["sr"], executor=executor, **args)
+    _same(got, want)
+
+
+@pytest.mark.parametrize("exit_edges", [None, 0, 1, 3, 7, 10**9])
+def test_bfs_levels_for_every_split_between_loop_and_host(
+        backend: str, exit_edges: int | None) -> None:  # fmt: skip
+    with hb.using_backend(backend):
+        A = hb.generators.grid_2d(17, 23)
+        want = hb.algorithms.bfs(A, 40, executor="reference")
+        with loop_params(exit_edges=exit_edges, heavy=2):
+            got = hb.algorithms.bfs(A, 40, executor="loop")
+    assert got.isequal(want, check_dtype=True)
+
+
+def test_rounds_that_end_on_the_last_allowed_round_and_zero_and_one_rounds(backend: str) -> None:
+    """The frontier empties exactly on round ``max_rounds``, one round before, one after; 0
+    rounds (nothing changes) and 1 round; an empty frontier runs no round."""
+    with hb.using_backend(backend):
+        A = hb.generators.grid_2d(6, 7)
+        n = A.nrows
+        any_pair = hb.semiring.any_pair[np.bool_]
+        state = hb.Vector.from_coo([0], [0], size=n, dtype=np.int64)
+        frontier = hb.Vector.from_coo([0], [True], size=n, dtype=bool)
+        full = _run(state, frontier, A, any_pair, levels=True, executor="reference")
+        depth = full[2]  # the last round finds nothing
+        assert depth == 6 + 7 - 1 and full[1].nnz == 0
+        for executor in ("loop", "auto"):
+            for exit_edges in (None, 0):
+                with loop_params(exit_edges=exit_edges):
+                    for rounds in (0, 1, 2, depth - 2, depth - 1, depth, depth + 1, None):
+                        want = _run(state, frontier, A, any_pair, levels=True,
+                                    max_rounds=rounds, executor="reference")  # fmt: skip
+                        got = _run(state, frontier, A, any_pair, levels=True,
+                                   max_rounds=rounds, executor=executor)  # fmt: skip
+                        _same(got, want)
+                        assert got[2] == (depth if rounds is None else min(rounds, depth))
+                    empty = hb.Vector.new(bool, n)
+                    assert _run(state, empty, A, any_pair, levels=True, executor=executor)[2] == 0
+        zero = _run(state, frontier, A, any_pair, levels=True, max_rounds=0, executor="loop")
+        assert zero[0].isequal(state) and zero[1].isequal(frontier)
+
+
+def test_sssp_rounds_with_the_loop_and_a_bounded_number_of_rounds(backend: str) -> None:
+    with hb.using_backend(backend):
+        A = hb.generators.grid_2d(12, 9)
+        W = hb.generators.random_weights(A, 1.0, 64.0, seed=4, dtype=np.float32)  # noqa: N806
+        min_plus = hb.semiring.min_plus[np.float32]
+        dist = hb.Vector.from_coo([5], [0.0], size=A.nrows, dtype=np.float32)
+        for rounds in (None, 1, 3, 17):
+            want = _run(dist, dist, W, min_plus, max_rounds=rounds, executor="reference")
+            for exit_edges in (None, 0, 5):
+                with loop_params(exit_edges=exit_edges, heavy=1):
+                    _same(_run(dist, dist, W, min_plus, max_rounds=rounds, executor="loop"), want)
+
+
+def test_the_device_loop_leaves_rows_in_the_trace(backend: str) -> None:
+    with hb.using_backend(backend):
+        A = hb.generators.grid_2d(10, 10)
+        with hb.trace() as t:
+            levels = hb.algorithms.bfs(A, 0, executor="loop")
+    assert int(levels.reduce("max")) == 18
+    loop_rows = [r for r in t if r.executor == "loop"]
+    assert len(loop_rows) == 1 and loop_rows[0].op == "loop"
+    assert loop_rows[0].input_nnz == 1 and "rounds 1-19" in loop_rows[0].reason
+    assert loop_rows[0].edges == A.nnz  # every vertex's out-edges walked once
+    assert loop_rows[0].time_ms >= 0
+
+
+def test_device_loop_off_runs_every_round_on_the_host(backend: str) -> None:
+    with hb.using_backend(backend):
+        A = hb.generators.grid_2d(5, 5)
+        with hb.trace() as t, loop_params(device_loop=False):
+            hb.algorithms.bfs(A, 0, executor="loop")
+    assert {r.op for r in t} == {"vxm"} and len(t) == 9
+
+
+def test_bad_arguments_are_named_errors_and_change_nothing() -> None:
+    A = hb.generators.grid_2d(3, 3)
+    state = hb.Vector.from_coo([0], [0], size=9, dtype=np.int64)
+    frontier = hb.Vector.from_coo([0], [True], size=9, dtype=bool)
+    before = (state.dup(), frontier.dup())
+    any_pair = hb.semiring.any_pair[np.bool_]
+    bad: list[tuple[type[Exception], dict[str, Any]]] = [
+        (InvalidValue, dict(executor="fastest")),
+        (InvalidValue, dict(max_rounds=-1)),
+        (InvalidValue, dict(levels=False)),  # any does not end the improving rounds
+        (InvalidObject, dict(levels=1)),
+    ]
+    for error, kwargs in bad:
+        with pytest.raises(error):
+            hb.ops.propagate(state, frontier, A, any_pair, **{"levels": True, **kwargs})
+    with pytest.raises(DimensionMismatch):
+        hb.ops.propagate(state, frontier, hb.Matrix.from_coo([0], [1], True, nrows=9, ncols=4),
+                         any_pair, levels=True)  # fmt: skip
+    with pytest.raises(DimensionMismatch):
+        hb.ops.propagate(hb.Vector.new(np.int64, 8), frontier, A, any_pair, levels=True)
+    with pytest.raises(DomainMismatch):
+        hb.ops.propagate(hb.Vector.new(bool, 9), frontier, A, any_pair, levels=True)
+    with pytest.raises(DomainMismatch):  # min_plus on float32 gives float32 states
+        hb.ops.propagate(state, frontier, A, hb.semiring.min_plus[np.float32])
+    with pytest.raises(InvalidValue):
+        LoopParams(blocks_per_sm=9)
+    with pytest.raises(InvalidValue):
+        LoopParams(exit_edges=-1)
+    assert state.isequal(before[0]) and frontier.isequal(before[1])
+    assert "loop" in EXECUTORS and "auto" in EXECUTORS
