@@ -112,7 +112,7 @@ def propagate(
     _check(state, frontier, A, sr, levels, max_rounds, executor)
     state_work, frontier_work = state.dup(), frontier.dup()  # the arguments change at the end
     params = current_params()
-    limit = params.exit_limit(A.nnz)
+    limit = params.exit_limit(A.nnz, levels)
     device = params.device_loop and (
         executor == "loop" or (executor == "auto" and A.backend == "cuda"))
     vxm_executor = "auto" if executor in ("auto", "loop") else executor

@@ -26,11 +26,15 @@ class LoopParams:
     exit_edges : int or None
         The loop hands the rounds back to the host (one ``vxm`` per round on the executor the
         policy picks) when the next frontier has more out-edges than this, and takes them
-        again when it has at most this many. None: ``max(exit_min, nnz * exit_fraction)``
-        of the matrix. The device loop pushes every edge of the frontier; a wide frontier is
-        cheaper pulled (only the unreached outputs' rows, stopping early), and a round of the
-        host's costs tens of microseconds, which a wide frontier's edge work hides.
+        again when it has at most this many. None: ``max(exit_min, nnz * fraction)`` of the
+        matrix, with ``fraction`` = ``exit_fraction`` for ``levels=True`` rounds and
+        ``improve_exit_fraction`` for the others. The device loop pushes every edge of the
+        frontier. A BFS's wide frontier is much cheaper pulled (only the unreached outputs'
+        rows, stopping early); improving rounds have no mask to pull through, so only a
+        frontier with most of the edges is worth a full product on the host.
     exit_fraction : float
+        See ``exit_edges``.
+    improve_exit_fraction : float
         See ``exit_edges``.
     exit_min : int
         See ``exit_edges``.
@@ -45,6 +49,7 @@ class LoopParams:
     device_loop: bool = True
     exit_edges: int | None = None
     exit_fraction: float = 1 / 64
+    improve_exit_fraction: float = 1 / 2
     exit_min: int = 1 << 16
     heavy: int = 1024
     blocks_per_sm: int = 4
@@ -55,9 +60,10 @@ class LoopParams:
         if self.exit_edges is not None and (not _is_int(self.exit_edges) or self.exit_edges < 0):
             raise InvalidValue(f"LoopParams.exit_edges must be None or an int >= 0, got "
                                f"{self.exit_edges!r}")  # fmt: skip
-        if not isinstance(self.exit_fraction, int | float) or not 0 <= self.exit_fraction <= 1:
-            raise InvalidValue(f"LoopParams.exit_fraction must be in [0, 1], got "
-                               f"{self.exit_fraction!r}")  # fmt: skip
+        for name in ("exit_fraction", "improve_exit_fraction"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
+                raise InvalidValue(f"LoopParams.{name} must be in [0, 1], got {value!r}")
         for name, lowest in (("exit_min", 0), ("heavy", 0), ("blocks_per_sm", 1)):
             value = getattr(self, name)
             if not _is_int(value) or value < lowest:
@@ -67,11 +73,12 @@ class LoopParams:
             raise InvalidValue(f"LoopParams.blocks_per_sm must be at most 8 (2048 threads a "
                                f"multiprocessor), got {self.blocks_per_sm}")  # fmt: skip
 
-    def exit_limit(self, nnz: int) -> int:
+    def exit_limit(self, nnz: int, levels: bool) -> int:
         """The frontier out-edges above which the host takes the rounds, for ``nnz`` edges."""
         if self.exit_edges is not None:
             return self.exit_edges
-        return max(self.exit_min, int(nnz * self.exit_fraction))
+        fraction = self.exit_fraction if levels else self.improve_exit_fraction
+        return max(self.exit_min, int(nnz * fraction))
 
 
 def _is_int(value: Any) -> bool:
