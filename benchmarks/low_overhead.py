@@ -25,6 +25,7 @@ import argparse
 import datetime
 import json
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -69,10 +70,12 @@ def _rounds(algorithm: str, graph: Any) -> int:
     return hb.ops.propagate(dist, dist.dup(), graph.weights, hb.semiring.min_plus[np.float32])
 
 
-def _time(fn: Callable[[], Any], device: str, repeats: int) -> float:
+def _time(fn: Callable[[], Any], device: str, repeats: int, slow: bool = False) -> float:
+    """Median of ``repeats`` after a warm-up; a run that took seconds (``slow``) is timed once,
+    its checked run having been the warm-up."""
     if device == "gpu":
-        return time_gpu_ms(fn, warmup=1, repeats=repeats)
-    return time_cpu_ms(fn, warmup=0, repeats=max(1, repeats // 3))
+        return time_gpu_ms(fn, warmup=0 if slow else 1, repeats=1 if slow else repeats)
+    return time_cpu_ms(fn, warmup=0, repeats=1 if slow else max(1, repeats // 3))
 
 
 def measure(algorithm: str, graph: Any, backend: str, peers: list[Any],
@@ -88,8 +91,9 @@ def measure(algorithm: str, graph: Any, backend: str, peers: list[Any],
         if impl.name == "hyblas:auto":
             runs["hyblas:auto-host-rounds"] = _host_rounds(runs[impl.name])
         for name, run in runs.items():
+            started = time.perf_counter()
             why = mismatch(algorithm, impl.to_numpy(algorithm, run(), graph), expected)
-            ms = _time(run, impl.device, repeats)
+            ms = _time(run, impl.device, repeats, slow=time.perf_counter() - started > 2.0)
             rows[name] = {"ms": ms, "device": impl.device, "mismatch": why}
             print(graph.name, algorithm, name, round(ms, 3), why or "ok", file=sys.stderr,
                   flush=True)  # fmt: skip

@@ -56,8 +56,8 @@ def cases(draw: Any) -> dict[str, Any]:
     else:  # a negative cycle improves for ever: bound the rounds
         max_rounds = draw(st.integers(0, n + 2))
     params = LoopParams(exit_edges=draw(st.none() | st.integers(0, 12)),
-                        exit_min=draw(st.integers(0, 12)),
-                        heavy=draw(st.integers(0, 4)))  # fmt: skip
+                        exit_min=draw(st.integers(0, 12)), heavy=draw(st.integers(0, 4)),
+                        huge=draw(st.integers(0, 10)))  # fmt: skip
     return dict(sr=sr, A=A, frontier=frontier, state=state, levels=levels,
                 max_rounds=max_rounds, params=params)  # fmt: skip
 
@@ -82,7 +82,9 @@ def test_bfs_levels_for_every_split_between_loop_and_host(
         want = hb.algorithms.bfs(A, 40, executor="reference")
         with loop_params(exit_edges=exit_edges, heavy=2):
             got = hb.algorithms.bfs(A, 40, executor="loop")
-    assert got.isequal(want, check_dtype=True)
+        with loop_params(exit_edges=exit_edges, huge=3):  # the inner vertices end each stay
+            again = hb.algorithms.bfs(A, 40, executor="loop")
+    assert got.isequal(want, check_dtype=True) and again.isequal(want, check_dtype=True)
 
 
 def test_rounds_that_end_on_the_last_allowed_round_and_zero_and_one_rounds(backend: str) -> None:

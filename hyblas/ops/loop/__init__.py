@@ -118,8 +118,7 @@ def propagate(
     vxm_executor = "auto" if executor in ("auto", "loop") else executor
     done = 0
     while (max_rounds is None or done < max_rounds) and frontier_work.nnz:
-        if (device and _loop_fits(A, sr, frontier_work)
-                and _frontier_edges(A, frontier_work) <= limit):  # fmt: skip
+        if device and _loop_fits(A, sr, frontier_work) and _narrow(A, frontier_work, limit):
             walked, frontier_work = _enter(state_work, frontier_work, A, sr, levels, done + 1,
                                            max_rounds, limit)  # fmt: skip
             done += walked.rounds
@@ -179,9 +178,13 @@ def _loop_fits(A: Matrix, sr: Semiring, frontier: Vector) -> bool:  # noqa: N803
     return sr.input_type(A.dtype, sr.output_type(op_type)) == op_type
 
 
-def _frontier_edges(A: Matrix, frontier: Vector) -> int:  # noqa: N803
+def _narrow(A: Matrix, frontier: Vector, limit: int) -> bool:  # noqa: N803
+    """Whether the frontier is one for the device loop: at most ``limit`` out-edges, and no
+    vertex of more than ``huge`` (one read of both to the host)."""
     ids = frontier._as_sparse()[0]
-    return int((A._indptr[ids + 1] - A._indptr[ids]).sum())
+    degrees = A._indptr[ids + 1] - A._indptr[ids]
+    edges, widest = (int(v) for v in A._xp.stack([degrees.sum(), degrees.max()]).tolist())
+    return edges <= limit and widest <= current_params().huge
 
 
 def _enter(state: Vector, frontier: Vector, A: Matrix, sr: Semiring, levels: bool,  # noqa: N803
@@ -202,7 +205,7 @@ def _enter(state: Vector, frontier: Vector, A: Matrix, sr: Semiring, levels: boo
 
         walked = executor.walk(entry)
     else:
-        walked = emulation.walk(entry)
+        walked = emulation.walk(entry, current_params().huge)
     if timer is not None:
         last = first_round + walked.rounds - 1
         _trace.record(_trace.TraceRow(

@@ -41,6 +41,10 @@ class LoopParams:
     heavy : int
         A queued vertex with more out-edges than this is walked by a thread block instead of
         a warp.
+    huge : int
+        A frontier with a vertex of more out-edges than this is left to the host's executors
+        (which spread one vertex's edges over many blocks): the loop is not entered with one,
+        and a stay ends after the round that queues one.
     blocks_per_sm : int
         Resident 256-thread blocks per multiprocessor (the kernel's launch bounds, and the
         grid is this times the multiprocessor count).
@@ -52,6 +56,7 @@ class LoopParams:
     improve_exit_fraction: float = 1 / 2
     exit_min: int = 1 << 16
     heavy: int = 1024
+    huge: int = 1 << 16
     blocks_per_sm: int = 4
 
     def __post_init__(self) -> None:
@@ -64,7 +69,7 @@ class LoopParams:
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
                 raise InvalidValue(f"LoopParams.{name} must be in [0, 1], got {value!r}")
-        for name, lowest in (("exit_min", 0), ("heavy", 0), ("blocks_per_sm", 1)):
+        for name, lowest in (("exit_min", 0), ("heavy", 0), ("huge", 0), ("blocks_per_sm", 1)):
             value = getattr(self, name)
             if not _is_int(value) or value < lowest:
                 raise InvalidValue(f"LoopParams.{name} must be an int >= {lowest}, got "
