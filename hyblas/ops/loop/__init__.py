@@ -205,7 +205,7 @@ def _enter(state: Vector, frontier: Vector, A: Matrix, sr: Semiring, levels: boo
 
         walked = executor.walk(entry)
     else:
-        walked = emulation.walk(entry, current_params().huge)
+        walked = emulation.walk(entry)
     if timer is not None:
         last = first_round + walked.rounds - 1
         _trace.record(_trace.TraceRow(

@@ -1,8 +1,7 @@
 """NumPy emulation of the device loop (``propagate(executor='loop')`` on the CPU), so that CI
 checks its protocol without a GPU: the same rounds, reached-once stamps (levels) or
 improvement test and queue dedupe (improve), the values given to the next queue after the
-round, and the same stop rule (empty frontier, last round, too many next edges, a vertex of
-more than ``huge`` edges queued)."""
+round, and the same stop rule (empty frontier, last round, too many next edges)."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from .walk import Entry, Walked
 __all__ = ["walk"]
 
 
-def walk(entry: Entry, huge: int) -> Walked:
+def walk(entry: Entry) -> Walked:
     """Run ``entry``'s rounds as ``frontier_loop.cu`` does, one vectorized step per round."""
     A, semiring = entry.A, entry.semiring
     out_type = semiring.output_type(entry.op_type)
@@ -44,10 +43,8 @@ def walk(entry: Entry, huge: int) -> Walked:
             changed = ~present[targets] | (new != seen)
             values[targets], present[targets] = new, True
             ids, x = targets[changed], new[changed]
-        degrees = indptr[ids + 1] - indptr[ids]
-        next_edges = int(degrees.sum())
-        if (ids.size == 0 or r >= entry.last_round or next_edges > entry.exit_edges
-                or (degrees > huge).any()):  # fmt: skip
+        next_edges = int((indptr[ids + 1] - indptr[ids]).sum())
+        if ids.size == 0 or r >= entry.last_round or next_edges > entry.exit_edges:
             break
         walked += next_edges
         x = x.astype(entry.op_type, copy=False)

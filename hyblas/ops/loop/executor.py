@@ -44,7 +44,7 @@ def walk(entry: Entry) -> Walked:
         queue = xp.empty(2 * n, dtype=np.int64)
         values = xp.empty(2 * n, dtype=out_type)
         first_values = xp.empty(max(n, 1), dtype=op_type)
-        counters = xp.zeros(9, dtype=np.uint64)
+        counters = xp.zeros(7, dtype=np.uint64)
         rounds_run = xp.zeros(1, dtype=np.int64)
     parity = (entry.first_round - 1) & 1
     ids = entry.ids.astype(np.int64)
@@ -58,21 +58,20 @@ def walk(entry: Entry) -> Walked:
     first_values[:light_ids.size] = x[light]
     first_values[n - other_ids.size:n] = x[~light][::-1]
     edges = degrees.sum()
-    counters[4 * parity] = light_ids.size
-    counters[4 * parity + 1] = other_ids.size
-    counters[4 * parity + 2] = edges
-    counters[8] = edges
+    counters[3 * parity] = light_ids.size
+    counters[3 * parity + 1] = other_ids.size
+    counters[3 * parity + 2] = edges
+    counters[6] = edges
     grid = (multiprocessor_count() * params.blocks_per_sm,)
     kernel(grid, (THREADS,), (
         np.int64(n), A._indptr, A._indices, weights, first_values, ws, present, stamp, queue,
-        values, counters, np.int64(params.heavy), np.int64(params.huge),
-        np.int64(entry.first_round),
+        values, counters, np.int64(params.heavy), np.int64(entry.first_round),
         np.int64(entry.last_round), np.uint64(min(entry.exit_edges, 2**64 - 1)), rounds_run,
     ))  # fmt: skip
     rounds = int(rounds_run[0])  # the one host synchronisation of a stay in the loop
     out = (entry.first_round + rounds - 1) & 1
     host_counters = counters.get()
-    light_count, other_count = int(host_counters[4 * out]), int(host_counters[4 * out + 1])
+    light_count, other_count = int(host_counters[3 * out]), int(host_counters[3 * out + 1])
     start = out * n
     slots = xp.concatenate([xp.arange(start, start + light_count),
                             xp.arange(start + n - other_count, start + n)])  # fmt: skip
@@ -83,7 +82,7 @@ def walk(entry: Entry) -> Walked:
         state_present = present != 0
         state_values = _from_words(xp, ws, out_type)
     return Walked(values=state_values, present=state_present, ids=queue[slots], x=values[slots],
-                  rounds=rounds, edges=int(host_counters[8]))  # fmt: skip
+                  rounds=rounds, edges=int(host_counters[6]))  # fmt: skip
 
 
 @functools.lru_cache(maxsize=256)

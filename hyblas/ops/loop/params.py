@@ -42,9 +42,10 @@ class LoopParams:
         A queued vertex with more out-edges than this is walked by a thread block instead of
         a warp.
     huge : int
-        A frontier with a vertex of more out-edges than this is left to the host's executors
-        (which spread one vertex's edges over many blocks): the loop is not entered with one,
-        and a stay ends after the round that queues one.
+        The loop is not entered while the frontier has a vertex of more out-edges than this:
+        the host's executors spread one vertex's edges over many blocks, where the loop gives
+        it one block. (A stay does not end when such a vertex is queued: every entry costs a
+        few passes over the vertices to set the loop's arrays up.)
     blocks_per_sm : int
         Resident 256-thread blocks per multiprocessor (the kernel's launch bounds, and the
         grid is this times the multiprocessor count).

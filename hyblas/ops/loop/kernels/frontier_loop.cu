@@ -13,9 +13,7 @@
 // each, heavy ones a block each, and appends each vertex that
 // the round changes to the next queue (light at the front, the others from the back) with
 // warp-aggregated atomics, adding up the next queue's edges as it goes. After the barrier every
-// thread reads the same counts, so all of them take the same decision to stop or go on. A
-// vertex with more than `huge` edges ends the stay after its round: one block would walk its
-// edges alone, and the host's executors spread them over the device.
+// thread reads the same counts, so all of them take the same decision to stop or go on.
 //
 // LEVELS (propagate(levels=True)): a vertex is reached once. stamp[v] is the round that
 // reached it (-1: not yet, 0: before the call); contributions of the round are combined into
@@ -41,7 +39,7 @@ __device__ __forceinline__ hyblas_word hyblas_to_word(hyblas_z v) { ${TO_WORD} }
 __device__ __forceinline__ hyblas_z hyblas_from_word(hyblas_word w) { ${FROM_WORD} }
 __device__ __forceinline__ void hyblas_atomic_combine(hyblas_word* slot, hyblas_z v) { ${ATOMIC} }
 
-// Counters of one queue: [light count, other count, edges of the queued vertices, huge count].
+// Counters of one queue: [light count, other count, edges of the queued vertices].
 struct hyblas_loop_view {
     long long n;
     const hyblas_p* indptr;
@@ -53,9 +51,8 @@ struct hyblas_loop_view {
     long long* stamp;
     long long* queue;              // [2][n] vertex ids by round parity
     hyblas_z* values;              // [2][n] their values (the round's result)
-    unsigned long long* counters;  // [2][4] by round parity, then [8] the edges walked
+    unsigned long long* counters;  // [2][3] by round parity, then [6] the edges walked
     long long heavy;               // more edges than this: a block per vertex, not a warp
-    long long huge;                // more edges than this: the stay ends after the round
 };
 
 __device__ __forceinline__ long long hyblas_degree(const hyblas_loop_view& v, long long u) {
@@ -69,19 +66,17 @@ __device__ __forceinline__ void hyblas_enqueue(const hyblas_loop_view& v, int ou
     const bool light = want && degree <= v.heavy;
     const unsigned int light_lanes = __ballot_sync(0xffffffffu, light);
     const unsigned int other_lanes = __ballot_sync(0xffffffffu, want && !light);
-    const unsigned int huge_lanes = __ballot_sync(0xffffffffu, want && degree > v.huge);
     if ((light_lanes | other_lanes) == 0u) return;
     unsigned long long edges = (unsigned long long)degree;
     for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
         edges += __shfl_down_sync(0xffffffffu, edges, offset);
     const int lane = threadIdx.x & (HYBLAS_WARP - 1);
-    unsigned long long* count = v.counters + 4 * out;
+    unsigned long long* count = v.counters + 3 * out;
     unsigned long long light_base = 0, other_base = 0;
     if (lane == 0) {
         if (light_lanes) light_base = atomicAdd(&count[0], (unsigned long long)__popc(light_lanes));
         if (other_lanes) other_base = atomicAdd(&count[1], (unsigned long long)__popc(other_lanes));
         atomicAdd(&count[2], edges);
-        if (huge_lanes) atomicAdd(&count[3], (unsigned long long)__popc(huge_lanes));
     }
     light_base = __shfl_sync(0xffffffffu, light_base, 0);
     other_base = __shfl_sync(0xffffffffu, other_base, 0);
@@ -139,11 +134,10 @@ __global__ void __launch_bounds__(HYBLAS_THREADS, HYBLAS_BLOCKS_PER_SM)
 hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indices,
                      const hyblas_t* weights, const hyblas_t* first_values, hyblas_word* ws,
                      int* present, long long* stamp, long long* queue, hyblas_z* values_all,
-                     unsigned long long* counters, long long heavy, long long huge,
-                     long long first_round,
+                     unsigned long long* counters, long long heavy, long long first_round,
                      long long last_round, unsigned long long exit_edges, long long* rounds_run) {
     const hyblas_loop_view v = {n, indptr, indices, weights, first_values, ws, present, stamp,
-                                queue, values_all, counters, heavy, huge};
+                                queue, values_all, counters, heavy};
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     const long long tid = (long long)blockIdx.x * HYBLAS_THREADS + threadIdx.x;
     const long long threads = (long long)gridDim.x * HYBLAS_THREADS;
@@ -153,7 +147,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     long long r = first_round;
     while (true) {
         const int in = (int)((r - 1) & 1), out = (int)(r & 1);
-        const unsigned long long* count_in = v.counters + 4 * in;
+        const unsigned long long* count_in = v.counters + 3 * in;
         const long long light = (long long)count_in[0], other = (long long)count_in[1];
         const long long* queue = v.queue + (long long)in * v.n;
         const hyblas_z* values = v.values + (long long)in * v.n;
@@ -174,11 +168,10 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         grid.sync();
         // the next queue is complete: give its vertices their values, and clear the counters
         // the round after this one appends to (this round's input, read by now)
-        const unsigned long long* count_out = v.counters + 4 * out;
+        const unsigned long long* count_out = v.counters + 3 * out;
         const long long next_light = (long long)count_out[0];
         const long long next_other = (long long)count_out[1];
         const unsigned long long next_edges = count_out[2];
-        const bool next_huge = count_out[3] != 0ull;
         long long* next = v.queue + (long long)out * v.n;
         hyblas_z* next_values = v.values + (long long)out * v.n;
         for (long long i = tid; i < next_light + next_other; i += threads) {
@@ -188,13 +181,11 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
             if (LEVELS) v.ws[w] = empty;
         }
         if (tid == 0) {
-            unsigned long long* count_in_w = v.counters + 4 * in;
-            count_in_w[0] = count_in_w[1] = count_in_w[2] = count_in_w[3] = 0ull;
+            unsigned long long* count_in_w = v.counters + 3 * in;
+            count_in_w[0] = count_in_w[1] = count_in_w[2] = 0ull;
         }
-        if (next_light + next_other == 0 || r >= last_round || next_edges > exit_edges ||
-            next_huge)
-            break;
-        if (tid == 0) v.counters[8] += next_edges;  // edges the rounds walk, for the trace
+        if (next_light + next_other == 0 || r >= last_round || next_edges > exit_edges) break;
+        if (tid == 0) v.counters[6] += next_edges;  // edges the rounds walk, for the trace
         grid.sync();
         ++r;
     }
