@@ -24,7 +24,7 @@ from ..errors import MissingDependency
 __all__ = ["Trace", "TraceRow", "trace", "tracing", "EXECUTOR_COLORS"]
 
 EXECUTOR_COLORS = {"reference": "#7f7f7f", "dense": "#1f77b4", "sparse": "#d62728",
-                   "pull": "#2ca02c"}  # fmt: skip
+                   "pull": "#2ca02c", "loop": "#9467bd"}  # fmt: skip
 
 
 @dataclass
@@ -36,7 +36,8 @@ class TraceRow:
     call : int
         Its number in the trace (0, 1, ...).
     op : str
-        ``'mxv'`` or ``'vxm'``.
+        ``'mxv'`` or ``'vxm'``; ``'loop'`` for a stay in the device loop of
+        :func:`hyblas.ops.propagate` (one row for all its rounds; ``reason`` says which).
     executor : str
         The executor that ran it.
     asked : str
