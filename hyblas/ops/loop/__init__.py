@@ -120,7 +120,7 @@ def propagate(
     while (max_rounds is None or done < max_rounds) and frontier_work.nnz:
         if device and _loop_fits(A, sr, frontier_work) and _narrow(A, frontier_work, limit):
             walked, frontier_work = _enter(state_work, frontier_work, A, sr, levels, done + 1,
-                                           max_rounds, limit)  # fmt: skip
+                                           max_rounds, limit, executor)  # fmt: skip
             done += walked.rounds
         else:
             frontier_work = host_round(state_work, frontier_work, A, sr, levels=levels,
@@ -188,8 +188,8 @@ def _narrow(A: Matrix, frontier: Vector, limit: int) -> bool:  # noqa: N803
 
 
 def _enter(state: Vector, frontier: Vector, A: Matrix, sr: Semiring, levels: bool,  # noqa: N803
-           first_round: int, max_rounds: int | None,
-           limit: int) -> tuple[Walked, Vector]:  # fmt: skip
+           first_round: int, max_rounds: int | None, limit: int,
+           asked: str) -> tuple[Walked, Vector]:  # fmt: skip
     """Run rounds from ``first_round`` in the device loop; updates ``state`` and returns what
     ran and the next frontier."""
     op_type = sr.input_type(A.dtype, frontier.dtype)
@@ -209,13 +209,12 @@ def _enter(state: Vector, frontier: Vector, A: Matrix, sr: Semiring, levels: boo
     if timer is not None:
         last = first_round + walked.rounds - 1
         _trace.record(_trace.TraceRow(
-            call=0, op="loop", executor="loop", asked="auto", policy="", outputs=A.nrows,
+            call=0, op="loop", executor="loop", asked=asked, policy="", outputs=A.nrows,
             input_nnz=int(ids.size), allowed=None, edges=walked.edges,
             reason=f"rounds {first_round}-{last} in the device loop ({walked.rounds} rounds)",
         ), timer.stop())  # fmt: skip
     state._set_content(bitmap=(walked.values, walked.present))
     order = A._xp.argsort(walked.ids)
-    out_type = sr.output_type(op_type)
-    nxt = Vector(A.nrows, out_type, backend=A.backend, nnz=int(walked.ids.size),
-                 sparse=(walked.ids[order], walked.x[order].astype(out_type, copy=False)))
+    nxt = Vector(A.nrows, sr.output_type(op_type), backend=A.backend, nnz=int(walked.ids.size),
+                 sparse=(walked.ids[order], walked.x[order]))
     return walked, nxt._settled()

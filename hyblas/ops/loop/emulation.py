@@ -24,10 +24,11 @@ def walk(entry: Entry) -> Walked:
     values, present = entry.values.copy(), entry.present.copy()
     stamp = np.where(present, 0, -1).astype(np.int64)  # levels: the round that reached a vertex
     ids, x = entry.ids.astype(np.int64), entry.x.astype(entry.op_type, copy=False)
-    walked = int((indptr[ids + 1] - indptr[ids]).sum())
+    degrees = indptr[ids + 1] - indptr[ids]
+    walked = int(degrees.sum())
     r = entry.first_round
     while True:
-        edges, owner = _prim.ranges(np, indptr[ids], indptr[ids + 1] - indptr[ids])
+        edges, owner = _prim.ranges(np, indptr[ids], degrees)
         targets = indices[edges]
         z = np.asarray(mult(x[owner], weights[edges])).astype(out_type, copy=False)
         if entry.levels:
@@ -43,7 +44,8 @@ def walk(entry: Entry) -> Walked:
             changed = ~present[targets] | (new != seen)
             values[targets], present[targets] = new, True
             ids, x = targets[changed], new[changed]
-        next_edges = int((indptr[ids + 1] - indptr[ids]).sum())
+        degrees = indptr[ids + 1] - indptr[ids]
+        next_edges = int(degrees.sum())
         if ids.size == 0 or r >= entry.last_round or next_edges > entry.exit_edges:
             break
         walked += next_edges

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...backend import compile_module, multiprocessor_count, translate_oom
 from ...semiring.operators import Semiring
+from ..kernels import cast_values
 from ..kernels.words import word_bytes
 from . import kernels as _k
 from .params import THREADS, current_params
@@ -28,9 +29,7 @@ def walk(entry: Entry) -> Walked:
     out_type = entry.semiring.output_type(op_type)
     kernel = _kernel(entry.semiring, op_type, A._indptr.dtype, A._indices.dtype, entry.levels,
                      params.blocks_per_sm)  # fmt: skip
-    identity = _to_words(np, np.full(1, entry.semiring.monoid.identity(out_type), out_type))[0]
-    from ..kernels import cast_values  # noqa: PLC0415 - the kernels package imports the api
-
+    identity = _to_words(np.full(1, entry.semiring.monoid.identity(out_type), out_type))[0]
     weights = cast_values(A, op_type)
     with translate_oom("device loop work arrays"):
         if entry.levels:
@@ -38,7 +37,7 @@ def walk(entry: Entry) -> Walked:
             present = xp.zeros(1, dtype=np.int32)
             stamp = xp.where(entry.present, 0, -1).astype(np.int64)
         else:
-            ws = xp.where(entry.present, _to_words(xp, entry.values.astype(out_type)), identity)
+            ws = xp.where(entry.present, _to_words(entry.values.astype(out_type)), identity)
             present = entry.present.astype(np.int32)
             stamp = xp.zeros(n, dtype=np.int64)
         queue = xp.empty(2 * n, dtype=np.int64)
@@ -80,7 +79,7 @@ def walk(entry: Entry) -> Walked:
         state_values = xp.where(stamp > 0, stamp.astype(entry.values.dtype), entry.values)
     else:
         state_present = present != 0
-        state_values = _from_words(xp, ws, out_type)
+        state_values = _from_words(ws, out_type)
     return Walked(values=state_values, present=state_present, ids=queue[slots], x=values[slots],
                   rounds=rounds, edges=int(host_counters[6]))  # fmt: skip
 
@@ -98,7 +97,7 @@ def _word_type(dtype: np.dtype) -> np.dtype:
     return np.dtype(np.uint64 if word_bytes(dtype) == 8 else np.uint32)
 
 
-def _to_words(xp: Any, values: Any) -> Any:
+def _to_words(values: Any) -> Any:
     """Values as the kernel's accumulator words (``hyblas_to_word``)."""
     dt = values.dtype
     if dt.itemsize in (4, 8):
@@ -106,7 +105,7 @@ def _to_words(xp: Any, values: Any) -> Any:
     return values.astype(np.int32).view(np.uint32)  # narrow types are widened through int
 
 
-def _from_words(xp: Any, words: Any, dtype: np.dtype) -> Any:
+def _from_words(words: Any, dtype: np.dtype) -> Any:
     """The kernel's accumulator words as values of ``dtype`` (``hyblas_from_word``)."""
     dt = np.dtype(dtype)
     if dt.itemsize in (4, 8):
