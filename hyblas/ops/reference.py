@@ -9,6 +9,7 @@ accumulation and replace are applied afterwards by :mod:`hyblas.ops.mask`.
 
 from __future__ import annotations
 
+import warnings
 from types import ModuleType
 from typing import Any
 
@@ -119,16 +120,20 @@ def reduce_all(xp: ModuleType, values: Any, monoid: Monoid) -> Any:
         return monoid.identity(out_type)
     whole = _WHOLE_ARRAY_REDUCTIONS.get(monoid.binaryop.ufunc)
     if whole is not None:  # one library reduction instead of a segmented scan
-        reduced = getattr(xp, whole)(_cast(values, op_type))
+        with warnings.catch_warnings():  # nanmin / nanmax of all-NaN: NaN, as fmin gives
+            warnings.simplefilter("ignore", RuntimeWarning)
+            reduced = getattr(xp, whole)(_cast(values, op_type))
         return out_type.type(to_numpy(xp.asarray(reduced).astype(out_type)).reshape(()))
     starts = xp.zeros(1, dtype=np.int64)
     reduced = _prim.segment_reduce(xp, _cast(values, op_type), starts, monoid.binaryop)
     return out_type.type(to_numpy(reduced)[0])
 
 
-# ufunc-backed monoids whose whole-array reduction NumPy and CuPy both provide
+# ufunc-backed monoids whose whole-array reduction NumPy and CuPy both provide (the min / max
+# monoids are fmin / fmax, which skip NaN like nanmin / nanmax)
 _WHOLE_ARRAY_REDUCTIONS = {np.add: "sum", np.multiply: "prod", np.minimum: "min",
-                           np.maximum: "max", np.logical_or: "any", np.logical_and: "all"}
+                           np.maximum: "max", np.fmin: "nanmin", np.fmax: "nanmax",
+                           np.logical_or: "any", np.logical_and: "all"}
 
 
 def ewise_union(
