@@ -57,9 +57,24 @@ def cases(draw: Any) -> dict[str, Any]:
         max_rounds = draw(st.integers(0, n + 2))
     params = LoopParams(exit_edges=draw(st.none() | st.integers(0, 12)),
                         exit_min=draw(st.integers(0, 12)), heavy=draw(st.integers(0, 4)),
+                        thread_edges=draw(st.integers(0, 3)),
                         huge=draw(st.integers(0, 10)))  # fmt: skip
+    delta = None
+    if not levels and sr.monoid.name == "min" and state_dtype == dtype and dtype.kind in "iuf":
+        delta = draw(st.none() | _deltas(dtype))
+        if delta is not None and draw(st.booleans()):
+            # the device loop takes bucketed rounds whose frontier holds the state's values
+            keep = np.array(draw(st.lists(st.booleans(), min_size=state.indices.size,
+                                          max_size=state.indices.size)), dtype=bool)  # fmt: skip
+            frontier = S.VectorData(n, state.indices[keep], state.values[keep])
     return dict(sr=sr, A=A, frontier=frontier, state=state, levels=levels,
-                max_rounds=max_rounds, params=params)  # fmt: skip
+                max_rounds=max_rounds, params=params, delta=delta)  # fmt: skip
+
+
+def _deltas(dtype: np.dtype) -> st.SearchStrategy[Any]:
+    if dtype.kind == "f":
+        return st.sampled_from([0.25, 1.0, 3.5, 40.0, float("inf")])
+    return st.integers(1, 5)
 
 
 @given(case=cases(), executor=st.sampled_from(["loop", "auto"]))
@@ -67,7 +82,7 @@ def test_the_loop_equals_the_rounds_written_with_ops(backend: str, case: dict[st
                                                      executor: str) -> None:  # fmt: skip
     A = case["A"].hyblas(backend)
     state, frontier = case["state"].hyblas(backend), case["frontier"].hyblas(backend)
-    args = dict(levels=case["levels"], max_rounds=case["max_rounds"])
+    args = dict(levels=case["levels"], max_rounds=case["max_rounds"], delta=case["delta"])
     want = _run(state, frontier, A, case["sr"], executor="reference", **args)
     with loop_params(case["params"]):
         got = _run(state, frontier, A, case["sr"], executor=executor, **args)
@@ -84,7 +99,10 @@ def test_bfs_levels_for_every_split_between_loop_and_host(
             got = hb.algorithms.bfs(A, 40, executor="loop")
         with loop_params(exit_edges=exit_edges, huge=3):  # the inner vertices end each stay
             again = hb.algorithms.bfs(A, 40, executor="loop")
-    assert got.isequal(want, check_dtype=True) and again.isequal(want, check_dtype=True)
+        with loop_params(exit_edges=exit_edges, thread_edges=0):  # a warp for every vertex
+            warps = hb.algorithms.bfs(A, 40, executor="loop")
+    for levels in (got, again, warps):
+        assert levels.isequal(want, check_dtype=True)
 
 
 def test_rounds_that_end_on_the_last_allowed_round_and_zero_and_one_rounds(backend: str) -> None:
@@ -115,17 +133,83 @@ def test_rounds_that_end_on_the_last_allowed_round_and_zero_and_one_rounds(backe
         assert zero[0].isequal(state) and zero[1].isequal(frontier)
 
 
+def _weighted_grid(rows: int, cols: int, seed: int, source: int) -> tuple[hb.Matrix, hb.Vector]:
+    """A grid with float32 weights in [1, 64) and the distance vector {source: 0}."""
+    A = hb.generators.grid_2d(rows, cols)
+    W = hb.generators.random_weights(A, 1.0, 64.0, seed=seed, dtype=np.float32)  # noqa: N806
+    return W, hb.Vector.from_coo([source], [0.0], size=A.nrows, dtype=np.float32)
+
+
 def test_sssp_rounds_with_the_loop_and_a_bounded_number_of_rounds(backend: str) -> None:
     with hb.using_backend(backend):
-        A = hb.generators.grid_2d(12, 9)
-        W = hb.generators.random_weights(A, 1.0, 64.0, seed=4, dtype=np.float32)  # noqa: N806
+        W, dist = _weighted_grid(12, 9, seed=4, source=5)  # noqa: N806
         min_plus = hb.semiring.min_plus[np.float32]
-        dist = hb.Vector.from_coo([5], [0.0], size=A.nrows, dtype=np.float32)
         for rounds in (None, 1, 3, 17):
             want = _run(dist, dist, W, min_plus, max_rounds=rounds, executor="reference")
             for exit_edges in (None, 0, 5):
                 with loop_params(exit_edges=exit_edges, heavy=1):
                     _same(_run(dist, dist, W, min_plus, max_rounds=rounds, executor="loop"), want)
+
+
+@given(data=st.data(), delta=st.sampled_from([1e-3, 0.5, 2.0, 1e9]),
+       executor=st.sampled_from(["reference", "loop", "auto"]),
+       exit_edges=st.none() | st.integers(0, 6))
+def test_bucketed_rounds_end_where_plain_rounds_end(backend: str, data: Any, delta: float,
+                                                    executor: str,
+                                                    exit_edges: int | None) -> None:  # fmt: skip
+    """Shortest paths over non-negative weights do not depend on the order the vertices are
+    expanded in: bucketed rounds reach the plain rounds' state with an empty frontier."""
+    n = data.draw(st.integers(1, 9))
+    A = data.draw(S.matrices(nrows=n, ncols=n, dtype=np.dtype(np.float64)))  # noqa: N806
+    W = hb.ops.apply(A.hyblas(backend), "abs")  # noqa: N806
+    source = data.draw(st.integers(0, n - 1))
+    min_plus = hb.semiring.min_plus[np.float64]
+    dist = hb.Vector.from_coo([source], [0.0], size=n, dtype=np.float64, backend=backend)
+    want = _run(dist, dist, W, min_plus, executor="reference")
+    with loop_params(exit_edges=exit_edges, heavy=1):
+        got = _run(dist, dist, W, min_plus, executor=executor, delta=delta)
+    assert got[0].isequal(want[0], check_dtype=True) and got[1].nnz == 0
+
+
+def test_bucketed_sssp_on_a_grid_walks_fewer_edges_in_more_rounds(backend: str) -> None:
+    with hb.using_backend(backend):
+        W, dist = _weighted_grid(24, 31, seed=9, source=0)  # noqa: N806
+        min_plus = hb.semiring.min_plus[np.float32]
+        edges = {}
+        for delta in (None, 64.0):
+            want = _run(dist, dist, W, min_plus, executor="reference", delta=delta)
+            with hb.trace() as t:
+                got = _run(dist, dist, W, min_plus, executor="loop", delta=delta)
+            _same(got, want)
+            edges[delta] = (sum(row.edges for row in t), got[2])
+        plain = _run(dist, dist, W, min_plus, executor="reference")
+        assert got[0].isequal(plain[0])
+    assert edges[64.0][0] < edges[None][0] and edges[64.0][1] > edges[None][1], edges
+
+
+@pytest.mark.parametrize("delta", [1, 2, 3, 7])
+def test_bucketed_rounds_with_ties_for_every_split_and_bounded_rounds(
+        backend: str, delta: int) -> None:  # fmt: skip
+    """Integer weights 1..3 put many vertices on the threshold and on the frontier's minimum,
+    where near and far are told apart."""
+    with hb.using_backend(backend):
+        A = hb.generators.grid_2d(9, 11)
+        rows, cols, _ = A.to_coo()
+        weights = 1 + (rows * 7 + cols * 3) % 3
+        W = hb.Matrix.from_coo(rows, cols, weights, nrows=A.nrows, ncols=A.ncols,  # noqa: N806
+                               dtype=np.int64)  # fmt: skip
+        min_plus = hb.semiring.min_plus[np.int64]
+        dist = hb.Vector.from_coo([0, 50], [0, 2], size=A.nrows, dtype=np.int64)
+        full = _run(dist, dist, W, min_plus, executor="reference", delta=delta)
+        assert full[0].isequal(_run(dist, dist, W, min_plus, executor="reference")[0])
+        for rounds in (None, 1, 2, full[2] // 2, full[2] - 1, full[2]):
+            want = _run(dist, dist, W, min_plus, executor="reference", delta=delta,
+                        max_rounds=rounds)  # fmt: skip
+            for exit_edges in (None, 0, 6):
+                with loop_params(exit_edges=exit_edges, heavy=2):
+                    got = _run(dist, dist, W, min_plus, executor="loop", delta=delta,
+                               max_rounds=rounds)  # fmt: skip
+                _same(got, want)
 
 
 def test_the_device_loop_leaves_rows_in_the_trace(backend: str) -> None:
@@ -173,6 +257,21 @@ def test_bad_arguments_are_named_errors_and_change_nothing() -> None:
         hb.ops.propagate(hb.Vector.new(bool, 9), frontier, A, any_pair, levels=True)
     with pytest.raises(DomainMismatch):  # min_plus on float32 gives float32 states
         hb.ops.propagate(state, frontier, A, hb.semiring.min_plus[np.float32])
+    min_plus = hb.semiring.min_plus[np.int64]
+    dist = hb.Vector.from_coo([0], [0], size=9, dtype=np.int64)
+    dist_before = dist.dup()
+    for error, kwargs in [(InvalidValue, dict(delta=0)), (InvalidValue, dict(delta=-2)),
+                          (InvalidValue, dict(delta=0.5)), (InvalidValue, dict(delta="1")),
+                          (InvalidValue, dict(delta=True)),
+                          (InvalidValue, dict(delta=1, levels=True))]:  # fmt: skip
+        with pytest.raises(error):
+            hb.ops.propagate(dist, dist, A, min_plus, **kwargs)
+    with pytest.raises(InvalidValue):  # bucketed rounds are for the min monoid
+        hb.ops.propagate(state, state, A, hb.semiring.max_plus[np.int64], delta=1)
+    with pytest.raises(DomainMismatch):  # the frontier's values are compared with the state's
+        hb.ops.propagate(dist, hb.Vector.from_coo([0], [0], size=9, dtype=np.int32), A,
+                         min_plus, delta=1)  # fmt: skip
+    assert dist.isequal(dist_before)
     with pytest.raises(InvalidValue):
         LoopParams(blocks_per_sm=9)
     with pytest.raises(InvalidValue):

@@ -1,7 +1,8 @@
-"""NumPy emulation of the device loop (``propagate(executor='loop')`` on the CPU), so that CI
+"""NumPy emulation of the device loop (``propagate``'s narrow rounds on the CPU), so that CI
 checks its protocol without a GPU: the same rounds, reached-once stamps (levels) or
-improvement test and queue dedupe (improve), the values given to the next queue after the
-round, and the same stop rule (empty frontier, last round, too many next edges)."""
+improvement test and queue dedupe (improve), near / far vertices of bucketed rounds, the
+values given to the next queue after the round, and the same stop rule (empty frontier, last
+round, too many next edges)."""
 
 from __future__ import annotations
 
@@ -15,19 +16,28 @@ __all__ = ["walk"]
 
 def walk(entry: Entry) -> Walked:
     """Run ``entry``'s rounds as ``frontier_loop.cu`` does, one vectorized step per round."""
-    A, semiring = entry.A, entry.semiring
+    A, semiring, buckets = entry.A, entry.semiring, entry.buckets
     out_type = semiring.output_type(entry.op_type)
     mult, add = semiring.binaryop.numpy, semiring.monoid.binaryop
+    identity = semiring.monoid.identity(out_type)
     indptr = A._indptr.astype(np.int64)
     indices = A._indices.astype(np.int64)
     weights = A._values.astype(entry.op_type, copy=False)
     values, present = entry.values.copy(), entry.present.copy()
     stamp = np.where(present, 0, -1).astype(np.int64)  # levels: the round that reached a vertex
     ids, x = entry.ids.astype(np.int64), entry.x.astype(entry.op_type, copy=False)
-    degrees = indptr[ids + 1] - indptr[ids]
-    walked = int(degrees.sum())
+    threshold = entry.threshold
+    walked = 0
     r = entry.first_round
     while True:
+        waiting = ids[:0]
+        if buckets is not None:  # the queue's minimum, combined from the identity as atomics do
+            smallest = out_type.type(add.numpy.reduce(x, initial=identity))
+            threshold = buckets.next_threshold(smallest, threshold)
+            far = (x >= threshold) & (x != smallest)
+            waiting, ids, x = ids[far], ids[~far], x[~far]
+        degrees = indptr[ids + 1] - indptr[ids]
+        walked += int(degrees.sum())
         edges, owner = _prim.ranges(np, indptr[ids], degrees)
         targets = indices[edges]
         z = np.asarray(mult(x[owner], weights[edges])).astype(out_type, copy=False)
@@ -43,12 +53,11 @@ def walk(entry: Entry) -> Walked:
             new = np.where(present[targets], np.asarray(add(seen, z)).astype(out_type), z)
             changed = ~present[targets] | (new != seen)
             values[targets], present[targets] = new, True
-            ids, x = targets[changed], new[changed]
-        degrees = indptr[ids + 1] - indptr[ids]
-        next_edges = int(degrees.sum())
+            ids = np.union1d(targets[changed], waiting)  # queued once (the round stamp)
+            x = values[ids]  # the state after the round, as the kernel copies it out
+        next_edges = int((indptr[ids + 1] - indptr[ids]).sum())
         if ids.size == 0 or r >= entry.last_round or next_edges > entry.exit_edges:
             break
-        walked += next_edges
         x = x.astype(entry.op_type, copy=False)
         r += 1
     if entry.levels:
@@ -56,5 +65,4 @@ def walk(entry: Entry) -> Walked:
         values[reached] = stamp[reached].astype(values.dtype)
         present = stamp >= 0
     return Walked(values=values, present=present, ids=ids, x=x.astype(out_type, copy=False),
-                  rounds=r - entry.first_round + 1, edges=walked)  # fmt: skip
-
+                  rounds=r - entry.first_round + 1, edges=walked, threshold=threshold)  # fmt: skip

@@ -35,7 +35,7 @@ def walk(entry: Entry) -> Walked:
         if entry.levels:
             ws = xp.full(n, identity, dtype=identity.dtype)
             present = xp.zeros(1, dtype=np.int32)
-            stamp = xp.where(entry.present, 0, -1).astype(np.int64)
+            stamp = xp.where(entry.present, np.int64(0), np.int64(-1))
         else:
             ws = xp.where(entry.present, _to_words(entry.values.astype(out_type)), identity)
             present = entry.present.astype(np.int32)
@@ -45,6 +45,7 @@ def walk(entry: Entry) -> Walked:
         first_values = xp.empty(max(n, 1), dtype=op_type)
         counters = xp.zeros(7, dtype=np.uint64)
         rounds_run = xp.zeros(1, dtype=np.int64)
+        bucket = xp.asarray(_bucket_words(entry, out_type, identity))
     parity = (entry.first_round - 1) & 1
     ids = entry.ids.astype(np.int64)
     degrees = (A._indptr[ids + 1] - A._indptr[ids]).astype(np.int64)
@@ -56,16 +57,16 @@ def walk(entry: Entry) -> Walked:
     queue[start + n - other_ids.size:start + n] = other_ids
     first_values[:light_ids.size] = x[light]
     first_values[n - other_ids.size:n] = x[~light][::-1]
-    edges = degrees.sum()
     counters[3 * parity] = light_ids.size
     counters[3 * parity + 1] = other_ids.size
-    counters[3 * parity + 2] = edges
-    counters[6] = edges
+    counters[3 * parity + 2] = degrees.sum()
     grid = (multiprocessor_count() * params.blocks_per_sm,)
     kernel(grid, (THREADS,), (
         np.int64(n), A._indptr, A._indices, weights, first_values, ws, present, stamp, queue,
         values, counters, np.int64(params.heavy), np.int64(entry.first_round),
         np.int64(entry.last_round), np.uint64(min(entry.exit_edges, 2**64 - 1)), rounds_run,
+        np.int32(entry.buckets is not None), np.int32(entry.threshold is not None), bucket,
+        np.int64(params.thread_edges),
     ))  # fmt: skip
     rounds = int(rounds_run[0])  # the one host synchronisation of a stay in the loop
     out = (entry.first_round + rounds - 1) & 1
@@ -76,12 +77,28 @@ def walk(entry: Entry) -> Walked:
                             xp.arange(start + n - other_count, start + n)])  # fmt: skip
     if entry.levels:
         state_present = stamp >= 0
-        state_values = xp.where(stamp > 0, stamp.astype(entry.values.dtype), entry.values)
+        state_values = xp.where(stamp > 0, stamp.astype(entry.values.dtype, copy=False),
+                                entry.values)  # fmt: skip
     else:
         state_present = present != 0
         state_values = _from_words(ws, out_type)
+    threshold = None
+    if entry.buckets is not None:
+        threshold = _from_words(bucket[2:3], out_type).get()[0]
     return Walked(values=state_values, present=state_present, ids=queue[slots], x=values[slots],
-                  rounds=rounds, edges=int(host_counters[6]))  # fmt: skip
+                  rounds=rounds, edges=int(host_counters[6]), threshold=threshold)  # fmt: skip
+
+
+def _bucket_words(entry: Entry, out_type: np.dtype, identity: Any) -> np.ndarray:
+    """The kernel's ``bucket`` words: two queue minima (the identity), then the threshold,
+    delta, limit and top of bucketed rounds (unused otherwise)."""
+    buckets = entry.buckets
+    words = np.full(6, identity, dtype=identity.dtype)
+    if buckets is not None:
+        rest = [entry.threshold if entry.threshold is not None else buckets.top, buckets.delta,
+                buckets.limit, buckets.top]  # fmt: skip
+        words[2:] = _to_words(np.array(rest, dtype=out_type))
+    return words
 
 
 @functools.lru_cache(maxsize=256)

@@ -38,6 +38,11 @@ class LoopParams:
         See ``exit_edges``.
     exit_min : int
         See ``exit_edges``.
+    thread_edges : int
+        A queued vertex with at most this many out-edges is walked by one thread (the 32
+        lanes of a warp walk 32 such vertices side by side), so that a warp's atomics that
+        append to the next queue serve 32 vertices instead of one: a grid's degree-4 vertices
+        leave 28 of a warp's lanes idle otherwise.
     heavy : int
         A queued vertex with more out-edges than this is walked by a thread block instead of
         a warp.
@@ -56,6 +61,7 @@ class LoopParams:
     exit_fraction: float = 1 / 64
     improve_exit_fraction: float = 1 / 2
     exit_min: int = 1 << 16
+    thread_edges: int = 8
     heavy: int = 1024
     huge: int = 1 << 16
     blocks_per_sm: int = 4
@@ -70,7 +76,8 @@ class LoopParams:
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
                 raise InvalidValue(f"LoopParams.{name} must be in [0, 1], got {value!r}")
-        for name, lowest in (("exit_min", 0), ("heavy", 0), ("huge", 0), ("blocks_per_sm", 1)):
+        for name, lowest in (("exit_min", 0), ("thread_edges", 0), ("heavy", 0), ("huge", 0),
+                             ("blocks_per_sm", 1)):  # fmt: skip
             value = getattr(self, name)
             if not _is_int(value) or value < lowest:
                 raise InvalidValue(f"LoopParams.{name} must be an int >= {lowest}, got "

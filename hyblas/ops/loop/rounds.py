@@ -4,12 +4,15 @@ device loop."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...matrix import Matrix
 from ...semiring.operators import Semiring
 from ...vector import Vector
 from .. import api
+from .buckets import Buckets
 
-__all__ = ["host_round"]
+__all__ = ["host_round", "host_bucket_round"]
 
 
 def host_round(state: Vector, frontier: Vector, A: Matrix, semiring: Semiring, *,  # noqa: N803
@@ -19,6 +22,26 @@ def host_round(state: Vector, frontier: Vector, A: Matrix, semiring: Semiring, *
         reached = api.vxm(frontier, A, semiring, mask=~state.S, executor=executor)
         api.assign(state, round_number, None, mask=reached.S)
         return reached
+    return _improve(state, frontier, A, semiring, executor)
+
+
+def host_bucket_round(state: Vector, frontier: Vector, A: Matrix,  # noqa: N803
+                      semiring: Semiring, *, buckets: Buckets, threshold: Any,
+                      executor: str) -> tuple[Vector, Any]:  # fmt: skip
+    """Run one bucketed round (:mod:`.buckets`); updates ``state`` in place and returns the
+    next frontier and the round's threshold."""
+    monoid = semiring.monoid
+    identity = monoid.identity(state.dtype)
+    smallest = monoid.binaryop.numpy(identity, api.reduce_scalar(frontier, monoid))
+    threshold = buckets.next_threshold(smallest, threshold)
+    far = api.select(api.select(frontier, "valuege", threshold), "valuene", smallest)
+    near = api.apply(frontier, "identity", mask=~far.S)
+    improved = _improve(state, near, A, semiring, executor)
+    return api.ewise_add(far, improved, monoid.binaryop), threshold
+
+
+def _improve(state: Vector, frontier: Vector, A: Matrix, semiring: Semiring,  # noqa: N803
+             executor: str) -> Vector:
     reached = api.vxm(frontier, A, semiring, executor=executor)
     add = semiring.monoid.binaryop
     combined = api.ewise_add(reached, state, add, mask=reached.S)

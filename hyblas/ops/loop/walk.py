@@ -9,6 +9,7 @@ import numpy as np
 
 from ...matrix import Matrix
 from ...semiring.operators import Semiring
+from .buckets import Buckets
 
 __all__ = ["Entry", "Walked"]
 
@@ -21,7 +22,8 @@ class Entry:
     type unless ``levels``); ``ids`` the frontier's vertices (int64, no repeats, any order),
     ``x`` their values in the operand type. Rounds ``first_round .. last_round`` may run; the
     loop stops early when the frontier empties or the next one has more than ``exit_edges``
-    out-edges.
+    out-edges. With ``buckets`` the rounds are bucketed (:mod:`.buckets`), starting from
+    ``threshold`` (None: no threshold yet), and the frontier's values are the state's.
     """
 
     A: Matrix  # noqa: N815 - math spelling
@@ -35,12 +37,15 @@ class Entry:
     first_round: int
     last_round: int
     exit_edges: int
+    buckets: Buckets | None = None
+    threshold: Any = None
 
 
 @dataclass
 class Walked:
     """After the rounds: the state's new bitmap, the next frontier (ids in any order, values
-    in the output type), the rounds run and the edges they walked."""
+    in the output type), the rounds run, the edges they walked and, for bucketed rounds, the
+    last round's threshold."""
 
     values: Any
     present: Any
@@ -48,3 +53,4 @@ class Walked:
     x: Any
     rounds: int
     edges: int
+    threshold: Any = None

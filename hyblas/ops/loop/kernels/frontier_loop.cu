@@ -9,10 +9,10 @@
 //   word and its conversions, ${ATOMIC} the combine of v into *slot, ${P} / ${I} the CSR's
 //   indptr / indices types, ${BLOCKS_PER_SM} the occupancy the launch bounds promise.
 //
-// A round walks the out-edges (row u of A's CSR) of every queued vertex u, light ones a warp
-// each, heavy ones a block each, and appends each vertex that
-// the round changes to the next queue (light at the front, the others from the back) with
-// warp-aggregated atomics, adding up the next queue's edges as it goes. After the barrier every
+// A round walks the out-edges (row u of A's CSR) of every queued vertex u: light ones of at most
+// thread_edges edges a thread each, other light ones a warp each, heavy ones a block each; and
+// appends each vertex that the round changes to the next queue (light at the front, the others
+// from the back) with warp-aggregated atomics, adding up the next queue's edges as it goes. After the barrier every
 // thread reads the same counts, so all of them take the same decision to stop or go on.
 //
 // LEVELS (propagate(levels=True)): a vertex is reached once. stamp[v] is the round that
@@ -20,6 +20,12 @@
 // ws[v] (identity between rounds) and copied out to the next queue's values after the barrier.
 // Otherwise (improve): ws[v] is the state itself, present[v] its presence, and stamp[v] the last
 // round that queued v; a contribution that changes the state (or makes it present) queues v.
+//
+// BUCKETED improve rounds (propagate(delta=...), hyblas/ops/loop/buckets.py): a round first
+// sets its threshold from the queue's minimum (combined into bucket[parity] while the queue's
+// values were given out), then walks only the near vertices and carries the far ones into the
+// next queue (deduplicated by the same round stamp as the improved ones); the next queue's
+// values are the state's. bucket = [minimum by parity (2), threshold, delta, limit, top].
 
 #include <cooperative_groups.h>
 
@@ -40,6 +46,7 @@ __device__ __forceinline__ hyblas_z hyblas_from_word(hyblas_word w) { ${FROM_WOR
 __device__ __forceinline__ void hyblas_atomic_combine(hyblas_word* slot, hyblas_z v) { ${ATOMIC} }
 
 // Counters of one queue: [light count, other count, edges of the queued vertices].
+// counters[6] sums the out-edges the rounds walked (for the trace).
 struct hyblas_loop_view {
     long long n;
     const hyblas_p* indptr;
@@ -54,6 +61,20 @@ struct hyblas_loop_view {
     unsigned long long* counters;  // [2][3] by round parity, then [6] the edges walked
     long long heavy;               // more edges than this: a block per vertex, not a warp
 };
+
+__device__ __forceinline__ long long hyblas_slot(long long n, long long light, long long i) {
+    return i < light ? i : n - 1 - (i - light);  // light vertices from the front, others from the back
+}
+
+// Combine the valid lanes' values into *slot with one atomic per warp; every lane must call this.
+__device__ __forceinline__ void hyblas_warp_combine(hyblas_word* slot, bool valid, hyblas_z value) {
+    hyblas_word w = hyblas_to_word(valid ? value : (hyblas_z)(${IDENTITY}));
+    for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2) {
+        const hyblas_word other = __shfl_down_sync(0xffffffffu, w, offset);
+        w = hyblas_to_word(hyblas_add(hyblas_from_word(w), hyblas_from_word(other)));
+    }
+    if ((threadIdx.x & (HYBLAS_WARP - 1)) == 0) hyblas_atomic_combine(slot, hyblas_from_word(w));
+}
 
 __device__ __forceinline__ long long hyblas_degree(const hyblas_loop_view& v, long long u) {
     return (long long)v.indptr[u + 1] - (long long)v.indptr[u];
@@ -135,7 +156,9 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                      const hyblas_t* weights, const hyblas_t* first_values, hyblas_word* ws,
                      int* present, long long* stamp, long long* queue, hyblas_z* values_all,
                      unsigned long long* counters, long long heavy, long long first_round,
-                     long long last_round, unsigned long long exit_edges, long long* rounds_run) {
+                     long long last_round, unsigned long long exit_edges, long long* rounds_run,
+                     int bucketed, int has_threshold, hyblas_word* bucket,
+                     long long thread_edges) {
     const hyblas_loop_view v = {n, indptr, indices, weights, first_values, ws, present, stamp,
                                 queue, values_all, counters, heavy};
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
@@ -144,7 +167,23 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     const long long warp = tid / HYBLAS_WARP, warps = threads / HYBLAS_WARP;
     const int lane = threadIdx.x & (HYBLAS_WARP - 1);
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
+    const hyblas_z delta = hyblas_from_word(bucket[3]), limit = hyblas_from_word(bucket[4]);
+    const hyblas_z top = hyblas_from_word(bucket[5]);
+    hyblas_z threshold = hyblas_from_word(bucket[2]);
+    unsigned long long walked = 0;  // out-edges this thread walked as a warp's or block's leader
     long long r = first_round;
+    if (bucketed) {  // the first queue's minimum; later queues' come with their values
+        const int in = (int)((r - 1) & 1);
+        const long long light = (long long)v.counters[3 * in];
+        const long long total = light + (long long)v.counters[3 * in + 1];
+        for (long long base = tid - lane; base < total; base += threads) {
+            const long long i = base + lane;
+            const hyblas_z x = i < total ? (hyblas_z)v.first_values[hyblas_slot(v.n, light, i)]
+                                         : (hyblas_z)0;
+            hyblas_warp_combine(&bucket[in], i < total, x);
+        }
+        grid.sync();
+    }
     while (true) {
         const int in = (int)((r - 1) & 1), out = (int)(r & 1);
         const unsigned long long* count_in = v.counters + 3 * in;
@@ -152,19 +191,71 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         const long long* queue = v.queue + (long long)in * v.n;
         const hyblas_z* values = v.values + (long long)in * v.n;
         const bool first = r == first_round;
-        for (long long i = warp; i < light; i += warps) {
-            const long long u = queue[i];
-            const hyblas_t x = first ? v.first_values[i] : (hyblas_t)values[i];
-            hyblas_loop_range<LEVELS>(v, r, out, (long long)v.indptr[u], (long long)v.indptr[u + 1],
-                                      lane, HYBLAS_WARP, x);
+        hyblas_z smallest = (hyblas_z)0;
+        if (bucketed) {
+            smallest = hyblas_from_word(*(volatile hyblas_word*)&bucket[in]);
+            if (!has_threshold || !(smallest < threshold)) {
+                threshold = smallest > limit ? top : (hyblas_z)(smallest + delta);
+                has_threshold = 1;
+            }
+        }
+        // bucketed: a far vertex waits (carried into the next queue) instead of being walked
+        #define HYBLAS_FAR(z) (bucketed && (z) >= threshold && (z) != smallest)
+        // light vertices, 32 queue entries a warp: a lane walks its own vertex if it has at
+        // most thread_edges edges (all such lanes in step), the warp walks the others together
+        for (long long base = warp * HYBLAS_WARP; base < light; base += warps * HYBLAS_WARP) {
+            const long long i = base + lane;
+            hyblas_t x = (hyblas_t)0;
+            long long begin = 0, end = 0;
+            bool walk = false;
+            if (i < light) {
+                x = first ? v.first_values[i] : (hyblas_t)values[i];
+                walk = !HYBLAS_FAR((hyblas_z)x);
+                if (walk) {
+                    const long long u = queue[i];
+                    begin = (long long)v.indptr[u];
+                    end = (long long)v.indptr[u + 1];
+                    walked += (unsigned long long)(end - begin);
+                }
+            }
+            const bool own = walk && end - begin <= thread_edges;
+            long long steps = own ? end - begin : 0;
+            for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
+                steps = max(steps, __shfl_xor_sync(0xffffffffu, steps, offset));
+            for (long long k = 0; k < steps; ++k)
+                hyblas_loop_edge<LEVELS>(v, r, out, own && begin + k < end, begin + k, x);
+            unsigned int together = __ballot_sync(0xffffffffu, walk && !own);
+            while (together) {
+                const int source = __ffs(together) - 1;
+                together &= together - 1;
+                const long long b = __shfl_sync(0xffffffffu, begin, source);
+                const long long e = __shfl_sync(0xffffffffu, end, source);
+                const long long j = base + source;
+                const hyblas_t xs = first ? v.first_values[j] : (hyblas_t)values[j];
+                hyblas_loop_range<LEVELS>(v, r, out, b, e, lane, HYBLAS_WARP, xs);
+            }
         }
         for (long long i = blockIdx.x; i < other; i += gridDim.x) {
             const long long slot = v.n - 1 - i;
-            const long long u = queue[slot];
             const hyblas_t x = first ? v.first_values[slot] : (hyblas_t)values[slot];
-            hyblas_loop_range<LEVELS>(v, r, out, (long long)v.indptr[u], (long long)v.indptr[u + 1],
-                                      threadIdx.x, HYBLAS_THREADS, x);
+            if (HYBLAS_FAR((hyblas_z)x)) continue;
+            const long long u = queue[slot];
+            const long long begin = (long long)v.indptr[u], end = (long long)v.indptr[u + 1];
+            if (threadIdx.x == 0) walked += (unsigned long long)(end - begin);
+            hyblas_loop_range<LEVELS>(v, r, out, begin, end, threadIdx.x, HYBLAS_THREADS, x);
         }
+        if (bucketed) {
+            for (long long base = tid - lane; base < light + other; base += threads) {
+                const long long i = base + lane;
+                const bool valid = i < light + other;
+                const long long slot = hyblas_slot(v.n, light, valid ? i : 0);
+                const hyblas_z x = first ? (hyblas_z)v.first_values[slot] : values[slot];
+                const long long u = valid ? queue[slot] : 0;
+                const bool carry = valid && HYBLAS_FAR(x) && atomicMax(&v.stamp[u], r) < r;
+                hyblas_enqueue(v, out, carry, u);
+            }
+        }
+        #undef HYBLAS_FAR
         grid.sync();
         // the next queue is complete: give its vertices their values, and clear the counters
         // the round after this one appends to (this round's input, read by now)
@@ -174,20 +265,31 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         const unsigned long long next_edges = count_out[2];
         long long* next = v.queue + (long long)out * v.n;
         hyblas_z* next_values = v.values + (long long)out * v.n;
-        for (long long i = tid; i < next_light + next_other; i += threads) {
-            const long long slot = i < next_light ? i : v.n - 1 - (i - next_light);
-            const long long w = next[slot];
-            next_values[slot] = hyblas_from_word(v.ws[w]);
-            if (LEVELS) v.ws[w] = empty;
+        for (long long base = tid - lane; base < next_light + next_other; base += threads) {
+            const long long i = base + lane;
+            const bool valid = i < next_light + next_other;
+            hyblas_z value = (hyblas_z)0;
+            if (valid) {
+                const long long slot = hyblas_slot(v.n, next_light, i);
+                const long long w = next[slot];
+                value = hyblas_from_word(v.ws[w]);
+                next_values[slot] = value;
+                if (LEVELS) v.ws[w] = empty;
+            }
+            if (bucketed) hyblas_warp_combine(&bucket[out], valid, value);
         }
         if (tid == 0) {
             unsigned long long* count_in_w = v.counters + 3 * in;
             count_in_w[0] = count_in_w[1] = count_in_w[2] = 0ull;
+            if (bucketed) bucket[in] = empty;  // read at this round's start, by now by all
         }
         if (next_light + next_other == 0 || r >= last_round || next_edges > exit_edges) break;
-        if (tid == 0) v.counters[6] += next_edges;  // edges the rounds walk, for the trace
         grid.sync();
         ++r;
     }
-    if (tid == 0) *rounds_run = r - first_round + 1;
+    if (walked) atomicAdd(&v.counters[6], walked);
+    if (tid == 0) {
+        *rounds_run = r - first_round + 1;
+        if (bucketed) bucket[2] = hyblas_to_word(threshold);
+    }
 }
