@@ -1,4 +1,4 @@
-"""Connected components (FastSV) against networkx and scipy.sparse.csgraph."""
+"""Connected components (BFS, then FastSV) against networkx and scipy.sparse.csgraph."""
 
 from __future__ import annotations
 
@@ -98,8 +98,9 @@ def test_components_grid_and_disjoint_grids(backend: str) -> None:
 
 
 def test_components_take_few_rounds_on_long_paths(monkeypatch: pytest.MonkeyPatch) -> None:
-    # plain label propagation needs about the diameter (here 2999) rounds; FastSV's pointer
-    # jumping needs about log2 of it. Each round makes two mxv calls.
+    # a star (the BFS's component) beside a path of 3000 vertices, which FastSV labels: plain
+    # label propagation needs about the diameter (here 2999) rounds; FastSV's pointer jumping
+    # needs about log2 of it. Each round makes two mxv calls (one more finds the degrees).
     calls = []
     real_mxv = ops.mxv
 
@@ -108,13 +109,33 @@ def test_components_take_few_rounds_on_long_paths(monkeypatch: pytest.MonkeyPatc
         return real_mxv(*args, **kwargs)
 
     monkeypatch.setattr(ops, "mxv", counting_mxv)
-    order = np.random.default_rng(3).permutation(3000)
-    for nodelist in (range(3000), range(2999, -1, -1), order.tolist()):
+    G = nx.disjoint_union(nx.star_graph(10), nx.path_graph(3000))  # path: 11 .. 3010
+    path = np.arange(11, 3011)
+    order = np.random.default_rng(3).permutation(path)
+    for path_ids in (path, path[::-1], order):
         calls.clear()
-        A = hb.io.from_networkx(nx.path_graph(3000), nodelist=nodelist)
-        assert np.array_equal(_labels(A, executor="reference"), np.zeros(3000, dtype=np.int64))
-        assert len(calls) // 2 <= 20
+        A = hb.io.from_networkx(G, nodelist=[*range(11), *path_ids.tolist()])
+        assert np.array_equal(_labels(A, executor="reference"),
+                              np.repeat(np.array([0, 11]), [11, 3000]))  # fmt: skip
+        assert 2 <= len(calls) - 1 and (len(calls) - 1) // 2 <= 20
         assert set(calls) == {"reference"}
+
+
+def test_components_with_and_without_the_device_loop(backend: str) -> None:
+    """The BFS part gives the same labels whether its rounds run in the device loop (the
+    emulation on the CPU) or one vxm each; here the giant component is a grid with a tail of
+    small pieces (isolated vertices, pairs, a triangle) for FastSV."""
+    grid = hb.generators.grid_2d(23, 17).to_scipy().tocoo()
+    n = grid.shape[0] + 9
+    rows = [*grid.row, n - 9, n - 7, n - 6, n - 5, n - 4]
+    cols = [*grid.col, n - 8, n - 6, n - 5, n - 4, n - 6]
+    A = hb.Matrix.from_coo(rows, cols, 1.0, nrows=n, ncols=n, backend=backend)
+    want = _labels_from_scipy(A.to_scipy())
+    assert len(set(want.tolist())) == 6
+    for executor in ("loop", "auto", "reference"):
+        for device_loop in (True, False):
+            with hb.ops.loop.loop_params(device_loop=device_loop, exit_edges=40):
+                assert np.array_equal(_labels(A, executor=executor), want)
 
 
 def test_components_bad_input() -> None:

@@ -73,6 +73,12 @@ def test_sssp_matches_networkx(graph: tuple, data: Any) -> None:
     assert dist.dtype == np.float64 and dist.size == n
     _assert_distances(dist, expected)
     _, _, weights = A.to_coo()
+    for delta in (None, 0.5, 7.0):  # plain rounds, and buckets of a width drawn by hand
+        if delta is not None and weights.size and weights.min() < 0:
+            with pytest.raises(InvalidValue, match="non-negative"):
+                sssp(A, source, delta=delta)
+        else:
+            _assert_distances(sssp(A, source, delta=delta), expected)
     if np.array_equal(weights, np.round(weights)):  # the same graph with integer weights
         dist = sssp(A.dup(np.int32), source)
         assert dist.dtype == np.int64
@@ -185,6 +191,20 @@ def test_sssp_grid_distances_are_manhattan(backend: str) -> None:
     assert np.array_equal(dist.to_dense(), (r + c).astype(np.float32))
 
 
+def test_sssp_buckets_on_a_weighted_grid_against_dijkstra(backend: str) -> None:
+    A = hb.generators.grid_2d(19, 23, backend=backend)
+    W = hb.generators.random_weights(A, 1.0, 64.0, seed=3, dtype=np.float64)  # noqa: N806
+    expected = csgraph.dijkstra(W.to_scipy(), indices=7)
+    for delta in ("auto", None, 1.0, 30.0, 1e6):
+        dist = sssp(W, 7, delta=delta)
+        np.testing.assert_allclose(dist.to_dense(), expected, rtol=1e-12)
+    ints = hb.Matrix.from_coo(*W.to_coo()[:2], np.ceil(W.to_coo()[2]), nrows=W.nrows,
+                              ncols=W.ncols, dtype=np.int32, backend=backend)  # fmt: skip
+    expected = csgraph.dijkstra(ints.to_scipy().astype(np.float64), indices=7)
+    for delta in ("auto", 1, 40):
+        assert np.array_equal(sssp(ints, 7, delta=delta).to_dense(), expected.astype(np.int64))
+
+
 def test_sssp_classic_graphs() -> None:
     for G in (nx.karate_club_graph(), nx.petersen_graph(), nx.complete_graph(6)):
         A = hb.io.from_networkx(G, nodelist=range(G.number_of_nodes()))
@@ -210,3 +230,8 @@ def test_sssp_bad_input() -> None:
         sssp(hb.Matrix.new(np.float64, 0, 0), 0)
     with pytest.raises(InvalidValue):
         sssp(A, 0, executor="nonsense")
+    for delta in ("fast", True, -1.0, 0, float("nan"), [1.0]):
+        with pytest.raises(InvalidValue):
+            sssp(A, 0, delta=delta)
+    with pytest.raises(InvalidValue):  # int distances: a width must be a whole number
+        sssp(A.dup(np.int32), 0, delta=0.5)

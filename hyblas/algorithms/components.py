@@ -1,14 +1,18 @@
-"""Connected components by FastSV: min-label hooking and shortcutting over ``min_second``."""
+"""Connected components: a BFS for the component of the highest-degree vertex (the device
+loop's rounds), then FastSV, min-label hooking and shortcutting over ``min_second``, for the
+rest of the graph."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import ops
+from ..errors import InvalidValue
 from ..matrix import Matrix
 from ..semiring.catalogue import NAMESPACES
 from ..vector import Vector
 from ._checks import square_matrix
+from .bfs import bfs
 
 __all__ = ["connected_components"]
 
@@ -23,6 +27,12 @@ def connected_components(
     executor: str = "auto",
 ) -> Vector:
     """Component labels: ``labels[v]`` is the smallest vertex id in the component of ``v``.
+
+    First a BFS (:func:`hyblas.algorithms.bfs`, whose rounds run in the device loop on the GPU)
+    labels the component of the highest-degree vertex (the smallest id among those of the
+    highest degree): on most graphs the giant component, and on a grid or a mesh, whose
+    diameter would make label propagation slow, everything. The other vertices have no edge
+    into that component, so the rest is the subgraph they induce, where FastSV runs.
 
     FastSV (Zhang, Azad & Hu, "FastSV: a distributed-memory connected component algorithm
     with fast convergence", 2020). Every vertex keeps a parent ``f`` (initially itself) and
@@ -52,7 +62,8 @@ def connected_components(
         A directed graph is taken as undirected: the result is its weakly connected
         components.
     executor : str
-        Passed to :func:`hyblas.ops.mxv` / :func:`hyblas.ops.vxm`.
+        Passed to :func:`hyblas.algorithms.bfs` and to FastSV's :func:`hyblas.ops.mxv` /
+        :func:`hyblas.ops.vxm` calls (``'loop'`` means ``'auto'`` there).
 
     Returns
     -------
@@ -65,16 +76,48 @@ def connected_components(
         If ``A`` is not a Matrix.
     DimensionMismatch
         If ``A`` is not square.
+    InvalidValue
+        For an unknown executor.
     """
     square_matrix(A, "connected_components")
+    if executor not in ops.loop.EXECUTORS:
+        raise InvalidValue(f"connected_components: executor must be one of "
+                           f"{ops.loop.EXECUTORS}, got {executor!r}")  # fmt: skip
+    products = "auto" if executor == "loop" else executor  # the mxv / vxm calls' executor
     n = A.nrows
     backend = A.backend
+    ids = Vector.from_dense(np.arange(n, dtype=np.int64), backend=backend)
+    if n == 0:
+        return ids
+    # the undirected structure A ∪ Aᵀ, values dropped
+    S = ops.apply(ops.ewise_add(A, ops.transpose(A), "any"), _unary["one"][np.bool_])  # noqa: N806
+    degrees = ops.mxv(S, Vector.from_dense(np.ones(n, dtype=bool), backend=backend),
+                      _semiring["plus_pair"][np.int64], executor=products)  # fmt: skip
+    seed = 0
+    if degrees.nnz:
+        widest = ops.select(degrees, "valueeq", ops.reduce_scalar(degrees, "max"))
+        seed = int(ops.reduce_scalar(ops.apply(ids, "identity", mask=widest.S), "min"))
+    giant = bfs(S, seed, executor=executor)
+    labels = Vector.new(np.int64, n, backend=backend)
+    ops.assign(labels, ops.reduce_scalar(ops.apply(ids, "identity", mask=giant.S), "min"),
+               None, mask=giant.S)  # fmt: skip
+    rest = ops.apply(ids, "identity", mask=~giant.S)
+    if rest.nnz:
+        rest_ids = rest.to_coo()[0]  # ascending, so FastSV's smallest ids are the smallest here
+        inner, parents = _fastsv(ops.extract(S, rest_ids, rest_ids), products).to_coo()
+        ops.assign(labels, Vector.from_coo(rest_ids[inner], rest_ids[parents], size=n,
+                                           dtype=np.int64, backend=backend),
+                   None, mask=rest.S)  # fmt: skip
+    return labels
+
+
+def _fastsv(S: Matrix, executor: str) -> Vector:  # noqa: N803
+    """FastSV's labels of the undirected bool structure ``S``."""
+    n = S.nrows
     min_second = _semiring["min_second"][np.int64]
     min_first = _semiring["min_first"][np.int64]
     minimum = _binary["min"]
-    # the undirected structure A ∪ Aᵀ, values dropped
-    S = ops.apply(ops.ewise_add(A, ops.transpose(A), "any"), _unary["one"][np.bool_])  # noqa: N806
-    f = Vector.from_dense(np.arange(n, dtype=np.int64), backend=backend)
+    f = Vector.from_dense(np.arange(n, dtype=np.int64), backend=S.backend)
     gp = f.dup()
     P = _parent_matrix(f)  # noqa: N806
     while True:
