@@ -1,9 +1,10 @@
-"""Low-overhead iteration: BFS and SSSP with the device loop, the same rounds on the host, and
-the peers, in one run; each level's cost split into overhead and edge work.
+"""Low-overhead iteration: BFS, SSSP and connected components with the device loop, the same
+rounds on the host, and the peers, in one run; each level's cost split into overhead and edge
+work.
 
     python -m benchmarks.low_overhead --out result.json [--graphs grid2048,kron24,kron22]
-                                      [--algorithms bfs,sssp] [--peers cupyx-naive,suitesparse]
-                                      [--repeats 5]
+                                      [--algorithms bfs,sssp,cc]
+                                      [--peers cupyx-naive,suitesparse] [--repeats 5]
 
 Implementations (every result checked against the reference executor's):
 
@@ -11,6 +12,10 @@ Implementations (every result checked against the reference executor's):
 * ``hyblas:auto-host-rounds``: the same with ``loop_params(device_loop=False)``: one ``vxm``
   per round chosen by the policy, a host check of the frontier each round (before this change);
 * ``hyblas:sparse``: the sparse-frontier executor forced for every round, host rounds;
+* SSSP only, ``hyblas:auto-plain-rounds``: ``sssp(delta=None)``, frontier Bellman-Ford
+  without buckets, in the device loop (before the bucketed rounds);
+* CC only, ``hyblas:fastsv-whole-graph``: FastSV on the whole graph without the BFS first
+  (before this change);
 * the peers (``benchmarks.peers``), timed as the harness times them.
 
 The split: a path with as many levels as the run (one edge a level) is run the same way; its
@@ -33,6 +38,8 @@ from typing import Any
 import numpy as np
 
 import hyblas as hb
+from hyblas.algorithms.components import _fastsv
+from hyblas.algorithms.sssp import _bucket_width
 from hyblas.backend import device_name, free_gpu_memory_pool
 from hyblas.ops.loop import loop_params
 
@@ -62,12 +69,38 @@ def _path(levels: int, backend: str) -> hb.Matrix:
 
 
 def _rounds(algorithm: str, graph: Any) -> int:
-    """Rounds the algorithm runs (the last one finds nothing)."""
-    if algorithm == "bfs":
-        return int(hb.algorithms.bfs(graph.A, graph.source).reduce("max")) + 1
-    dist = hb.Vector.from_coo([graph.source], [0.0], size=graph.n, dtype=np.float32,
-                              backend=graph.A.backend)  # fmt: skip
-    return hb.ops.propagate(dist, dist.dup(), graph.weights, hb.semiring.min_plus[np.float32])
+    """Rounds the algorithm's propagate runs (the last one finds nothing); for CC, its BFS's."""
+    if algorithm == "sssp":
+        dist = hb.Vector.from_coo([graph.source], [0.0], size=graph.n, dtype=np.float32,
+                                  backend=graph.A.backend)  # fmt: skip
+        delta = _bucket_width(graph.weights, np.dtype(np.float32), "auto")
+        return hb.ops.propagate(dist, dist.dup(), graph.weights, hb.semiring.min_plus[np.float32],
+                                delta=delta)  # fmt: skip
+    levels = hb.algorithms.bfs(graph.A, _cc_seed(graph.A) if algorithm == "cc" else graph.source)
+    return int(levels.reduce("max")) + 1
+
+
+def _cc_seed(A: hb.Matrix) -> int:  # noqa: N803
+    """The vertex connected_components starts its BFS from (A is symmetric here)."""
+    degrees = np.diff(A.to_scipy().indptr)
+    return int(np.flatnonzero(degrees == degrees.max())[0])
+
+
+def _variants(algorithm: str, graph: Any, run: Callable[[], Any]) -> dict[str, Callable[[], Any]]:
+    """hyblas:auto's comparison runs: the same without the device loop, and the before-runs."""
+    out = {"hyblas:auto-host-rounds": _host_rounds(run)}
+    if algorithm == "sssp":
+        out["hyblas:auto-plain-rounds"] = lambda: hb.algorithms.sssp(graph.weights, graph.source,
+                                                                     delta=None)  # fmt: skip
+    if algorithm == "cc":
+        def whole() -> Any:
+            A = graph.A  # noqa: N806
+            S = hb.ops.apply(hb.ops.ewise_add(A, hb.ops.transpose(A), "any"),  # noqa: N806
+                             hb.unary.one[np.bool_])  # fmt: skip
+            return _fastsv(S, "auto")
+
+        out["hyblas:fastsv-whole-graph"] = whole
+    return out
 
 
 def _time(fn: Callable[[], Any], device: str, repeats: int, slow: bool = False) -> float:
@@ -89,7 +122,7 @@ def measure(algorithm: str, graph: Any, backend: str, peers: list[Any],
             continue
         runs = {impl.name: impl.prepare(algorithm, graph)}
         if impl.name == "hyblas:auto":
-            runs["hyblas:auto-host-rounds"] = _host_rounds(runs[impl.name])
+            runs.update(_variants(algorithm, graph, runs[impl.name]))
         for name, run in runs.items():
             started = time.perf_counter()
             why = mismatch(algorithm, impl.to_numpy(algorithm, run(), graph), expected)
@@ -108,10 +141,10 @@ def _split(algorithm: str, graph: Any, rounds: int, rows: dict[str, Any], backen
     path = _path(rounds - 1, backend)
     out: dict[str, Any] = {}
     for name, wrap in (("hyblas:auto", lambda f: f), ("hyblas:auto-host-rounds", _host_rounds)):
-        if algorithm == "bfs":
-            run = wrap(lambda: hb.algorithms.bfs(path, 0))
-        else:
+        if algorithm == "sssp":
             run = wrap(lambda: hb.algorithms.sssp(path, 0))
+        else:  # cc: its BFS's levels
+            run = wrap(lambda: hb.algorithms.bfs(path, 0))
         started = time.perf_counter()
         run()
         path_ms = _time(run, "gpu" if backend == "cuda" else "cpu", repeats,
@@ -136,7 +169,7 @@ def _split(algorithm: str, graph: Any, rounds: int, rows: dict[str, Any], backen
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--graphs", default="grid2048,kron24,kron22")
-    parser.add_argument("--algorithms", default="bfs,sssp")
+    parser.add_argument("--algorithms", default="bfs,sssp,cc")
     parser.add_argument("--peers", default="cupyx-naive,suitesparse")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--backend", default="cuda")
