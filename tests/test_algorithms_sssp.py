@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import hyblas as hb
-from hyblas.algorithms.sssp import sssp
+from hyblas.algorithms.sssp import _bucket_width, sssp
 from hyblas.errors import DimensionMismatch, IndexOutOfBounds, InvalidObject, InvalidValue
 
 NEGATIVE_WEIGHTS = (-2.0, -1.0, -0.5, 0.0, 1.0, 2.5)
@@ -203,6 +203,22 @@ def test_sssp_buckets_on_a_weighted_grid_against_dijkstra(backend: str) -> None:
     expected = csgraph.dijkstra(ints.to_scipy().astype(np.float64), indices=7)
     for delta in ("auto", 1, 40):
         assert np.array_equal(sssp(ints, 7, delta=delta).to_dense(), expected.astype(np.int64))
+
+
+def test_sssp_auto_buckets_sparse_graphs_only() -> None:
+    grid = hb.generators.random_weights(hb.generators.grid_2d(10, 10), 1.0, 3.0, seed=2,
+                                        dtype=np.float64)  # fmt: skip
+    _, _, w = grid.to_coo()
+    assert _bucket_width(grid, np.dtype(np.float64), "auto") == pytest.approx(
+        32 * w.mean() / (w.size / 100))
+    dense = hb.generators.random_weights(hb.generators.kronecker(8, 32, seed=1), 1.0, 3.0,
+                                         seed=2, dtype=np.float64)  # fmt: skip
+    assert dense.nnz / dense.nrows > 16 and _bucket_width(dense, np.dtype(np.float64),
+                                                          "auto") is None  # fmt: skip
+    negative = hb.Matrix.from_coo([0, 1], [1, 0], [-1.0, 2.0], nrows=2, ncols=2)
+    assert _bucket_width(negative, np.dtype(np.float64), "auto") is None
+    ints = hb.Matrix.from_coo([0, 1], [1, 0], [1, 2], nrows=2, ncols=2, dtype=np.int32)
+    assert _bucket_width(ints, np.dtype(np.int64), "auto") == 48  # 32 * 1.5 / 1
 
 
 def test_sssp_classic_graphs() -> None:

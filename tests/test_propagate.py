@@ -58,6 +58,7 @@ def cases(draw: Any) -> dict[str, Any]:
     params = LoopParams(exit_edges=draw(st.none() | st.integers(0, 12)),
                         exit_min=draw(st.integers(0, 12)), heavy=draw(st.integers(0, 4)),
                         thread_edges=draw(st.integers(0, 3)),
+                        warp_vertices=draw(st.none() | st.integers(0, 3)),
                         huge=draw(st.integers(0, 10)))  # fmt: skip
     delta = None
     if not levels and sr.monoid.name == "min" and state_dtype == dtype and dtype.kind in "iuf":
@@ -99,7 +100,7 @@ def test_bfs_levels_for_every_split_between_loop_and_host(
             got = hb.algorithms.bfs(A, 40, executor="loop")
         with loop_params(exit_edges=exit_edges, huge=3):  # the inner vertices end each stay
             again = hb.algorithms.bfs(A, 40, executor="loop")
-        with loop_params(exit_edges=exit_edges, thread_edges=0):  # a warp for every vertex
+        with loop_params(exit_edges=exit_edges, warp_vertices=0, thread_edges=2):  # 32 a warp
             warps = hb.algorithms.bfs(A, 40, executor="loop")
     for levels in (got, again, warps):
         assert levels.isequal(want, check_dtype=True)
@@ -206,7 +207,8 @@ def test_bucketed_rounds_with_ties_for_every_split_and_bounded_rounds(
             want = _run(dist, dist, W, min_plus, executor="reference", delta=delta,
                         max_rounds=rounds)  # fmt: skip
             for exit_edges in (None, 0, 6):
-                with loop_params(exit_edges=exit_edges, heavy=2):
+                with loop_params(exit_edges=exit_edges, heavy=2,
+                                 warp_vertices=0 if exit_edges == 6 else None):  # fmt: skip
                     got = _run(dist, dist, W, min_plus, executor="loop", delta=delta,
                                max_rounds=rounds)  # fmt: skip
                 _same(got, want)

@@ -39,13 +39,14 @@ def sssp(
     rounds: on the GPU the narrow ones run in the device loop, without a host round trip per
     round.
 
-    With non-negative weights the rounds are bucketed as in delta-stepping (Meyer & Sanders;
-    the GPU near-far queue of Davidson et al.): a round expands only the frontier vertices
-    closer than a threshold that moves up in steps of ``delta``, so most vertices are expanded
-    once, with their final distance, instead of once per improvement. On a high-diameter
-    graph (a grid, a road network) that walks each edge 1-2 times instead of dozens.
+    With non-negative weights on a graph of low mean degree (see ``delta``) the rounds are
+    bucketed as in delta-stepping (Meyer & Sanders; the GPU near-far queue of Davidson et
+    al.): a round expands only the frontier vertices closer than a threshold that moves up in
+    steps of ``delta``, so most vertices are expanded once, with their final distance, instead
+    of once per improvement. On a high-diameter graph (a grid, a road network) that walks each
+    edge 1-2 times instead of dozens.
 
-    With a negative weight the rounds are plain Bellman-Ford: after round ``k`` the distances
+    Otherwise the rounds are plain Bellman-Ford: after round ``k`` the distances
     are those of the shortest paths of at most ``k`` edges; without a negative cycle, a
     shortest path has at most ``n - 1`` edges, so an improvement in round ``n`` proves a
     negative cycle reachable from ``source``.
@@ -60,9 +61,12 @@ def sssp(
     delta : float, 'auto' or None
         The bucket width (``propagate(delta=...)``). ``'auto'`` (default): for non-negative
         weights ``32 * mean weight / mean out-degree`` (Davidson et al.'s near-far rule: about
-        a warp's worth of edges settled per bucket; integer weights round it up to an int),
-        plain rounds for weights with a negative one. None: plain Bellman-Ford rounds. A
-        number needs non-negative weights.
+        a warp's worth of edges settled per bucket; integer weights round it up to an int)
+        where that is at least two mean weights, i.e. a mean out-degree of at most 16 (grids,
+        meshes, road networks); plain rounds otherwise, and for weights with a negative one.
+        On a low-diameter graph plain rounds walk few edges more than buckets do, in fewer
+        rounds (H100: kron22 24.5 ms plain, 43.6 bucketed; grid2048 225 ms plain, 64.5
+        bucketed). None: plain Bellman-Ford rounds. A number needs non-negative weights.
     executor : str
         Passed to :func:`hyblas.ops.propagate`.
     progress : bool, optional
@@ -140,6 +144,6 @@ def _bucket_width(A: Matrix, dtype: np.dtype, delta: Any) -> Any:  # noqa: N803
         return None
     mean_weight = float(ops.reduce_scalar(A, _monoid["plus"][np.float64])) / A.nnz
     width = 32.0 * mean_weight / (A.nnz / A.nrows)
-    if not (math.isfinite(width) and width > 0):
-        return None  # e.g. all weights 0 or infinite: plain rounds
+    if not (math.isfinite(width) and width > 0 and width >= 2 * mean_weight):
+        return None  # all weights 0 or infinite, or a low-diameter graph: plain rounds
     return width if dtype.kind == "f" else max(1, math.ceil(width))

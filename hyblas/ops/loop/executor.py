@@ -46,6 +46,7 @@ def walk(entry: Entry) -> Walked:
         counters = xp.zeros(7, dtype=np.uint64)
         rounds_run = xp.zeros(1, dtype=np.int64)
         bucket = xp.asarray(_bucket_words(entry, out_type, identity))
+        minima = xp.zeros(2, dtype=np.uint64)  # the queues' minima, set up by the kernel
     parity = (entry.first_round - 1) & 1
     ids = entry.ids.astype(np.int64)
     degrees = (A._indptr[ids + 1] - A._indptr[ids]).astype(np.int64)
@@ -61,12 +62,15 @@ def walk(entry: Entry) -> Walked:
     counters[3 * parity + 1] = other_ids.size
     counters[3 * parity + 2] = degrees.sum()
     grid = (multiprocessor_count() * params.blocks_per_sm,)
+    warp_vertices = params.warp_vertices
+    if warp_vertices is None:
+        warp_vertices = grid[0] * THREADS // 32
     kernel(grid, (THREADS,), (
         np.int64(n), A._indptr, A._indices, weights, first_values, ws, present, stamp, queue,
         values, counters, np.int64(params.heavy), np.int64(entry.first_round),
         np.int64(entry.last_round), np.uint64(min(entry.exit_edges, 2**64 - 1)), rounds_run,
         np.int32(entry.buckets is not None), np.int32(entry.threshold is not None), bucket,
-        np.int64(params.thread_edges),
+        minima, np.int64(warp_vertices), np.int64(params.thread_edges),
     ))  # fmt: skip
     rounds = int(rounds_run[0])  # the one host synchronisation of a stay in the loop
     out = (entry.first_round + rounds - 1) & 1
@@ -84,21 +88,20 @@ def walk(entry: Entry) -> Walked:
         state_values = _from_words(ws, out_type)
     threshold = None
     if entry.buckets is not None:
-        threshold = _from_words(bucket[2:3], out_type).get()[0]
+        threshold = _from_words(bucket[:1], out_type).get()[0]
     return Walked(values=state_values, present=state_present, ids=queue[slots], x=values[slots],
                   rounds=rounds, edges=int(host_counters[6]), threshold=threshold)  # fmt: skip
 
 
 def _bucket_words(entry: Entry, out_type: np.dtype, identity: Any) -> np.ndarray:
-    """The kernel's ``bucket`` words: two queue minima (the identity), then the threshold,
-    delta, limit and top of bucketed rounds (unused otherwise)."""
+    """The kernel's ``bucket`` words: the threshold, delta, limit and top of bucketed rounds
+    (unused otherwise)."""
     buckets = entry.buckets
-    words = np.full(6, identity, dtype=identity.dtype)
-    if buckets is not None:
-        rest = [entry.threshold if entry.threshold is not None else buckets.top, buckets.delta,
-                buckets.limit, buckets.top]  # fmt: skip
-        words[2:] = _to_words(np.array(rest, dtype=out_type))
-    return words
+    if buckets is None:
+        return np.full(4, identity, dtype=identity.dtype)
+    threshold = entry.threshold if entry.threshold is not None else buckets.top
+    return _to_words(np.array([threshold, buckets.delta, buckets.limit, buckets.top],
+                              dtype=out_type))  # fmt: skip
 
 
 @functools.lru_cache(maxsize=256)

@@ -22,10 +22,14 @@
 // round that queued v; a contribution that changes the state (or makes it present) queues v.
 //
 // BUCKETED improve rounds (propagate(delta=...), hyblas/ops/loop/buckets.py): a round first
-// sets its threshold from the queue's minimum (combined into bucket[parity] while the queue's
-// values were given out), then walks only the near vertices and carries the far ones into the
-// next queue (deduplicated by the same round stamp as the improved ones); the next queue's
-// values are the state's. bucket = [minimum by parity (2), threshold, delta, limit, top].
+// sets its threshold from the queue's minimum (combined into minima[parity], as an order key
+// for one native atomicMin, while the queue's values were given out), then walks only the near
+// vertices and carries the far ones into the next queue (deduplicated by the same round stamp
+// as the improved ones); the next queue's values are the state's. bucket = [threshold, delta,
+// limit, top] in accumulator words.
+//
+// The 32 lanes of a warp call the queue and edge helpers together (ballots, shuffles); a lane
+// without work calls them with valid / want false.
 
 #include <cooperative_groups.h>
 
@@ -66,14 +70,51 @@ __device__ __forceinline__ long long hyblas_slot(long long n, long long light, l
     return i < light ? i : n - 1 - (i - light);  // light vertices from the front, others from the back
 }
 
-// Combine the valid lanes' values into *slot with one atomic per warp; every lane must call this.
-__device__ __forceinline__ void hyblas_warp_combine(hyblas_word* slot, bool valid, hyblas_z value) {
+// Order keys: unsigned 64-bit integers in the order of the values (for the min of a queue with
+// one native atomicMin, where a compare-and-swap loop on one word stalls under contention).
+#define HYBLAS_SIGN 0x8000000000000000ull
+__device__ __forceinline__ unsigned long long hyblas_order_key(double v) {
+    const unsigned long long b = (unsigned long long)__double_as_longlong(v);
+    return (b & HYBLAS_SIGN) ? ~b : (b | HYBLAS_SIGN);
+}
+__device__ __forceinline__ unsigned long long hyblas_order_key(float v) { return hyblas_order_key((double)v); }
+__device__ __forceinline__ unsigned long long hyblas_order_key(long long v) { return (unsigned long long)v ^ HYBLAS_SIGN; }
+__device__ __forceinline__ unsigned long long hyblas_order_key(int v) { return hyblas_order_key((long long)v); }
+__device__ __forceinline__ unsigned long long hyblas_order_key(short v) { return hyblas_order_key((long long)v); }
+__device__ __forceinline__ unsigned long long hyblas_order_key(signed char v) { return hyblas_order_key((long long)v); }
+__device__ __forceinline__ unsigned long long hyblas_order_key(unsigned long long v) { return v; }
+__device__ __forceinline__ unsigned long long hyblas_order_key(unsigned int v) { return v; }
+__device__ __forceinline__ unsigned long long hyblas_order_key(unsigned short v) { return v; }
+__device__ __forceinline__ unsigned long long hyblas_order_key(unsigned char v) { return v; }
+__device__ __forceinline__ unsigned long long hyblas_order_key(bool v) { return v ? 1ull : 0ull; }
+__device__ __forceinline__ double hyblas_from_order_key(unsigned long long k, const double*) {
+    return __longlong_as_double((long long)((k & HYBLAS_SIGN) ? (k & ~HYBLAS_SIGN) : ~k));
+}
+__device__ __forceinline__ float hyblas_from_order_key(unsigned long long k, const float*) {
+    return (float)hyblas_from_order_key(k, (const double*)0);
+}
+#define HYBLAS_SIGNED_KEY(Z) __device__ __forceinline__ Z hyblas_from_order_key( \
+    unsigned long long k, const Z*) { return (Z)(long long)(k ^ HYBLAS_SIGN); }
+#define HYBLAS_UNSIGNED_KEY(Z) __device__ __forceinline__ Z hyblas_from_order_key( \
+    unsigned long long k, const Z*) { return (Z)k; }
+HYBLAS_SIGNED_KEY(long long) HYBLAS_SIGNED_KEY(int) HYBLAS_SIGNED_KEY(short)
+HYBLAS_SIGNED_KEY(signed char) HYBLAS_UNSIGNED_KEY(unsigned long long)
+HYBLAS_UNSIGNED_KEY(unsigned int) HYBLAS_UNSIGNED_KEY(unsigned short)
+HYBLAS_UNSIGNED_KEY(unsigned char)
+__device__ __forceinline__ bool hyblas_from_order_key(unsigned long long k, const bool*) { return k != 0ull; }
+
+// Combine the valid lanes' values with the add monoid (min) and that into *slot as an order key,
+// one atomic per warp; every lane must call this.
+__device__ __forceinline__ void hyblas_warp_min_key(unsigned long long* slot, bool valid,
+                                                    hyblas_z value) {
     hyblas_word w = hyblas_to_word(valid ? value : (hyblas_z)(${IDENTITY}));
     for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2) {
         const hyblas_word other = __shfl_down_sync(0xffffffffu, w, offset);
         w = hyblas_to_word(hyblas_add(hyblas_from_word(w), hyblas_from_word(other)));
     }
-    if ((threadIdx.x & (HYBLAS_WARP - 1)) == 0) hyblas_atomic_combine(slot, hyblas_from_word(w));
+    const hyblas_word none = hyblas_to_word((hyblas_z)(${IDENTITY}));
+    if ((threadIdx.x & (HYBLAS_WARP - 1)) == 0 && w != none)
+        atomicMin(slot, hyblas_order_key(hyblas_from_word(w)));
 }
 
 __device__ __forceinline__ long long hyblas_degree(const hyblas_loop_view& v, long long u) {
@@ -158,6 +199,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                      unsigned long long* counters, long long heavy, long long first_round,
                      long long last_round, unsigned long long exit_edges, long long* rounds_run,
                      int bucketed, int has_threshold, hyblas_word* bucket,
+                     unsigned long long* minima, long long warp_vertices,
                      long long thread_edges) {
     const hyblas_loop_view v = {n, indptr, indices, weights, first_values, ws, present, stamp,
                                 queue, values_all, counters, heavy};
@@ -167,12 +209,15 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     const long long warp = tid / HYBLAS_WARP, warps = threads / HYBLAS_WARP;
     const int lane = threadIdx.x & (HYBLAS_WARP - 1);
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
-    const hyblas_z delta = hyblas_from_word(bucket[3]), limit = hyblas_from_word(bucket[4]);
-    const hyblas_z top = hyblas_from_word(bucket[5]);
-    hyblas_z threshold = hyblas_from_word(bucket[2]);
+    const hyblas_z delta = hyblas_from_word(bucket[1]), limit = hyblas_from_word(bucket[2]);
+    const hyblas_z top = hyblas_from_word(bucket[3]);
+    hyblas_z threshold = hyblas_from_word(bucket[0]);
     unsigned long long walked = 0;  // out-edges this thread walked as a warp's or block's leader
     long long r = first_round;
+    const unsigned long long no_minimum = hyblas_order_key((hyblas_z)(${IDENTITY}));
     if (bucketed) {  // the first queue's minimum; later queues' come with their values
+        if (tid == 0) minima[0] = minima[1] = no_minimum;
+        grid.sync();
         const int in = (int)((r - 1) & 1);
         const long long light = (long long)v.counters[3 * in];
         const long long total = light + (long long)v.counters[3 * in + 1];
@@ -180,7 +225,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
             const long long i = base + lane;
             const hyblas_z x = i < total ? (hyblas_z)v.first_values[hyblas_slot(v.n, light, i)]
                                          : (hyblas_z)0;
-            hyblas_warp_combine(&bucket[in], i < total, x);
+            hyblas_warp_min_key(&minima[in], i < total, x);
         }
         grid.sync();
     }
@@ -193,7 +238,8 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         const bool first = r == first_round;
         hyblas_z smallest = (hyblas_z)0;
         if (bucketed) {
-            smallest = hyblas_from_word(*(volatile hyblas_word*)&bucket[in]);
+            smallest = hyblas_from_order_key(*(volatile unsigned long long*)&minima[in],
+                                             (const hyblas_z*)0);
             if (!has_threshold || !(smallest < threshold)) {
                 threshold = smallest > limit ? top : (hyblas_z)(smallest + delta);
                 has_threshold = 1;
@@ -201,14 +247,19 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         }
         // bucketed: a far vertex waits (carried into the next queue) instead of being walked
         #define HYBLAS_FAR(z) (bucketed && (z) >= threshold && (z) != smallest)
-        // light vertices, 32 queue entries a warp: a lane walks its own vertex if it has at
-        // most thread_edges edges (all such lanes in step), the warp walks the others together
-        for (long long base = warp * HYBLAS_WARP; base < light; base += warps * HYBLAS_WARP) {
-            const long long i = base + lane;
+        // light vertices: up to warp_vertices of them, a warp each (the round is a chain of
+        // dependent memory accesses, as short as it can be when each warp has one vertex);
+        // beyond that, 32 queue entries a warp: a lane walks its own vertex if it has at most
+        // thread_edges edges (all such lanes in step), the warp walks the others
+        const bool one_each = light <= warp_vertices;
+        const long long per_warp = one_each ? 1 : HYBLAS_WARP;
+        const long long own_edges = one_each ? -1 : thread_edges;
+        for (long long base = warp * per_warp; base < light; base += warps * per_warp) {
+            const long long i = base + (per_warp == 1 ? 0 : lane);
             hyblas_t x = (hyblas_t)0;
             long long begin = 0, end = 0;
             bool walk = false;
-            if (i < light) {
+            if (i < light && (per_warp > 1 || lane == 0)) {
                 x = first ? v.first_values[i] : (hyblas_t)values[i];
                 walk = !HYBLAS_FAR((hyblas_z)x);
                 if (walk) {
@@ -218,7 +269,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                     walked += (unsigned long long)(end - begin);
                 }
             }
-            const bool own = walk && end - begin <= thread_edges;
+            const bool own = walk && end - begin <= own_edges;
             long long steps = own ? end - begin : 0;
             for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
                 steps = max(steps, __shfl_xor_sync(0xffffffffu, steps, offset));
@@ -276,12 +327,12 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                 next_values[slot] = value;
                 if (LEVELS) v.ws[w] = empty;
             }
-            if (bucketed) hyblas_warp_combine(&bucket[out], valid, value);
+            if (bucketed) hyblas_warp_min_key(&minima[out], valid, value);
         }
         if (tid == 0) {
             unsigned long long* count_in_w = v.counters + 3 * in;
             count_in_w[0] = count_in_w[1] = count_in_w[2] = 0ull;
-            if (bucketed) bucket[in] = empty;  // read at this round's start, by now by all
+            if (bucketed) minima[in] = no_minimum;  // read at this round's start, by now by all
         }
         if (next_light + next_other == 0 || r >= last_round || next_edges > exit_edges) break;
         grid.sync();
@@ -290,6 +341,6 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     if (walked) atomicAdd(&v.counters[6], walked);
     if (tid == 0) {
         *rounds_run = r - first_round + 1;
-        if (bucketed) bucket[2] = hyblas_to_word(threshold);
+        if (bucketed) bucket[0] = hyblas_to_word(threshold);
     }
 }
