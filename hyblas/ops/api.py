@@ -443,7 +443,10 @@ def apply(
     m = _check_mask_and_out("apply", mask, out, type(x), x.shape)
     backend = _same_backend("apply", x=x, mask=m, out=out)
     bitmap = isinstance(x, Vector) and x.format == "bitmap"
-    values = x._as_bitmap()[0] if bitmap else _entries(x)[2]
+    if isinstance(x, Matrix):
+        values = x._values  # the keys are not needed
+    else:
+        values = x._as_bitmap()[0] if bitmap else x._as_sparse()[1]
     xp = x._xp
     if isinstance(found, UnaryOp):
         if left is not None or right is not None:
@@ -544,7 +547,7 @@ def reduce_scalar(x: Any, monoid: Monoid | str) -> Any:
     """
     mon = _monoid_of(monoid)
     _container(x, (Vector, Matrix), "x")
-    _, _, values = _entries(x)
+    values = x._values if isinstance(x, Matrix) else x._as_sparse()[1]  # no keys needed
     return reference.reduce_all(x._xp, values, mon)
 
 
