@@ -5,6 +5,7 @@ work.
     python -m benchmarks.low_overhead --out result.json [--graphs grid2048,kron24,kron22]
                                       [--algorithms bfs,sssp,cc]
                                       [--peers cupyx-naive,suitesparse] [--repeats 5]
+                                      [--skip hyblas:sparse,...]
 
 Implementations (every result checked against the reference executor's):
 
@@ -111,8 +112,8 @@ def _time(fn: Callable[[], Any], device: str, repeats: int, slow: bool = False) 
     return time_cpu_ms(fn, warmup=0, repeats=1 if slow else max(1, repeats // 3))
 
 
-def measure(algorithm: str, graph: Any, backend: str, peers: list[Any],
-            repeats: int) -> dict[str, Any]:  # fmt: skip
+def measure(algorithm: str, graph: Any, backend: str, peers: list[Any], repeats: int,
+            skip: frozenset[str] = frozenset()) -> dict[str, Any]:  # fmt: skip
     impls = [hyblas_impl("auto", backend), hyblas_impl("sparse", backend)]
     expected = hyblas_ops.to_numpy(algorithm, hyblas_ops.OPS[algorithm](graph, "reference")(),
                                    graph)  # fmt: skip
@@ -124,6 +125,8 @@ def measure(algorithm: str, graph: Any, backend: str, peers: list[Any],
         if impl.name == "hyblas:auto":
             runs.update(_variants(algorithm, graph, runs[impl.name]))
         for name, run in runs.items():
+            if name in skip:
+                continue
             started = time.perf_counter()
             why = mismatch(algorithm, impl.to_numpy(algorithm, run(), graph), expected)
             ms = _time(run, impl.device, repeats, slow=time.perf_counter() - started > 2.0)
@@ -141,6 +144,8 @@ def _split(algorithm: str, graph: Any, rounds: int, rows: dict[str, Any], backen
     path = _path(rounds - 1, backend)
     out: dict[str, Any] = {}
     for name, wrap in (("hyblas:auto", lambda f: f), ("hyblas:auto-host-rounds", _host_rounds)):
+        if name not in rows:
+            continue
         if algorithm == "sssp":
             run = wrap(lambda: hb.algorithms.sssp(path, 0))
         else:  # cc: its BFS's levels
@@ -173,23 +178,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peers", default="cupyx-naive,suitesparse")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--backend", default="cuda")
+    parser.add_argument("--skip", default="", help="implementations not to run (the slow "
+                        "host-round runs of a grid SSSP take a minute each)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     hb.set_backend(args.backend)
+    skip = frozenset(name for name in args.skip.split(",") if name)
     peers = []
     for module in peer_modules(tuple(p for p in args.peers.split(",") if p)):
         if module.available() is None and (args.backend == "cuda" or module.DEVICE == "cpu"):
             peers.append(module)
     report: dict[str, Any] = {"device": device_name(), "date": datetime.date.today().isoformat(),
                               "commit": commit_id(), "backend": args.backend,
-                              "peers": [m.NAME for m in peers], "graphs": []}  # fmt: skip
+                              "peers": [m.NAME for m in peers], "skipped": sorted(skip),
+                              "graphs": []}  # fmt: skip
     for name in args.graphs.split(","):
         graph = build_graph(name, args.backend)
         entry: dict[str, Any] = {**describe(graph), "algorithms": []}
         report["graphs"].append(entry)
         for algorithm in args.algorithms.split(","):
             entry["algorithms"].append(measure(algorithm, graph, args.backend, peers,
-                                               args.repeats))  # fmt: skip
+                                               args.repeats, skip))  # fmt: skip
             Path(args.out).write_text(json.dumps(report, indent=1, default=str))
         graph.release()
         free_gpu_memory_pool()
@@ -206,6 +215,8 @@ def table(report: dict[str, Any]) -> str:
                 lines.append(f"{g['graph']:<9} {a['algorithm']:<5} {a['rounds']:>6} {impl:<24} "
                              f"{row['ms']:>10.3f} {1e3 * row['ms'] / a['rounds']:>9.2f}{flag}")
             for impl in ("hyblas:auto", "hyblas:auto-host-rounds"):
+                if impl not in a["split"]:
+                    continue
                 s = a["split"][impl]
                 lines.append(f"{'':<9} {'':<5} {'':>6} {'  split ' + impl[7:]:<24} overhead "
                              f"{s['overhead_ms']:.3f} ms ({s['overhead_per_level_us']:.2f} "
