@@ -105,8 +105,8 @@ def _variants(algorithm: str, graph: Any, run: Callable[[], Any]) -> dict[str, C
 
 
 def _time(fn: Callable[[], Any], device: str, repeats: int, slow: bool = False) -> float:
-    """Median of ``repeats`` after a warm-up; a run that took seconds (``slow``) is timed once,
-    its checked run having been the warm-up."""
+    """Median of ``repeats`` after a warm-up; a warm run that took seconds (``slow``) is timed
+    once more, the runs before it having been the warm-up."""
     if device == "gpu":
         return time_gpu_ms(fn, warmup=0 if slow else 1, repeats=1 if slow else repeats)
     return time_cpu_ms(fn, warmup=0, repeats=1 if slow else max(1, repeats // 3))
@@ -127,8 +127,9 @@ def measure(algorithm: str, graph: Any, backend: str, peers: list[Any], repeats:
         for name, run in runs.items():
             if name in skip:
                 continue
-            started = time.perf_counter()
             why = mismatch(algorithm, impl.to_numpy(algorithm, run(), graph), expected)
+            started = time.perf_counter()
+            run()  # warm (the checked run compiled the kernels): is one run seconds long?
             ms = _time(run, impl.device, repeats, slow=time.perf_counter() - started > 2.0)
             rows[name] = {"ms": ms, "device": impl.device, "mismatch": why}
             print(graph.name, algorithm, name, round(ms, 3), why or "ok", file=sys.stderr,
@@ -150,6 +151,7 @@ def _split(algorithm: str, graph: Any, rounds: int, rows: dict[str, Any], backen
             run = wrap(lambda: hb.algorithms.sssp(path, 0))
         else:  # cc: its BFS's levels
             run = wrap(lambda: hb.algorithms.bfs(path, 0))
+        run()
         started = time.perf_counter()
         run()
         path_ms = _time(run, "gpu" if backend == "cuda" else "cpu", repeats,
