@@ -89,13 +89,13 @@ def connected_components(
     products = "auto" if executor == "loop" else executor  # the mxv / vxm calls' executor
     n = A.nrows
     backend = A.backend
-    ids = Vector.from_dense(np.arange(n, dtype=np.int64), backend=backend)
     if n == 0:
-        return ids
+        return Vector.new(np.int64, 0, backend=backend)
     # the undirected structure A ∪ Aᵀ, values dropped
     S = ops.apply(ops.ewise_add(A, ops.transpose(A), "any"), _unary["one"][np.bool_])  # noqa: N806
     if S.nnz > 16 * n:
         return _fastsv(S, products)
+    ids = Vector.from_dense(np.arange(n, dtype=np.int64), backend=backend)
     degrees = ops.mxv(S, Vector.from_dense(np.ones(n, dtype=bool), backend=backend),
                       _semiring["plus_pair"][np.int64], executor=products)  # fmt: skip
     seed = 0

@@ -131,11 +131,13 @@ def propagate(
     vxm_executor = "auto" if executor in ("auto", "loop") else executor
     done, threshold = 0, None
     while (max_rounds is None or done < max_rounds) and frontier_work.nnz:
-        if (device and _loop_fits(A, sr, frontier_work, buckets)
-                and _narrow(A, frontier_work, limit, state_work if buckets else None)):
-            walked, frontier_work = _enter(state_work, frontier_work, A, sr, levels, done + 1,
-                                           max_rounds, limit, executor, buckets,
-                                           threshold)  # fmt: skip
+        fits = device and _loop_fits(A, sr, frontier_work, buckets)
+        # bucketed rounds check the state's values before entering: convert it once for both
+        bitmap = state_work._as_bitmap() if fits and buckets else None
+        if fits and _narrow(A, frontier_work, limit, bitmap):
+            walked, frontier_work = _enter(state_work, bitmap or state_work._as_bitmap(),
+                                           frontier_work, A, sr, levels, done + 1, max_rounds,
+                                           limit, executor, buckets, threshold)  # fmt: skip
             done, threshold = done + walked.rounds, walked.threshold
         elif buckets is not None:
             frontier_work, threshold = host_bucket_round(
@@ -218,28 +220,30 @@ def _loop_fits(A: Matrix, sr: Semiring, frontier: Vector,  # noqa: N803
 
 
 def _narrow(A: Matrix, frontier: Vector, limit: int,  # noqa: N803
-            state: Vector | None) -> bool:  # fmt: skip
+            state: tuple[Any, Any] | None) -> bool:  # fmt: skip
     """Whether the frontier is one for the device loop: at most ``limit`` out-edges, no vertex
-    of more than ``huge``, and, given ``state`` (bucketed rounds, where the loop carries a
-    waiting vertex with the state's value), the state's values (one read to the host)."""
+    of more than ``huge``, and, given the state's bitmap (bucketed rounds, where the loop
+    carries a waiting vertex with the state's value), the state's values (one read to the
+    host)."""
     xp = A._xp
     ids, x = frontier._as_sparse()
     degrees = A._indptr[ids + 1] - A._indptr[ids]
     facts = [degrees.sum(), degrees.max()]
     if state is not None:
-        values, present = state._as_bitmap()
+        values, present = state
         facts.append(xp.all(present[ids] & (values[ids] == x)))
     edges, widest, *agrees = (int(v) for v in xp.stack(facts).tolist())
     return edges <= limit and widest <= current_params().huge and all(agrees)
 
 
-def _enter(state: Vector, frontier: Vector, A: Matrix, sr: Semiring, levels: bool,  # noqa: N803
-           first_round: int, max_rounds: int | None, limit: int, asked: str,
+def _enter(state: Vector, bitmap: tuple[Any, Any], frontier: Vector, A: Matrix,  # noqa: N803
+           sr: Semiring, levels: bool, first_round: int, max_rounds: int | None, limit: int,
+           asked: str,
            buckets: Buckets | None, threshold: Any) -> tuple[Walked, Vector]:  # fmt: skip
     """Run rounds from ``first_round`` in the device loop; updates ``state`` and returns what
     ran and the next frontier."""
     op_type = sr.input_type(A.dtype, frontier.dtype)
-    values, present = state._as_bitmap()
+    values, present = bitmap
     ids, x = frontier._as_sparse()
     entry = Entry(A=A, semiring=sr, op_type=op_type, levels=levels, values=values,
                   present=present, ids=ids, x=x.astype(op_type, copy=False),
