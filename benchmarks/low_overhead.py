@@ -5,7 +5,7 @@ work.
     python -m benchmarks.low_overhead --out result.json [--graphs grid2048,kron24,kron22]
                                       [--algorithms bfs,sssp,cc]
                                       [--peers cupyx-naive,suitesparse] [--repeats 5]
-                                      [--skip hyblas:sparse,...]
+                                      [--skip hyblas:sparse,...] [--interleave 9]
 
 Implementations (every result checked against the reference executor's):
 
@@ -23,6 +23,10 @@ The split: a path with as many levels as the run (one edge a level) is run the s
 time per level is the overhead of a level (barriers, launches, host checks), and the rest of
 the run's time is edge work. For the device loop, the trace's ``loop`` rows give the time spent
 inside the persistent kernel (setup included) and the rounds it ran.
+
+``--interleave K`` then times ``hyblas:auto`` and ``hyblas:auto-host-rounds`` K more times
+each, alternating, so that the two see the same GPU state (clocks, memory pool): the
+comparison "not slower than before the device loop" is read from these medians.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -113,11 +118,12 @@ def _time(fn: Callable[[], Any], device: str, repeats: int, slow: bool = False) 
 
 
 def measure(algorithm: str, graph: Any, backend: str, peers: list[Any], repeats: int,
-            skip: frozenset[str] = frozenset()) -> dict[str, Any]:  # fmt: skip
+            skip: frozenset[str] = frozenset(), interleave: int = 0) -> dict[str, Any]:  # fmt: skip
     impls = [hyblas_impl("auto", backend), hyblas_impl("sparse", backend)]
     expected = hyblas_ops.to_numpy(algorithm, hyblas_ops.OPS[algorithm](graph, "reference")(),
                                    graph)  # fmt: skip
     rows: dict[str, Any] = {}
+    compared: dict[str, Callable[[], Any]] = {}
     for impl in [*impls, *[peer_impl(m) for m in peers]]:
         if not impl.ops(algorithm):
             continue
@@ -132,11 +138,28 @@ def measure(algorithm: str, graph: Any, backend: str, peers: list[Any], repeats:
             run()  # warm (the checked run compiled the kernels): is one run seconds long?
             ms = _time(run, impl.device, repeats, slow=time.perf_counter() - started > 2.0)
             rows[name] = {"ms": ms, "device": impl.device, "mismatch": why}
+            if name in ("hyblas:auto", "hyblas:auto-host-rounds"):
+                compared[name] = run
             print(graph.name, algorithm, name, round(ms, 3), why or "ok", file=sys.stderr,
                   flush=True)  # fmt: skip
     rounds = _rounds(algorithm, graph)
     split = _split(algorithm, graph, rounds, rows, backend, repeats)
-    return {"algorithm": algorithm, "rounds": rounds, "impls": rows, "split": split}
+    out = {"algorithm": algorithm, "rounds": rounds, "impls": rows, "split": split}
+    if interleave and compared:
+        out["interleaved"] = _interleaved(compared, interleave, backend)
+    return out
+
+
+def _interleaved(runs: dict[str, Callable[[], Any]], times: int,
+                 backend: str) -> dict[str, Any]:  # fmt: skip
+    """``times`` timed runs of each, alternating; medians and every run."""
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    device = "gpu" if backend == "cuda" else "cpu"
+    for _ in range(times):
+        for name, run in runs.items():
+            samples[name].append(_time(run, device, 1, slow=True))
+    return {name: {"median_ms": statistics.median(ms), "runs_ms": ms}
+            for name, ms in samples.items()}  # fmt: skip
 
 
 def _split(algorithm: str, graph: Any, rounds: int, rows: dict[str, Any], backend: str,
@@ -182,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default="cuda")
     parser.add_argument("--skip", default="", help="implementations not to run (the slow "
                         "host-round runs of a grid SSSP take a minute each)")
+    parser.add_argument("--interleave", type=int, default=0, help="then time hyblas:auto "
+                        "and hyblas:auto-host-rounds this many times each, alternating")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     hb.set_backend(args.backend)
@@ -200,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         report["graphs"].append(entry)
         for algorithm in args.algorithms.split(","):
             entry["algorithms"].append(measure(algorithm, graph, args.backend, peers,
-                                               args.repeats, skip))  # fmt: skip
+                                               args.repeats, skip, args.interleave))  # fmt: skip
             Path(args.out).write_text(json.dumps(report, indent=1, default=str))
         graph.release()
         free_gpu_memory_pool()
@@ -223,6 +248,9 @@ def table(report: dict[str, Any]) -> str:
                 lines.append(f"{'':<9} {'':<5} {'':>6} {'  split ' + impl[7:]:<24} overhead "
                              f"{s['overhead_ms']:.3f} ms ({s['overhead_per_level_us']:.2f} "
                              f"us/level), edge work {s['edge_work_ms']:.3f} ms")  # fmt: skip
+            for impl, row in a.get("interleaved", {}).items():
+                lines.append(f"{'':<9} {'':<5} {'':>6} {'  alternating ' + impl[7:]:<24} "
+                             f"median {row['median_ms']:.3f} ms of {len(row['runs_ms'])}")
     return "\n".join(lines)
 
 

@@ -23,6 +23,7 @@ import hyblas as hb
 from hyblas.errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
 from hyblas.ops.loop import EXECUTORS, LoopParams, loop_params
 from hyblas.ops.loop.kernels import IMPROVING_MONOIDS
+from hyblas.ops.loop.stamps import borrow
 
 
 def _run(state: hb.Vector, frontier: hb.Vector, A: hb.Matrix, sr: Any,  # noqa: N803
@@ -104,6 +105,54 @@ def test_bfs_levels_for_every_split_between_loop_and_host(
             warps = hb.algorithms.bfs(A, 40, executor="loop")
     for levels in (got, again, warps):
         assert levels.isequal(want, check_dtype=True)
+
+
+@given(data=st.data())
+def test_levels_rounds_again_and_again_on_one_matrix(backend: str, data: Any) -> None:
+    """Levels rounds keep their reached-once stamps on the matrix between calls
+    (:mod:`hyblas.ops.loop.stamps`): later calls on the same matrix, with other states (stored
+    sparse or as a bitmap) and frontiers (in the state or not), see none of the earlier
+    calls' stamps."""
+    n = data.draw(st.integers(1, 160))
+    edges = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
+                               max_size=3 * n, unique=True))  # fmt: skip
+    rows, cols = (np.array(side, dtype=np.int64) for side in zip(*edges)) if edges else ([], [])
+    A = hb.Matrix.from_coo(rows, cols, np.ones(len(edges), dtype=bool), nrows=n, ncols=n,
+                           dtype=bool, backend=backend)  # fmt: skip
+    any_pair = hb.semiring.any_pair[np.bool_]
+    for _ in range(4):
+        most = data.draw(st.sampled_from([2, n]))  # a state of 2 in 64+ vertices is kept sparse
+        ids = data.draw(st.lists(st.integers(0, n - 1), max_size=most, unique=True))
+        state = hb.Vector.from_coo(ids, np.zeros(len(ids), dtype=np.int64), size=n,
+                                   dtype=np.int64, backend=backend)  # fmt: skip
+        starts = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=4, unique=True))
+        frontier = hb.Vector.from_coo(starts, np.ones(len(starts), dtype=bool), size=n,
+                                      dtype=bool, backend=backend)  # fmt: skip
+        want = _run(state, frontier, A, any_pair, levels=True, executor="reference")
+        with loop_params(exit_edges=data.draw(st.integers(0, 6) | st.just(10**9))):
+            got = _run(state, frontier, A, any_pair, levels=True, executor="loop")
+        _same(got, want)
+
+
+def test_a_stay_that_fails_drops_what_it_borrowed_from_the_matrix(backend: str) -> None:
+    with hb.using_backend(backend):
+        A = hb.generators.grid_2d(3, 3)
+    made = []
+
+    def make() -> list[int]:
+        made.append([len(made)])
+        return made[-1]
+
+    with borrow(A, "scratch", make) as first:
+        assert "scratch" not in A._cache  # taken while the stay runs
+    with borrow(A, "scratch", make) as second:
+        pass
+    assert second is first and len(made) == 1 and A._cache["scratch"] is first
+    with pytest.raises(RuntimeError), borrow(A, "scratch", make):
+        raise RuntimeError("the kernel failed half-way")
+    assert "scratch" not in A._cache
+    with borrow(A, "scratch", make) as third:
+        assert third is not first and len(made) == 2
 
 
 def test_rounds_that_end_on_the_last_allowed_round_and_zero_and_one_rounds(backend: str) -> None:

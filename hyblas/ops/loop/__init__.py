@@ -135,9 +135,9 @@ def propagate(
         # bucketed rounds check the state's values before entering: convert it once for both
         bitmap = state_work._as_bitmap() if fits and buckets else None
         if fits and _narrow(A, frontier_work, limit, bitmap):
-            walked, frontier_work = _enter(state_work, bitmap or state_work._as_bitmap(),
-                                           frontier_work, A, sr, levels, done + 1, max_rounds,
-                                           limit, executor, buckets, threshold)  # fmt: skip
+            walked, frontier_work = _enter(state_work, bitmap, frontier_work, A, sr, levels,
+                                           done + 1, max_rounds, limit, executor, buckets,
+                                           threshold)  # fmt: skip
             done, threshold = done + walked.rounds, walked.threshold
         elif buckets is not None:
             frontier_work, threshold = host_bucket_round(
@@ -236,19 +236,24 @@ def _narrow(A: Matrix, frontier: Vector, limit: int,  # noqa: N803
     return edges <= limit and widest <= current_params().huge and all(agrees)
 
 
-def _enter(state: Vector, bitmap: tuple[Any, Any], frontier: Vector, A: Matrix,  # noqa: N803
-           sr: Semiring, levels: bool, first_round: int, max_rounds: int | None, limit: int,
-           asked: str,
-           buckets: Buckets | None, threshold: Any) -> tuple[Walked, Vector]:  # fmt: skip
-    """Run rounds from ``first_round`` in the device loop; updates ``state`` and returns what
-    ran and the next frontier."""
+def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
+           A: Matrix, sr: Semiring, levels: bool, first_round: int,  # noqa: N803
+           max_rounds: int | None, limit: int, asked: str, buckets: Buckets | None,
+           threshold: Any) -> tuple[Walked, Vector]:  # fmt: skip
+    """Run rounds from ``first_round`` in the device loop; updates ``state`` (given its
+    bitmap if the caller has it) and returns what ran and the next frontier."""
     op_type = sr.input_type(A.dtype, frontier.dtype)
-    values, present = bitmap
+    if levels:  # the loop reads the state as it is stored, and only writes what it reaches
+        values, present = None, state._bitmap[1] if state._bitmap is not None else None
+        state_ids = state._sparse[0] if state._bitmap is None else None
+    else:
+        (values, present), state_ids = bitmap or state._as_bitmap(), None
     ids, x = frontier._as_sparse()
     entry = Entry(A=A, semiring=sr, op_type=op_type, levels=levels, values=values,
                   present=present, ids=ids, x=x.astype(op_type, copy=False),
                   first_round=first_round, last_round=max_rounds or 2**62,
-                  exit_edges=limit, buckets=buckets, threshold=threshold)  # fmt: skip
+                  exit_edges=limit, buckets=buckets, threshold=threshold,
+                  state_ids=state_ids)  # fmt: skip
     timer = _trace.start_timer(A.backend) if _trace.tracing() else None
     if A.backend == "cuda":
         from . import executor  # noqa: PLC0415 - compiled kernels only where there is a GPU
@@ -263,8 +268,30 @@ def _enter(state: Vector, bitmap: tuple[Any, Any], frontier: Vector, A: Matrix, 
             input_nnz=int(ids.size), allowed=None, edges=walked.edges,
             reason=f"rounds {first_round}-{last} in the device loop ({walked.rounds} rounds)",
         ), timer.stop())  # fmt: skip
-    state._set_content(bitmap=(walked.values, walked.present))
+    if levels:
+        _add_reached(state, walked.reached, walked.reached_rounds)
+    else:
+        state._set_content(bitmap=(walked.values, walked.present))
     order = A._xp.argsort(walked.ids)
     nxt = Vector(A.nrows, sr.output_type(op_type), backend=A.backend, nnz=int(walked.ids.size),
                  sparse=(walked.ids[order], walked.x[order]))
     return walked, nxt._settled()
+
+
+def _add_reached(state: Vector, reached: Any, rounds: Any) -> None:
+    """Give the vertices a stay reached (none of them in ``state`` yet) their rounds: a merge
+    into a sparse state, a scatter into a bitmap one (in place: ``propagate``'s own copy)."""
+    xp = state._xp
+    known = state._nnz
+    nnz = None if known is None else known + int(reached.size)
+    rounds = rounds.astype(state.dtype)
+    if state._bitmap is None:
+        ids, values = state._sparse
+        ids, values = xp.concatenate([ids, reached]), xp.concatenate([values, rounds])
+        order = xp.argsort(ids)
+        state._set_content(sparse=(ids[order], values[order]), nnz=int(ids.size))
+        return
+    values, present = state._bitmap
+    values[reached] = rounds
+    present[reached] = True
+    state._set_content(bitmap=(values, present), nnz=nnz)

@@ -2,13 +2,15 @@
 checks its protocol without a GPU: the same rounds, reached-once stamps (levels) or
 improvement test and queue dedupe (improve), near / far vertices of bucketed rounds, the
 values given to the next queue after the round, and the same stop rule (empty frontier, last
-round, too many next edges)."""
+round, too many next edges). Levels rounds use the stamps kept on the matrix
+(:mod:`.stamps`) as the kernel does, and give back only the vertices they reached."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import primitives as _prim
+from .stamps import LevelStamps, borrow, level_stamps
 from .walk import Entry, Walked
 
 __all__ = ["walk"]
@@ -16,6 +18,13 @@ __all__ = ["walk"]
 
 def walk(entry: Entry) -> Walked:
     """Run ``entry``'s rounds as ``frontier_loop.cu`` does, one vectorized step per round."""
+    if entry.levels:
+        with borrow(entry.A, "loop_level_stamps", level_stamps(entry.A)) as stamps:
+            return _walk(entry, stamps)
+    return _walk(entry, None)
+
+
+def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
     A, semiring, buckets = entry.A, entry.semiring, entry.buckets
     out_type = semiring.output_type(entry.op_type)
     mult, add = semiring.binaryop.numpy, semiring.monoid.binaryop
@@ -23,8 +32,12 @@ def walk(entry: Entry) -> Walked:
     indptr = A._indptr.astype(np.int64)
     indices = A._indices.astype(np.int64)
     weights = A._values.astype(entry.op_type, copy=False)
-    values, present = entry.values.copy(), entry.present.copy()
-    stamp = np.where(present, 0, -1).astype(np.int64)  # levels: the round that reached a vertex
+    if stamps is not None:
+        prestamp, offset = stamps.open(entry.first_round, entry.state_ids)
+        visited = entry.present
+        reached = []
+    else:
+        values, present = entry.values.copy(), entry.present.copy()
     ids, x = entry.ids.astype(np.int64), entry.x.astype(entry.op_type, copy=False)
     threshold = entry.threshold
     walked = 0
@@ -41,12 +54,15 @@ def walk(entry: Entry) -> Walked:
         edges, owner = _prim.ranges(np, indptr[ids], degrees)
         targets = indices[edges]
         z = np.asarray(mult(x[owner], weights[edges])).astype(out_type, copy=False)
-        if entry.levels:
-            keep = stamp[targets] < 0
+        if stamps is not None:
+            keep = stamps.stamp[targets] < prestamp
+            if visited is not None:
+                keep &= ~visited[targets]
             targets, z = targets[keep], z[keep]
         targets, z = _prim.combine_by_key(np, targets, z, add)
-        if entry.levels:
-            stamp[targets] = r
+        if stamps is not None:
+            stamps.stamp[targets] = r + offset
+            reached.append(targets)
             ids, x = targets, z
         else:
             seen = values[targets]
@@ -60,9 +76,10 @@ def walk(entry: Entry) -> Walked:
             break
         x = x.astype(entry.op_type, copy=False)
         r += 1
-    if entry.levels:
-        reached = stamp > 0
-        values[reached] = stamp[reached].astype(values.dtype)
-        present = stamp >= 0
-    return Walked(values=values, present=present, ids=ids, x=x.astype(out_type, copy=False),
-                  rounds=r - entry.first_round + 1, edges=walked, threshold=threshold)  # fmt: skip
+    common = dict(ids=ids, x=x.astype(out_type, copy=False), rounds=r - entry.first_round + 1,
+                  edges=walked, threshold=threshold)  # fmt: skip
+    if stamps is None:
+        return Walked(values=values, present=present, **common)
+    stamps.close(r, offset)
+    reached_ids = np.concatenate(reached)
+    return Walked(reached=reached_ids, reached_rounds=stamps.stamp[reached_ids] - offset, **common)

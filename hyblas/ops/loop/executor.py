@@ -15,6 +15,7 @@ from ..kernels import cast_values
 from ..kernels.words import word_bytes
 from . import kernels as _k
 from .params import THREADS, current_params
+from .stamps import LevelStamps, borrow, level_stamps
 from .walk import Entry, Walked
 
 __all__ = ["walk"]
@@ -22,6 +23,18 @@ __all__ = ["walk"]
 
 def walk(entry: Entry) -> Walked:
     """Run ``entry``'s rounds in one persistent kernel."""
+    if not entry.levels:
+        return _walk(entry, None, None)
+    A, out_type = entry.A, entry.semiring.output_type(np.dtype(entry.op_type))
+    identity = _identity_word(entry.semiring, out_type)
+    make_ws = lambda: A._xp.full(A.nrows, identity, dtype=identity.dtype)  # noqa: E731
+    with (borrow(A, ("loop_level_ws", identity.dtype.str, int(identity)), make_ws) as ws,
+          borrow(A, "loop_level_stamps", level_stamps(A)) as stamps):  # fmt: skip
+        return _walk(entry, ws, stamps)
+
+
+def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
+    """``level_ws`` / ``stamps``: what levels rounds keep between stays (None otherwise)."""
     A, xp = entry.A, entry.A._xp
     params = current_params()
     n = A.nrows
@@ -29,35 +42,40 @@ def walk(entry: Entry) -> Walked:
     out_type = entry.semiring.output_type(op_type)
     kernel = _kernel(entry.semiring, op_type, A._indptr.dtype, A._indices.dtype, entry.levels,
                      params.blocks_per_sm)  # fmt: skip
-    identity = _to_words(np.full(1, entry.semiring.monoid.identity(out_type), out_type))[0]
+    identity = _identity_word(entry.semiring, out_type)
     weights = cast_values(A, op_type)
+    ids = entry.ids.astype(np.int64)
+    parity = (entry.first_round - 1) & 1
     with translate_oom("device loop work arrays"):
-        if entry.levels:
-            ws = xp.full(n, identity, dtype=identity.dtype)
-            present = xp.zeros(1, dtype=np.int32)
-            stamp = xp.where(entry.present, np.int64(0), np.int64(-1))
+        if stamps is not None:
+            # one queue region for all the rounds: each vertex is queued once, after the first
+            # round's, which may hold vertices not in the state
+            cap, regions = n + int(ids.size), 1
+            prestamp, offset = stamps.open(entry.first_round, entry.state_ids)
+            ws, stamp, present = level_ws, stamps.stamp, xp.zeros(1, dtype=np.int32)
+            visited = entry.present if entry.present is not None else xp.zeros(1, dtype=bool)
         else:
+            cap, regions, prestamp, offset = n, 2, 0, 0
             ws = xp.where(entry.present, _to_words(entry.values.astype(out_type)), identity)
             present = entry.present.astype(np.int32)
             stamp = xp.zeros(n, dtype=np.int64)
-        queue = xp.empty(2 * n, dtype=np.int64)
-        values = xp.empty(2 * n, dtype=out_type)
-        first_values = xp.empty(max(n, 1), dtype=op_type)
-        counters = xp.zeros(7, dtype=np.uint64)
+            visited = xp.zeros(1, dtype=bool)
+        queue = xp.empty(regions * cap, dtype=np.int64)
+        values = xp.empty(regions * cap, dtype=out_type)
+        first_values = xp.empty(max(cap, 1), dtype=op_type)
+        counters = xp.zeros(9, dtype=np.uint64)
         rounds_run = xp.zeros(1, dtype=np.int64)
         bucket = xp.asarray(_bucket_words(entry, out_type, identity))
         minima = xp.zeros(2, dtype=np.uint64)  # the queues' minima, set up by the kernel
-    parity = (entry.first_round - 1) & 1
-    ids = entry.ids.astype(np.int64)
     degrees = (A._indptr[ids + 1] - A._indptr[ids]).astype(np.int64)
     light = degrees <= params.heavy
     light_ids, other_ids = ids[light], ids[~light][::-1]  # the others fill the queue from its end
     x = entry.x.astype(op_type, copy=False)
-    start = parity * n
+    start = (parity * cap) if regions == 2 else 0
     queue[start:start + light_ids.size] = light_ids
-    queue[start + n - other_ids.size:start + n] = other_ids
+    queue[start + cap - other_ids.size:start + cap] = other_ids
     first_values[:light_ids.size] = x[light]
-    first_values[n - other_ids.size:n] = x[~light][::-1]
+    first_values[cap - other_ids.size:cap] = x[~light][::-1]
     counters[3 * parity] = light_ids.size
     counters[3 * parity + 1] = other_ids.size
     counters[3 * parity + 2] = degrees.sum()
@@ -66,31 +84,42 @@ def walk(entry: Entry) -> Walked:
     if warp_vertices is None:
         warp_vertices = grid[0] * THREADS // 32
     kernel(grid, (THREADS,), (
-        np.int64(n), A._indptr, A._indices, weights, first_values, ws, present, stamp, queue,
-        values, counters, np.int64(params.heavy), np.int64(entry.first_round),
-        np.int64(entry.last_round), np.uint64(min(entry.exit_edges, 2**64 - 1)), rounds_run,
+        np.int64(n), A._indptr, A._indices, weights, first_values, ws, present, stamp,
+        np.int64(cap), queue, values, counters, np.int64(params.heavy),
+        np.int64(entry.first_round), np.int64(entry.last_round),
+        np.uint64(min(entry.exit_edges, 2**64 - 1)), rounds_run,
         np.int32(entry.buckets is not None), np.int32(entry.threshold is not None), bucket,
-        minima, np.int64(warp_vertices), np.int64(params.thread_edges),
+        minima, np.int64(warp_vertices), np.int64(params.thread_edges), visited,
+        np.int32(entry.present is not None), np.int64(prestamp), np.int64(offset),
     ))  # fmt: skip
     rounds = int(rounds_run[0])  # the one host synchronisation of a stay in the loop
-    out = (entry.first_round + rounds - 1) & 1
+    last = entry.first_round + rounds - 1
+    out = last & 1
     host_counters = counters.get()
     light_count, other_count = int(host_counters[3 * out]), int(host_counters[3 * out + 1])
-    start = out * n
-    slots = xp.concatenate([xp.arange(start, start + light_count),
-                            xp.arange(start + n - other_count, start + n)])  # fmt: skip
-    if entry.levels:
-        state_present = stamp >= 0
-        state_values = xp.where(stamp > 0, stamp.astype(entry.values.dtype, copy=False),
-                                entry.values)  # fmt: skip
-    else:
-        state_present = present != 0
-        state_values = _from_words(ws, out_type)
-    threshold = None
-    if entry.buckets is not None:
-        threshold = _from_words(bucket[:1], out_type).get()[0]
-    return Walked(values=state_values, present=state_present, ids=queue[slots], x=values[slots],
-                  rounds=rounds, edges=int(host_counters[6]), threshold=threshold)  # fmt: skip
+    light_base, other_base = int(host_counters[7]), int(host_counters[8])
+    start = (out * cap) if regions == 2 else 0
+    slots = xp.concatenate([
+        xp.arange(start + light_base, start + light_base + light_count),
+        xp.arange(start + cap - other_base - other_count, start + cap - other_base),
+    ])  # fmt: skip
+    common = dict(ids=queue[slots], x=values[slots], rounds=rounds, edges=int(host_counters[6]))
+    if stamps is None:
+        threshold = None
+        if entry.buckets is not None:
+            threshold = _from_words(bucket[:1], out_type).get()[0]
+        return Walked(values=_from_words(ws, out_type), present=present != 0,
+                      threshold=threshold, **common)  # fmt: skip
+    stamps.close(last, offset)
+    # every vertex reached: the queues after the first round's, front and back
+    reached = xp.concatenate([queue[light_ids.size:light_base + light_count],
+                              queue[cap - other_base - other_count:cap - other_ids.size]])
+    return Walked(reached=reached, reached_rounds=stamp[reached] - offset, **common)
+
+
+def _identity_word(semiring: Semiring, out_type: np.dtype) -> Any:
+    """The add monoid's identity as the kernel's accumulator word."""
+    return _to_words(np.full(1, semiring.monoid.identity(out_type), out_type))[0]
 
 
 def _bucket_words(entry: Entry, out_type: np.dtype, identity: Any) -> np.ndarray:

@@ -18,8 +18,10 @@ __all__ = ["Entry", "Walked"]
 class Entry:
     """The rounds to run and what they start from (arrays on the matrix's backend).
 
-    ``values`` / ``present`` are the state's bitmap (the state's dtype, the semiring's output
-    type unless ``levels``); ``ids`` the frontier's vertices (int64, no repeats, any order),
+    ``values`` / ``present`` are the state's bitmap (the semiring's output type). Levels rounds
+    read only the state's vertices: ``present`` for a state stored as a bitmap (``values``
+    None), ``state_ids`` (int64) for a sparse one. ``ids`` are the frontier's vertices (int64,
+    no repeats, any order),
     ``x`` their values in the operand type. Rounds ``first_round .. last_round`` may run; the
     loop stops early when the frontier empties or the next one has more than ``exit_edges``
     out-edges. With ``buckets`` the rounds are bucketed (:mod:`.buckets`), starting from
@@ -39,18 +41,23 @@ class Entry:
     exit_edges: int
     buckets: Buckets | None = None
     threshold: Any = None
+    state_ids: Any = None
 
 
 @dataclass
 class Walked:
-    """After the rounds: the state's new bitmap, the next frontier (ids in any order, values
-    in the output type), the rounds run, the edges they walked and, for bucketed rounds, the
-    last round's threshold."""
+    """After the rounds: the next frontier (ids in any order, values in the output type), the
+    rounds run, the edges they walked and, for bucketed rounds, the last round's threshold;
+    and the state: improve rounds give its new bitmap (``values``, ``present``), levels
+    rounds the vertices they reached (``reached``, int64, no repeats, any order) and the
+    round that reached each (``reached_rounds``)."""
 
-    values: Any
-    present: Any
     ids: Any
     x: Any
     rounds: int
     edges: int
     threshold: Any = None
+    values: Any = None
+    present: Any = None
+    reached: Any = None
+    reached_rounds: Any = None

@@ -12,14 +12,22 @@
 // A round walks the out-edges (row u of A's CSR) of every queued vertex u: light ones of at most
 // thread_edges edges a thread each, other light ones a warp each, heavy ones a block each; and
 // appends each vertex that the round changes to the next queue (light at the front, the others
-// from the back) with warp-aggregated atomics, adding up the next queue's edges as it goes. After the barrier every
-// thread reads the same counts, so all of them take the same decision to stop or go on.
+// from the back of the queue's region) with warp-aggregated atomics, adding up the next queue's
+// edges as it goes. After the barrier every thread reads the same counts, so all of them take the
+// same decision to stop or go on.
 //
-// LEVELS (propagate(levels=True)): a vertex is reached once. stamp[v] is the round that
-// reached it (-1: not yet, 0: before the call); contributions of the round are combined into
-// ws[v] (identity between rounds) and copied out to the next queue's values after the barrier.
+// LEVELS (propagate(levels=True)): a vertex is reached once, and the setup is O(frontier), not
+// O(n) (ws and stamp are kept between calls, hyblas/ops/loop/stamps.py). A vertex was reached
+// before the call if visited[v] (the state's presence, when check_visited) or stamp[v] ==
+// prestamp (the host stamps a sparse state's vertices so); stamps from earlier calls are below
+// prestamp, and round r of this call stamps r + stamp_offset (above it). Contributions of the
+// round are combined into ws[v] (the identity between rounds, left so) and copied out to the next
+// queue's values after the barrier. The rounds' queues follow each other in one region (each
+// vertex is queued once), so at the end the host finds every vertex reached in the queues, with
+// its round in stamp.
 // Otherwise (improve): ws[v] is the state itself, present[v] its presence, and stamp[v] the last
-// round that queued v; a contribution that changes the state (or makes it present) queues v.
+// round that queued v; a contribution that changes the state (or makes it present) queues v. The
+// queues alternate between two regions by round parity.
 //
 // BUCKETED improve rounds (propagate(delta=...), hyblas/ops/loop/buckets.py): a round first
 // sets its threshold from the queue's minimum (combined into minima[parity], as an order key
@@ -60,14 +68,27 @@ struct hyblas_loop_view {
     hyblas_word* ws;
     int* present;
     long long* stamp;
-    long long* queue;              // [2][n] vertex ids by round parity
-    hyblas_z* values;              // [2][n] their values (the round's result)
-    unsigned long long* counters;  // [2][3] by round parity, then [6] the edges walked
+    long long cap;                 // a queue region's length
     long long heavy;               // more edges than this: a block per vertex, not a warp
+    const bool* visited;           // LEVELS: the state's presence (read when check_visited)
+    int check_visited;
+    long long prestamp;            // LEVELS: stamps below this are older than the call
+    long long stamp_offset;        // LEVELS: round r stamps r + stamp_offset
 };
 
-__device__ __forceinline__ long long hyblas_slot(long long n, long long light, long long i) {
-    return i < light ? i : n - 1 - (i - light);  // light vertices from the front, others from the back
+// One round's queue: its region of the queue and value arrays, its counters ([light count,
+// other count, edges of the queued vertices]), and where its light / other entries start.
+struct hyblas_queue {
+    long long* ids;
+    hyblas_z* values;
+    unsigned long long* count;
+    long long light_base, other_base;
+};
+
+// The queue's i-th entry: light vertices from the front of the region, the others from the back.
+__device__ __forceinline__ long long hyblas_slot(const hyblas_loop_view& v, const hyblas_queue& q,
+                                                 long long light, long long i) {
+    return i < light ? q.light_base + i : v.cap - 1 - q.other_base - (i - light);
 }
 
 // Order keys: unsigned 64-bit integers in the order of the values (for the min of a queue with
@@ -121,9 +142,9 @@ __device__ __forceinline__ long long hyblas_degree(const hyblas_loop_view& v, lo
     return (long long)v.indptr[u + 1] - (long long)v.indptr[u];
 }
 
-// Append `vertex` to the queue `out` where `want`; every lane of the warp must call this.
-__device__ __forceinline__ void hyblas_enqueue(const hyblas_loop_view& v, int out, bool want,
-                                               long long vertex) {
+// Append `vertex` to the queue `q` where `want`; every lane of the warp must call this.
+__device__ __forceinline__ void hyblas_enqueue(const hyblas_loop_view& v, const hyblas_queue& q,
+                                               bool want, long long vertex) {
     const long long degree = want ? hyblas_degree(v, vertex) : 0;
     const bool light = want && degree <= v.heavy;
     const unsigned int light_lanes = __ballot_sync(0xffffffffu, light);
@@ -133,7 +154,7 @@ __device__ __forceinline__ void hyblas_enqueue(const hyblas_loop_view& v, int ou
     for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
         edges += __shfl_down_sync(0xffffffffu, edges, offset);
     const int lane = threadIdx.x & (HYBLAS_WARP - 1);
-    unsigned long long* count = v.counters + 3 * out;
+    unsigned long long* count = q.count;
     unsigned long long light_base = 0, other_base = 0;
     if (lane == 0) {
         if (light_lanes) light_base = atomicAdd(&count[0], (unsigned long long)__popc(light_lanes));
@@ -143,29 +164,34 @@ __device__ __forceinline__ void hyblas_enqueue(const hyblas_loop_view& v, int ou
     light_base = __shfl_sync(0xffffffffu, light_base, 0);
     other_base = __shfl_sync(0xffffffffu, other_base, 0);
     const unsigned int below = (1u << lane) - 1u;
-    long long* queue = v.queue + (long long)out * v.n;
-    if (light) queue[light_base + __popc(light_lanes & below)] = vertex;
-    else if (want) queue[v.n - 1 - (long long)(other_base + __popc(other_lanes & below))] = vertex;
+    if (light) q.ids[q.light_base + light_base + __popc(light_lanes & below)] = vertex;
+    else if (want)
+        q.ids[v.cap - 1 - q.other_base - (long long)(other_base + __popc(other_lanes & below))] = vertex;
 }
 
 // One edge of round r from a vertex of value x; every lane of the warp must call this.
 template <bool LEVELS>
 __device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long long r,
-                                                 int out, bool valid, long long e, hyblas_t x) {
+                                                 const hyblas_queue& out, bool valid, long long e,
+                                                 hyblas_t x) {
     bool queue_it = false;
     long long w = 0;
     if (valid) {
         w = (long long)v.indices[e];
         const hyblas_z z = hyblas_mult(x, v.weights[e]);
         if (LEVELS) {
-            long long s = *(volatile long long*)&v.stamp[w];
-            if (s < 0) {
-                s = (long long)atomicCAS((unsigned long long*)&v.stamp[w],
-                                         (unsigned long long)-1LL, (unsigned long long)r);
-                queue_it = s < 0;
-                if (queue_it) s = r;
+            if (!(v.check_visited && v.visited[w])) {
+                const long long tag = r + v.stamp_offset;
+                long long s = *(volatile long long*)&v.stamp[w];
+                if (s < v.prestamp) {  // not reached yet: the first to stamp it queues it
+                    const long long old = (long long)atomicCAS(
+                        (unsigned long long*)&v.stamp[w], (unsigned long long)s,
+                        (unsigned long long)tag);
+                    queue_it = old == s;
+                    s = queue_it ? tag : old;
+                }
+                if (s == tag) hyblas_atomic_combine(&v.ws[w], z);
             }
-            if (s == r) hyblas_atomic_combine(&v.ws[w], z);
         } else {
             const hyblas_z seen = hyblas_from_word(*(volatile hyblas_word*)&v.ws[w]);
             const bool absent = *(volatile int*)&v.present[w] == 0;
@@ -182,7 +208,8 @@ __device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long
 // Edges [begin, end) of a vertex, taken `stride` at a time by the threads whose rank (0-based,
 // whole warps) is `rank`.
 template <bool LEVELS>
-__device__ __forceinline__ void hyblas_loop_range(const hyblas_loop_view& v, long long r, int out,
+__device__ __forceinline__ void hyblas_loop_range(const hyblas_loop_view& v, long long r,
+                                                  const hyblas_queue& out,
                                                   long long begin, long long end, long long rank,
                                                   long long stride, hyblas_t x) {
     for (long long base = begin; base < end; base += stride) {
@@ -195,14 +222,17 @@ template <bool LEVELS>
 __global__ void __launch_bounds__(HYBLAS_THREADS, HYBLAS_BLOCKS_PER_SM)
 hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indices,
                      const hyblas_t* weights, const hyblas_t* first_values, hyblas_word* ws,
-                     int* present, long long* stamp, long long* queue, hyblas_z* values_all,
-                     unsigned long long* counters, long long heavy, long long first_round,
-                     long long last_round, unsigned long long exit_edges, long long* rounds_run,
-                     int bucketed, int has_threshold, hyblas_word* bucket,
-                     unsigned long long* minima, long long warp_vertices,
-                     long long thread_edges) {
+                     int* present, long long* stamp, long long cap, long long* queue_all,
+                     hyblas_z* values_all, unsigned long long* counters, long long heavy,
+                     long long first_round, long long last_round, unsigned long long exit_edges,
+                     long long* rounds_run, int bucketed, int has_threshold, hyblas_word* bucket,
+                     unsigned long long* minima, long long warp_vertices, long long thread_edges,
+                     const bool* visited, int check_visited, long long prestamp,
+                     long long stamp_offset) {
+    // counters: [2][3] by round parity (a queue's counts), [6] the edges walked, [7] / [8] where
+    // the last queue's light / other entries start in its region (LEVELS; 0 otherwise)
     const hyblas_loop_view v = {n, indptr, indices, weights, first_values, ws, present, stamp,
-                                queue, values_all, counters, heavy};
+                                cap, heavy, visited, check_visited, prestamp, stamp_offset};
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     const long long tid = (long long)blockIdx.x * HYBLAS_THREADS + threadIdx.x;
     const long long threads = (long long)gridDim.x * HYBLAS_THREADS;
@@ -214,16 +244,19 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     hyblas_z threshold = hyblas_from_word(bucket[0]);
     unsigned long long walked = 0;  // out-edges this thread walked as a warp's or block's leader
     long long r = first_round;
+    // LEVELS: where this round's queue starts in the one region; improve: always 0
+    long long light_base = 0, other_base = 0;
     const unsigned long long no_minimum = hyblas_order_key((hyblas_z)(${IDENTITY}));
     if (bucketed) {  // the first queue's minimum; later queues' come with their values
         if (tid == 0) minima[0] = minima[1] = no_minimum;
         grid.sync();
         const int in = (int)((r - 1) & 1);
-        const long long light = (long long)v.counters[3 * in];
-        const long long total = light + (long long)v.counters[3 * in + 1];
+        const long long light = (long long)counters[3 * in];
+        const long long total = light + (long long)counters[3 * in + 1];
+        const hyblas_queue first = {0, 0, 0, 0, 0};
         for (long long base = tid - lane; base < total; base += threads) {
             const long long i = base + lane;
-            const hyblas_z x = i < total ? (hyblas_z)v.first_values[hyblas_slot(v.n, light, i)]
+            const hyblas_z x = i < total ? (hyblas_z)v.first_values[hyblas_slot(v, first, light, i)]
                                          : (hyblas_z)0;
             hyblas_warp_min_key(&minima[in], i < total, x);
         }
@@ -231,11 +264,16 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     }
     while (true) {
         const int in = (int)((r - 1) & 1), out = (int)(r & 1);
-        const unsigned long long* count_in = v.counters + 3 * in;
-        const long long light = (long long)count_in[0], other = (long long)count_in[1];
-        const long long* queue = v.queue + (long long)in * v.n;
-        const hyblas_z* values = v.values + (long long)in * v.n;
+        const long long in_region = LEVELS ? 0 : in * cap, out_region = LEVELS ? 0 : out * cap;
+        const hyblas_queue q_in = {queue_all + in_region, values_all + in_region,
+                                   counters + 3 * in, light_base, other_base};
+        const long long light = (long long)q_in.count[0], other = (long long)q_in.count[1];
+        const hyblas_queue q_out = {queue_all + out_region, values_all + out_region,
+                                    counters + 3 * out, LEVELS ? light_base + light : 0,
+                                    LEVELS ? other_base + other : 0};
         const bool first = r == first_round;
+        // the value of the queue's entry at `slot` (the first round's are the frontier's)
+        #define HYBLAS_VALUE(slot) (first ? v.first_values[slot] : (hyblas_t)q_in.values[slot])
         hyblas_z smallest = (hyblas_z)0;
         if (bucketed) {
             smallest = hyblas_from_order_key(*(volatile unsigned long long*)&minima[in],
@@ -260,10 +298,10 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
             long long begin = 0, end = 0;
             bool walk = false;
             if (i < light && (per_warp > 1 || lane == 0)) {
-                x = first ? v.first_values[i] : (hyblas_t)values[i];
+                x = HYBLAS_VALUE(q_in.light_base + i);
                 walk = !HYBLAS_FAR((hyblas_z)x);
                 if (walk) {
-                    const long long u = queue[i];
+                    const long long u = q_in.ids[q_in.light_base + i];
                     begin = (long long)v.indptr[u];
                     end = (long long)v.indptr[u + 1];
                     walked += (unsigned long long)(end - begin);
@@ -274,73 +312,73 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
             for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
                 steps = max(steps, __shfl_xor_sync(0xffffffffu, steps, offset));
             for (long long k = 0; k < steps; ++k)
-                hyblas_loop_edge<LEVELS>(v, r, out, own && begin + k < end, begin + k, x);
+                hyblas_loop_edge<LEVELS>(v, r, q_out, own && begin + k < end, begin + k, x);
             unsigned int together = __ballot_sync(0xffffffffu, walk && !own);
             while (together) {
                 const int source = __ffs(together) - 1;
                 together &= together - 1;
                 const long long b = __shfl_sync(0xffffffffu, begin, source);
                 const long long e = __shfl_sync(0xffffffffu, end, source);
-                const long long j = base + source;
-                const hyblas_t xs = first ? v.first_values[j] : (hyblas_t)values[j];
-                hyblas_loop_range<LEVELS>(v, r, out, b, e, lane, HYBLAS_WARP, xs);
+                const hyblas_t xs = HYBLAS_VALUE(q_in.light_base + base + source);
+                hyblas_loop_range<LEVELS>(v, r, q_out, b, e, lane, HYBLAS_WARP, xs);
             }
         }
         for (long long i = blockIdx.x; i < other; i += gridDim.x) {
-            const long long slot = v.n - 1 - i;
-            const hyblas_t x = first ? v.first_values[slot] : (hyblas_t)values[slot];
+            const long long slot = hyblas_slot(v, q_in, light, light + i);
+            const hyblas_t x = HYBLAS_VALUE(slot);
             if (HYBLAS_FAR((hyblas_z)x)) continue;
-            const long long u = queue[slot];
+            const long long u = q_in.ids[slot];
             const long long begin = (long long)v.indptr[u], end = (long long)v.indptr[u + 1];
             if (threadIdx.x == 0) walked += (unsigned long long)(end - begin);
-            hyblas_loop_range<LEVELS>(v, r, out, begin, end, threadIdx.x, HYBLAS_THREADS, x);
+            hyblas_loop_range<LEVELS>(v, r, q_out, begin, end, threadIdx.x, HYBLAS_THREADS, x);
         }
         if (bucketed) {
             for (long long base = tid - lane; base < light + other; base += threads) {
                 const long long i = base + lane;
                 const bool valid = i < light + other;
-                const long long slot = hyblas_slot(v.n, light, valid ? i : 0);
-                const hyblas_z x = first ? (hyblas_z)v.first_values[slot] : values[slot];
-                const long long u = valid ? queue[slot] : 0;
+                const long long slot = hyblas_slot(v, q_in, light, valid ? i : 0);
+                const hyblas_z x = (hyblas_z)HYBLAS_VALUE(slot);
+                const long long u = valid ? q_in.ids[slot] : 0;
                 const bool carry = valid && HYBLAS_FAR(x) && atomicMax(&v.stamp[u], r) < r;
-                hyblas_enqueue(v, out, carry, u);
+                hyblas_enqueue(v, q_out, carry, u);
             }
         }
         #undef HYBLAS_FAR
+        #undef HYBLAS_VALUE
         grid.sync();
         // the next queue is complete: give its vertices their values, and clear the counters
         // the round after this one appends to (this round's input, read by now)
-        const unsigned long long* count_out = v.counters + 3 * out;
-        const long long next_light = (long long)count_out[0];
-        const long long next_other = (long long)count_out[1];
-        const unsigned long long next_edges = count_out[2];
-        long long* next = v.queue + (long long)out * v.n;
-        hyblas_z* next_values = v.values + (long long)out * v.n;
+        const long long next_light = (long long)q_out.count[0];
+        const long long next_other = (long long)q_out.count[1];
+        const unsigned long long next_edges = q_out.count[2];
         for (long long base = tid - lane; base < next_light + next_other; base += threads) {
             const long long i = base + lane;
             const bool valid = i < next_light + next_other;
             hyblas_z value = (hyblas_z)0;
             if (valid) {
-                const long long slot = hyblas_slot(v.n, next_light, i);
-                const long long w = next[slot];
+                const long long slot = hyblas_slot(v, q_out, next_light, i);
+                const long long w = q_out.ids[slot];
                 value = hyblas_from_word(v.ws[w]);
-                next_values[slot] = value;
+                q_out.values[slot] = value;
                 if (LEVELS) v.ws[w] = empty;
             }
             if (bucketed) hyblas_warp_min_key(&minima[out], valid, value);
         }
         if (tid == 0) {
-            unsigned long long* count_in_w = v.counters + 3 * in;
-            count_in_w[0] = count_in_w[1] = count_in_w[2] = 0ull;
+            q_in.count[0] = q_in.count[1] = q_in.count[2] = 0ull;
             if (bucketed) minima[in] = no_minimum;  // read at this round's start, by now by all
         }
+        light_base = q_out.light_base;
+        other_base = q_out.other_base;
         if (next_light + next_other == 0 || r >= last_round || next_edges > exit_edges) break;
         grid.sync();
         ++r;
     }
-    if (walked) atomicAdd(&v.counters[6], walked);
+    if (walked) atomicAdd(&counters[6], walked);
     if (tid == 0) {
         *rounds_run = r - first_round + 1;
+        counters[7] = (unsigned long long)light_base;
+        counters[8] = (unsigned long long)other_base;
         if (bucketed) bucket[0] = hyblas_to_word(threshold);
     }
 }
