@@ -219,8 +219,14 @@ def launch(kernel: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tup
 
 def multiprocessor_count() -> int:
     """Streaming multiprocessors of the current CUDA device."""
-    cp = xp_for("cuda")
-    return int(cp.cuda.Device().attributes["MultiProcessorCount"])
+    return _multiprocessor_count(xp_for("cuda").cuda.runtime.getDevice())
+
+
+@functools.cache
+def _multiprocessor_count(device_id: int) -> int:
+    # asked once per device: Device().attributes reads every attribute, each time
+    props = xp_for("cuda").cuda.runtime.getDeviceProperties(device_id)
+    return int(props["multiProcessorCount"])
 
 
 def device_name() -> str:

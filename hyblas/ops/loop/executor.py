@@ -63,22 +63,22 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         queue = xp.empty(regions * cap, dtype=np.int64)
         values = xp.empty(regions * cap, dtype=out_type)
         first_values = xp.empty(max(cap, 1), dtype=op_type)
-        counters = xp.zeros(9, dtype=np.uint64)
-        rounds_run = xp.zeros(1, dtype=np.int64)
+        counters = xp.zeros(11, dtype=np.uint64)  # [9] rounds run, [10] first light count
         bucket = xp.asarray(_bucket_words(entry, out_type, identity))
         minima = xp.zeros(2, dtype=np.uint64)  # the queues' minima, set up by the kernel
+    # the first queue, light vertices at the front of its region, the others from its end;
+    # set up without a host synchronisation (a stay on a large graph may be a few rounds)
     degrees = (A._indptr[ids + 1] - A._indptr[ids]).astype(np.int64)
     light = degrees <= params.heavy
-    light_ids, other_ids = ids[light], ids[~light][::-1]  # the others fill the queue from its end
-    x = entry.x.astype(op_type, copy=False)
+    lights_so_far = xp.cumsum(light)
+    slot = xp.where(light, lights_so_far - 1, cap - 2 - xp.arange(ids.size) + lights_so_far)
     start = (parity * cap) if regions == 2 else 0
-    queue[start:start + light_ids.size] = light_ids
-    queue[start + cap - other_ids.size:start + cap] = other_ids
-    first_values[:light_ids.size] = x[light]
-    first_values[cap - other_ids.size:cap] = x[~light][::-1]
-    counters[3 * parity] = light_ids.size
-    counters[3 * parity + 1] = other_ids.size
-    counters[3 * parity + 2] = degrees.sum()
+    queue[start + slot] = ids
+    first_values[slot] = entry.x.astype(op_type, copy=False)
+    light_count = lights_so_far[-1:]
+    counts = xp.concatenate([light_count, ids.size - light_count, degrees.sum(keepdims=True)])
+    counters[3 * parity:3 * parity + 3] = counts.astype(np.uint64)
+    counters[10:] = light_count.astype(np.uint64)
     grid = (multiprocessor_count() * params.blocks_per_sm,)
     warp_vertices = params.warp_vertices
     if warp_vertices is None:
@@ -87,23 +87,23 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         np.int64(n), A._indptr, A._indices, weights, first_values, ws, present, stamp,
         np.int64(cap), queue, values, counters, np.int64(params.heavy),
         np.int64(entry.first_round), np.int64(entry.last_round),
-        np.uint64(min(entry.exit_edges, 2**64 - 1)), rounds_run,
+        np.uint64(min(entry.exit_edges, 2**64 - 1)), counters[9:10].view(np.int64),
         np.int32(entry.buckets is not None), np.int32(entry.threshold is not None), bucket,
         minima, np.int64(warp_vertices), np.int64(params.thread_edges), visited,
         np.int32(entry.present is not None), np.int64(prestamp), np.int64(offset),
     ))  # fmt: skip
-    rounds = int(rounds_run[0])  # the one host synchronisation of a stay in the loop
+    host_counters = [int(c) for c in counters.get()]  # the stay's one host synchronisation
+    rounds = host_counters[9]
     last = entry.first_round + rounds - 1
     out = last & 1
-    host_counters = counters.get()
-    light_count, other_count = int(host_counters[3 * out]), int(host_counters[3 * out + 1])
-    light_base, other_base = int(host_counters[7]), int(host_counters[8])
+    light_count, other_count = host_counters[3 * out], host_counters[3 * out + 1]
+    light_base, other_base = host_counters[7], host_counters[8]
     start = (out * cap) if regions == 2 else 0
     slots = xp.concatenate([
         xp.arange(start + light_base, start + light_base + light_count),
         xp.arange(start + cap - other_base - other_count, start + cap - other_base),
     ])  # fmt: skip
-    common = dict(ids=queue[slots], x=values[slots], rounds=rounds, edges=int(host_counters[6]))
+    common = dict(ids=queue[slots], x=values[slots], rounds=rounds, edges=host_counters[6])
     if stamps is None:
         threshold = None
         if entry.buckets is not None:
@@ -112,8 +112,10 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
                       threshold=threshold, **common)  # fmt: skip
     stamps.close(last, offset)
     # every vertex reached: the queues after the first round's, front and back
-    reached = xp.concatenate([queue[light_ids.size:light_base + light_count],
-                              queue[cap - other_base - other_count:cap - other_ids.size]])
+    first_light = host_counters[10]
+    first_other = int(ids.size) - first_light
+    reached = xp.concatenate([queue[first_light:light_base + light_count],
+                              queue[cap - other_base - other_count:cap - first_other]])
     return Walked(reached=reached, reached_rounds=stamp[reached] - offset, **common)
 
 
