@@ -21,7 +21,7 @@ from test_ops_properties import SEMIRINGS, served
 
 import hyblas as hb
 from hyblas.errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
-from hyblas.ops.loop import EXECUTORS, LoopParams, loop_params
+from hyblas.ops.loop import EXECUTORS, LoopParams, frontier_facts, loop_params
 from hyblas.ops.loop.kernels import IMPROVING_MONOIDS
 from hyblas.ops.loop.stamps import borrow
 
@@ -107,6 +107,15 @@ def test_bfs_levels_for_every_split_between_loop_and_host(
         assert levels.isequal(want, check_dtype=True)
 
 
+def _graph(data: Any, n: int, most: int, dtype: Any, backend: str) -> hb.Matrix:
+    """Up to ``most`` random edges (value 1) among ``n`` vertices (a few hundred at most)."""
+    edges = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
+                               max_size=most, unique=True))  # fmt: skip
+    rows, cols = (np.array(side, dtype=np.int64) for side in zip(*edges)) if edges else ([], [])
+    return hb.Matrix.from_coo(rows, cols, np.ones(len(edges), dtype=dtype), nrows=n, ncols=n,
+                              dtype=dtype, backend=backend)  # fmt: skip
+
+
 @given(data=st.data())
 def test_levels_rounds_again_and_again_on_one_matrix(backend: str, data: Any) -> None:
     """Levels rounds keep their reached-once stamps on the matrix between calls
@@ -114,11 +123,7 @@ def test_levels_rounds_again_and_again_on_one_matrix(backend: str, data: Any) ->
     sparse or as a bitmap) and frontiers (in the state or not), see none of the earlier
     calls' stamps."""
     n = data.draw(st.integers(1, 160))
-    edges = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
-                               max_size=3 * n, unique=True))  # fmt: skip
-    rows, cols = (np.array(side, dtype=np.int64) for side in zip(*edges)) if edges else ([], [])
-    A = hb.Matrix.from_coo(rows, cols, np.ones(len(edges), dtype=bool), nrows=n, ncols=n,
-                           dtype=bool, backend=backend)  # fmt: skip
+    A = _graph(data, n, 3 * n, bool, backend)
     any_pair = hb.semiring.any_pair[np.bool_]
     for _ in range(4):
         most = data.draw(st.sampled_from([2, n]))  # a state of 2 in 64+ vertices is kept sparse
@@ -132,6 +137,26 @@ def test_levels_rounds_again_and_again_on_one_matrix(backend: str, data: Any) ->
         with loop_params(exit_edges=data.draw(st.integers(0, 6) | st.just(10**9))):
             got = _run(state, frontier, A, any_pair, levels=True, executor="loop")
         _same(got, want)
+
+
+@given(data=st.data())
+def test_frontier_facts_count_out_edges_and_the_widest_vertex(backend: str, data: Any) -> None:
+    """propagate's entry test reads the frontier as stored: sparse, or a bitmap (on the GPU one
+    kernel for both); compared with the CSR's row lengths."""
+    n = data.draw(st.integers(1, 300))
+    A = _graph(data, n, 4 * n, np.float32, backend)
+    picked = data.draw(st.lists(st.integers(0, n - 1), max_size=n, unique=True))
+    frontier = hb.Vector.from_coo(picked, np.ones(len(picked), dtype=bool), size=n, dtype=bool,
+                                  backend=backend)  # fmt: skip
+    degrees = np.diff(A.to_scipy().indptr)[np.array(picked, dtype=np.int64)]
+    want = (int(degrees.sum()), int(degrees.max(initial=0)))
+    assert frontier_facts(A, frontier) == want, frontier.format
+    other = frontier.dup()
+    if other._bitmap is None:
+        other._bitmap, other._sparse = other._as_bitmap(), None
+    else:
+        other._sparse, other._bitmap = other._as_sparse(), None
+    assert frontier_facts(A, other) == want, other.format
 
 
 def test_a_stay_that_fails_drops_what_it_borrowed_from_the_matrix(backend: str) -> None:

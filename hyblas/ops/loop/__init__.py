@@ -33,7 +33,8 @@ from .params import LoopParams, current_params, loop_params
 from .rounds import host_bucket_round, host_round
 from .walk import Entry, Walked
 
-__all__ = ["propagate", "EXECUTORS", "LoopParams", "loop_params", "current_params"]
+__all__ = ["propagate", "frontier_facts", "EXECUTORS", "LoopParams", "loop_params",
+           "current_params"]
 
 EXECUTORS = ("auto", "loop", *[e for e in api.EXECUTORS if e != "auto"])
 
@@ -223,17 +224,29 @@ def _narrow(A: Matrix, frontier: Vector, limit: int,  # noqa: N803
             state: tuple[Any, Any] | None) -> bool:  # fmt: skip
     """Whether the frontier is one for the device loop: at most ``limit`` out-edges, no vertex
     of more than ``huge``, and, given the state's bitmap (bucketed rounds, where the loop
-    carries a waiting vertex with the state's value), the state's values (one read to the
-    host)."""
-    xp = A._xp
+    carries a waiting vertex with the state's value), the state's values."""
+    edges, widest = frontier_facts(A, frontier)
+    if edges > limit or widest > current_params().huge:
+        return False
+    if state is None:
+        return True
+    values, present = state
     ids, x = frontier._as_sparse()
+    return bool(A._xp.all(present[ids] & (values[ids] == x)))
+
+
+def frontier_facts(A: Matrix, frontier: Vector) -> tuple[int, int]:  # noqa: N803
+    """The frontier's out-edges in ``A`` (rows are sources) and the most of any one of its
+    vertices. On the GPU one kernel reads the frontier as it is stored
+    (:func:`.executor.frontier_facts`): propagate asks before every round, and each CuPy call
+    costs the host tens of microseconds."""
+    if A.backend == "cuda":
+        from . import executor  # noqa: PLC0415 - compiled kernels only where there is a GPU
+
+        return executor.frontier_facts(A, frontier)
+    ids = frontier._as_sparse()[0]
     degrees = A._indptr[ids + 1] - A._indptr[ids]
-    facts = [degrees.sum(), degrees.max()]
-    if state is not None:
-        values, present = state
-        facts.append(xp.all(present[ids] & (values[ids] == x)))
-    edges, widest, *agrees = (int(v) for v in xp.stack(facts).tolist())
-    return edges <= limit and widest <= current_params().huge and all(agrees)
+    return int(degrees.sum()), int(degrees.max(initial=0))
 
 
 def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
@@ -248,12 +261,16 @@ def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
         state_ids = state._sparse[0] if state._bitmap is None else None
     else:
         (values, present), state_ids = bitmap or state._as_bitmap(), None
-    ids, x = frontier._as_sparse()
+    # the frontier as it is stored (a bitmap's vertices are found by the kernel)
+    if frontier._bitmap is not None:
+        (x, frontier_present), ids = frontier._bitmap, None
+    else:
+        (ids, x), frontier_present = frontier._sparse, None
     entry = Entry(A=A, semiring=sr, op_type=op_type, levels=levels, values=values,
-                  present=present, ids=ids, x=x.astype(op_type, copy=False),
-                  first_round=first_round, last_round=max_rounds or 2**62,
-                  exit_edges=limit, buckets=buckets, threshold=threshold,
-                  state_ids=state_ids)  # fmt: skip
+                  present=present, ids=ids, x=x, first_round=first_round,
+                  last_round=max_rounds or 2**62, exit_edges=limit, buckets=buckets,
+                  threshold=threshold, state_ids=state_ids, first_count=frontier.nnz,
+                  frontier_present=frontier_present)  # fmt: skip
     timer = _trace.start_timer(A.backend) if _trace.tracing() else None
     if A.backend == "cuda":
         from . import executor  # noqa: PLC0415 - compiled kernels only where there is a GPU
@@ -265,7 +282,7 @@ def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
         last = first_round + walked.rounds - 1
         _trace.record(_trace.TraceRow(
             call=0, op="loop", executor="loop", asked=asked, policy="", outputs=A.nrows,
-            input_nnz=int(ids.size), allowed=None, edges=walked.edges,
+            input_nnz=frontier.nnz, allowed=None, edges=walked.edges,
             reason=f"rounds {first_round}-{last} in the device loop ({walked.rounds} rounds)",
         ), timer.stop())  # fmt: skip
     if levels:

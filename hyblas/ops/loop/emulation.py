@@ -38,7 +38,9 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
         reached = []
     else:
         values, present = entry.values.copy(), entry.present.copy()
-    ids, x = entry.ids.astype(np.int64), entry.x.astype(entry.op_type, copy=False)
+    ids = entry.ids if entry.ids is not None else np.flatnonzero(entry.frontier_present)
+    x = (entry.x if entry.ids is not None else entry.x[ids]).astype(entry.op_type, copy=False)
+    ids = ids.astype(np.int64)
     threshold = entry.threshold
     walked = 0
     r = entry.first_round

@@ -10,7 +10,9 @@ from typing import Any
 import numpy as np
 
 from ...backend import compile_module, multiprocessor_count, translate_oom
+from ...matrix import Matrix
 from ...semiring.operators import Semiring
+from ...vector import Vector
 from ..kernels import cast_values
 from ..kernels.words import word_bytes
 from . import kernels as _k
@@ -18,7 +20,23 @@ from .params import THREADS, current_params
 from .stamps import LevelStamps, borrow, level_stamps
 from .walk import Entry, Walked
 
-__all__ = ["walk"]
+__all__ = ["walk", "frontier_facts"]
+
+
+def frontier_facts(A: Matrix, frontier: Vector) -> tuple[int, int]:  # noqa: N803
+    """The frontier's out-edges in ``A`` and the most of any one vertex: one kernel and one
+    read back, from the frontier as it is stored (``propagate`` asks before each round)."""
+    xp = A._xp
+    sparse = frontier._bitmap is None
+    ids = frontier._sparse[0] if sparse else xp.empty(1, dtype=np.int64)
+    present = xp.empty(1, dtype=bool) if sparse else frontier._bitmap[1]
+    count = int(ids.size) if sparse else frontier.size
+    out = xp.zeros(2, dtype=np.uint64)
+    blocks = max(1, min(-(-count // THREADS), 8 * multiprocessor_count()))
+    _facts_kernel(A._indptr.dtype)((blocks,), (THREADS,), (
+        np.int32(sparse), ids, present, np.int64(count), A._indptr, out))  # fmt: skip
+    edges, widest = (int(v) for v in out.get())
+    return edges, widest
 
 
 def walk(entry: Entry) -> Walked:
@@ -44,41 +62,35 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
                      params.blocks_per_sm)  # fmt: skip
     identity = _identity_word(entry.semiring, out_type)
     weights = cast_values(A, op_type)
-    ids = entry.ids.astype(np.int64)
-    parity = (entry.first_round - 1) & 1
+    # every CuPy call costs the host tens of microseconds, and a stay on a large graph may be
+    # a few short rounds: the kernel builds the first queue itself, scratch arrays are only
+    # allocated (empty), and the host reads the counters once, at the end
+    sparse = entry.ids is not None
+    first_ids = entry.ids if sparse else xp.empty(1, dtype=np.int64)
+    first_present = xp.empty(1, dtype=bool) if sparse else entry.frontier_present
     with translate_oom("device loop work arrays"):
         if stamps is not None:
             # one queue region for all the rounds: each vertex is queued once, after the first
             # round's, which may hold vertices not in the state
-            cap, regions = n + int(ids.size), 1
+            cap, regions = n + entry.first_count, 1
             prestamp, offset = stamps.open(entry.first_round, entry.state_ids)
-            ws, stamp, present = level_ws, stamps.stamp, xp.zeros(1, dtype=np.int32)
-            visited = entry.present if entry.present is not None else xp.zeros(1, dtype=bool)
+            ws, stamp, present = level_ws, stamps.stamp, xp.empty(1, dtype=np.int32)
+            visited = entry.present if entry.present is not None else xp.empty(1, dtype=bool)
         else:
             cap, regions, prestamp, offset = n, 2, 0, 0
             ws = xp.where(entry.present, _to_words(entry.values.astype(out_type)), identity)
             present = entry.present.astype(np.int32)
             stamp = xp.zeros(n, dtype=np.int64)
-            visited = xp.zeros(1, dtype=bool)
+            visited = xp.empty(1, dtype=bool)
         queue = xp.empty(regions * cap, dtype=np.int64)
         values = xp.empty(regions * cap, dtype=out_type)
         first_values = xp.empty(max(cap, 1), dtype=op_type)
-        counters = xp.zeros(11, dtype=np.uint64)  # [9] rounds run, [10] first light count
-        bucket = xp.asarray(_bucket_words(entry, out_type, identity))
-        minima = xp.zeros(2, dtype=np.uint64)  # the queues' minima, set up by the kernel
-    # the first queue, light vertices at the front of its region, the others from its end;
-    # set up without a host synchronisation (a stay on a large graph may be a few rounds)
-    degrees = (A._indptr[ids + 1] - A._indptr[ids]).astype(np.int64)
-    light = degrees <= params.heavy
-    lights_so_far = xp.cumsum(light)
-    slot = xp.where(light, lights_so_far - 1, cap - 2 - xp.arange(ids.size) + lights_so_far)
-    start = (parity * cap) if regions == 2 else 0
-    queue[start + slot] = ids
-    first_values[slot] = entry.x.astype(op_type, copy=False)
-    light_count = lights_so_far[-1:]
-    counts = xp.concatenate([light_count, ids.size - light_count, degrees.sum(keepdims=True)])
-    counters[3 * parity:3 * parity + 3] = counts.astype(np.uint64)
-    counters[10:] = light_count.astype(np.uint64)
+        counters = xp.zeros(11, dtype=np.uint64)
+        if entry.buckets is None:  # read by bucketed rounds only
+            bucket = xp.empty(4, dtype=identity.dtype)
+        else:
+            bucket = xp.asarray(_bucket_words(entry, out_type))
+        minima = xp.empty(2, dtype=np.uint64)  # the queues' minima, set up by the kernel
     grid = (multiprocessor_count() * params.blocks_per_sm,)
     warp_vertices = params.warp_vertices
     if warp_vertices is None:
@@ -91,6 +103,8 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         np.int32(entry.buckets is not None), np.int32(entry.threshold is not None), bucket,
         minima, np.int64(warp_vertices), np.int64(params.thread_edges), visited,
         np.int32(entry.present is not None), np.int64(prestamp), np.int64(offset),
+        np.int32(sparse), first_ids, first_present, entry.x.astype(op_type, copy=False),
+        np.int64(entry.ids.size if sparse else n),
     ))  # fmt: skip
     host_counters = [int(c) for c in counters.get()]  # the stay's one host synchronisation
     rounds = host_counters[9]
@@ -99,11 +113,11 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
     light_count, other_count = host_counters[3 * out], host_counters[3 * out + 1]
     light_base, other_base = host_counters[7], host_counters[8]
     start = (out * cap) if regions == 2 else 0
-    slots = xp.concatenate([
-        xp.arange(start + light_base, start + light_base + light_count),
-        xp.arange(start + cap - other_base - other_count, start + cap - other_base),
-    ])  # fmt: skip
-    common = dict(ids=queue[slots], x=values[slots], rounds=rounds, edges=host_counters[6])
+    front = slice(start + light_base, start + light_base + light_count)
+    back = slice(start + cap - other_base - other_count, start + cap - other_base)
+    common = dict(ids=xp.concatenate([queue[front], queue[back]]),
+                  x=xp.concatenate([values[front], values[back]]), rounds=rounds,
+                  edges=host_counters[6])  # fmt: skip
     if stamps is None:
         threshold = None
         if entry.buckets is not None:
@@ -113,7 +127,7 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
     stamps.close(last, offset)
     # every vertex reached: the queues after the first round's, front and back
     first_light = host_counters[10]
-    first_other = int(ids.size) - first_light
+    first_other = entry.first_count - first_light
     reached = xp.concatenate([queue[first_light:light_base + light_count],
                               queue[cap - other_base - other_count:cap - first_other]])
     return Walked(reached=reached, reached_rounds=stamp[reached] - offset, **common)
@@ -124,12 +138,9 @@ def _identity_word(semiring: Semiring, out_type: np.dtype) -> Any:
     return _to_words(np.full(1, semiring.monoid.identity(out_type), out_type))[0]
 
 
-def _bucket_words(entry: Entry, out_type: np.dtype, identity: Any) -> np.ndarray:
-    """The kernel's ``bucket`` words: the threshold, delta, limit and top of bucketed rounds
-    (unused otherwise)."""
+def _bucket_words(entry: Entry, out_type: np.dtype) -> np.ndarray:
+    """The kernel's ``bucket`` words: the threshold, delta, limit and top of bucketed rounds."""
     buckets = entry.buckets
-    if buckets is None:
-        return np.full(4, identity, dtype=identity.dtype)
     threshold = entry.threshold if entry.threshold is not None else buckets.top
     return _to_words(np.array([threshold, buckets.delta, buckets.limit, buckets.top],
                               dtype=out_type))  # fmt: skip
@@ -142,6 +153,12 @@ def _kernel(semiring: Semiring, op_type: np.dtype, indptr_dtype: np.dtype, index
                            blocks_per_sm=blocks_per_sm)  # fmt: skip
     name = _k.loop_name(levels)
     return compile_module(source, (name,), cooperative=True).get_function(name)
+
+
+@functools.lru_cache(maxsize=8)
+def _facts_kernel(indptr_dtype: np.dtype) -> Any:
+    source = _k.specialize_facts(indptr_dtype)
+    return compile_module(source, (_k.FACTS_NAME,)).get_function(_k.FACTS_NAME)
 
 
 def _word_type(dtype: np.dtype) -> np.dtype:

@@ -20,12 +20,14 @@ class Entry:
 
     ``values`` / ``present`` are the state's bitmap (the semiring's output type). Levels rounds
     read only the state's vertices: ``present`` for a state stored as a bitmap (``values``
-    None), ``state_ids`` (int64) for a sparse one. ``ids`` are the frontier's vertices (int64,
-    no repeats, any order),
-    ``x`` their values in the operand type. Rounds ``first_round .. last_round`` may run; the
-    loop stops early when the frontier empties or the next one has more than ``exit_edges``
-    out-edges. With ``buckets`` the rounds are bucketed (:mod:`.buckets`), starting from
-    ``threshold`` (None: no threshold yet), and the frontier's values are the state's.
+    None), ``state_ids`` (int64) for a sparse one. The frontier is ``first_count`` vertices:
+    ``ids`` (int64, no repeats, any order) with their values ``x``, or, with ``ids`` None, the
+    vertices present in the bitmap ``frontier_present``, ``x`` holding a value for every
+    vertex (the frontier's dtype, cast to ``op_type`` by the walk). Rounds ``first_round ..
+    last_round`` may run; the loop stops early when the frontier empties or the next one has
+    more than ``exit_edges`` out-edges. With ``buckets`` the rounds are bucketed
+    (:mod:`.buckets`), starting from ``threshold`` (None: no threshold yet), and the frontier's
+    values are the state's.
     """
 
     A: Matrix  # noqa: N815 - math spelling
@@ -42,6 +44,8 @@ class Entry:
     buckets: Buckets | None = None
     threshold: Any = None
     state_ids: Any = None
+    first_count: int = 0
+    frontier_present: Any = None
 
 
 @dataclass

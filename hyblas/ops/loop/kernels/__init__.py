@@ -18,9 +18,12 @@ from .... import dtypes as _dt
 from ....semiring.operators import Semiring
 from ...kernels.words import accumulator_substitutions
 
-__all__ = ["specialize", "loop_name", "builtin_specializations", "IMPROVING_MONOIDS"]
+__all__ = ["specialize", "specialize_facts", "loop_name", "FACTS_NAME",
+           "builtin_specializations", "IMPROVING_MONOIDS"]
 
 _SOURCE = Path(__file__).with_name("frontier_loop.cu")
+_FACTS_SOURCE = Path(__file__).with_name("frontier_facts.cu")
+FACTS_NAME = "hyblas_frontier_facts"
 
 # Monoids with x ⊕ x == x that only ever move a value one way: a vertex improves finitely
 # often, so propagate(levels=False) ends (the others only with levels=True).
@@ -28,8 +31,14 @@ IMPROVING_MONOIDS = frozenset({"min", "max", "lor", "land", "bor", "band"})
 
 
 @functools.cache
-def _text() -> str:
-    return _SOURCE.read_text()
+def _text(path: Path = _SOURCE) -> str:
+    return path.read_text()
+
+
+def specialize_facts(indptr_dtype: np.dtype) -> str:
+    """``frontier_facts.cu`` (a frontier's out-edges and widest vertex) for a CSR indptr type."""
+    return string.Template(_text(_FACTS_SOURCE)).substitute(
+        P=_dt.cuda_name(np.dtype(indptr_dtype)))
 
 
 def specialize(semiring: Semiring, op_type: np.dtype, *, indptr_dtype: np.dtype,
@@ -51,7 +60,8 @@ def loop_name(levels: bool) -> str:
 def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     """``(label, source, kernel names)`` for every built-in semiring and dtype (compile test):
     the levels kernel for all, the improving kernel where the add monoid allows it; int64
-    indptr with int32 indices, and one more with int32 / int64."""
+    indptr with int32 indices, and one more with int32 / int64; then the facts kernel for
+    both indptr types."""
     from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
     int32, int64 = np.dtype(np.int32), np.dtype(np.int64)
@@ -68,3 +78,5 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     source = specialize(min_plus, np.dtype(np.float32), indptr_dtype=int32, index_dtype=int64,
                         blocks_per_sm=2)  # fmt: skip
     yield "loop_min_plus_int32_indptr", source, [loop_name(True), loop_name(False)]
+    for indptr in (int32, int64):
+        yield f"loop_facts_{indptr.name}", specialize_facts(indptr), [FACTS_NAME]

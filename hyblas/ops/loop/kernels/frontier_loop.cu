@@ -64,7 +64,7 @@ struct hyblas_loop_view {
     const hyblas_p* indptr;
     const hyblas_i* indices;
     const hyblas_t* weights;
-    const hyblas_t* first_values;  // the frontier's values for the first round, operand type
+    hyblas_t* first_values;        // the first queue's values (operand type), set up by the kernel
     hyblas_word* ws;
     int* present;
     long long* stamp;
@@ -142,14 +142,16 @@ __device__ __forceinline__ long long hyblas_degree(const hyblas_loop_view& v, lo
     return (long long)v.indptr[u + 1] - (long long)v.indptr[u];
 }
 
-// Append `vertex` to the queue `q` where `want`; every lane of the warp must call this.
-__device__ __forceinline__ void hyblas_enqueue(const hyblas_loop_view& v, const hyblas_queue& q,
-                                               bool want, long long vertex) {
+// Append `vertex` to the queue `q` where `want`, and return its slot (-1 where not `want`);
+// every lane of the warp must call this.
+__device__ __forceinline__ long long hyblas_enqueue(const hyblas_loop_view& v,
+                                                    const hyblas_queue& q, bool want,
+                                                    long long vertex) {
     const long long degree = want ? hyblas_degree(v, vertex) : 0;
     const bool light = want && degree <= v.heavy;
     const unsigned int light_lanes = __ballot_sync(0xffffffffu, light);
     const unsigned int other_lanes = __ballot_sync(0xffffffffu, want && !light);
-    if ((light_lanes | other_lanes) == 0u) return;
+    if ((light_lanes | other_lanes) == 0u) return -1;
     unsigned long long edges = (unsigned long long)degree;
     for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
         edges += __shfl_down_sync(0xffffffffu, edges, offset);
@@ -164,9 +166,12 @@ __device__ __forceinline__ void hyblas_enqueue(const hyblas_loop_view& v, const 
     light_base = __shfl_sync(0xffffffffu, light_base, 0);
     other_base = __shfl_sync(0xffffffffu, other_base, 0);
     const unsigned int below = (1u << lane) - 1u;
-    if (light) q.ids[q.light_base + light_base + __popc(light_lanes & below)] = vertex;
-    else if (want)
-        q.ids[v.cap - 1 - q.other_base - (long long)(other_base + __popc(other_lanes & below))] = vertex;
+    if (!want) return -1;
+    const long long slot = light
+        ? q.light_base + (long long)(light_base + __popc(light_lanes & below))
+        : v.cap - 1 - q.other_base - (long long)(other_base + __popc(other_lanes & below));
+    q.ids[slot] = vertex;
+    return slot;
 }
 
 // One edge of round r from a vertex of value x; every lane of the warp must call this.
@@ -221,16 +226,21 @@ __device__ __forceinline__ void hyblas_loop_range(const hyblas_loop_view& v, lon
 template <bool LEVELS>
 __global__ void __launch_bounds__(HYBLAS_THREADS, HYBLAS_BLOCKS_PER_SM)
 hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indices,
-                     const hyblas_t* weights, const hyblas_t* first_values, hyblas_word* ws,
+                     const hyblas_t* weights, hyblas_t* first_values, hyblas_word* ws,
                      int* present, long long* stamp, long long cap, long long* queue_all,
                      hyblas_z* values_all, unsigned long long* counters, long long heavy,
                      long long first_round, long long last_round, unsigned long long exit_edges,
                      long long* rounds_run, int bucketed, int has_threshold, hyblas_word* bucket,
                      unsigned long long* minima, long long warp_vertices, long long thread_edges,
                      const bool* visited, int check_visited, long long prestamp,
-                     long long stamp_offset) {
-    // counters: [2][3] by round parity (a queue's counts), [6] the edges walked, [7] / [8] where
-    // the last queue's light / other entries start in its region (LEVELS; 0 otherwise)
+                     long long stamp_offset, int first_sparse, const long long* first_ids,
+                     const bool* first_present, const hyblas_t* first_x,
+                     long long first_count) {
+    // The first round's frontier: first_count vertices first_ids[i] of value first_x[i]
+    // (first_sparse), or the vertices i < first_count with first_present[i] (value first_x[i]).
+    // counters (zeros at the launch): [2][3] by round parity (a queue's counts), [6] the edges
+    // walked, [7] / [8] where the last queue's light / other entries start in its region
+    // (LEVELS; 0 otherwise), [9] the rounds run, [10] the first queue's light count.
     const hyblas_loop_view v = {n, indptr, indices, weights, first_values, ws, present, stamp,
                                 cap, heavy, visited, check_visited, prestamp, stamp_offset};
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
@@ -239,28 +249,35 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     const long long warp = tid / HYBLAS_WARP, warps = threads / HYBLAS_WARP;
     const int lane = threadIdx.x & (HYBLAS_WARP - 1);
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
-    const hyblas_z delta = hyblas_from_word(bucket[1]), limit = hyblas_from_word(bucket[2]);
-    const hyblas_z top = hyblas_from_word(bucket[3]);
-    hyblas_z threshold = hyblas_from_word(bucket[0]);
+    // bucketed rounds only: their threshold, delta, limit and top
+    const hyblas_z delta = bucketed ? hyblas_from_word(bucket[1]) : (hyblas_z)0;
+    const hyblas_z limit = bucketed ? hyblas_from_word(bucket[2]) : (hyblas_z)0;
+    const hyblas_z top = bucketed ? hyblas_from_word(bucket[3]) : (hyblas_z)0;
+    hyblas_z threshold = bucketed ? hyblas_from_word(bucket[0]) : (hyblas_z)0;
     unsigned long long walked = 0;  // out-edges this thread walked as a warp's or block's leader
     long long r = first_round;
     // LEVELS: where this round's queue starts in the one region; improve: always 0
     long long light_base = 0, other_base = 0;
     const unsigned long long no_minimum = hyblas_order_key((hyblas_z)(${IDENTITY}));
-    if (bucketed) {  // the first queue's minimum; later queues' come with their values
-        if (tid == 0) minima[0] = minima[1] = no_minimum;
-        grid.sync();
+    {  // the first queue (and, bucketed, its minimum; later queues' come with their values)
         const int in = (int)((r - 1) & 1);
-        const long long light = (long long)counters[3 * in];
-        const long long total = light + (long long)counters[3 * in + 1];
-        const hyblas_queue first = {0, 0, 0, 0, 0};
-        for (long long base = tid - lane; base < total; base += threads) {
+        const hyblas_queue first = {queue_all + (LEVELS ? 0 : in * cap),
+                                    values_all + (LEVELS ? 0 : in * cap), counters + 3 * in, 0, 0};
+        if (bucketed) {
+            if (tid == 0) minima[0] = minima[1] = no_minimum;
+            grid.sync();
+        }
+        for (long long base = tid - lane; base < first_count; base += threads) {
             const long long i = base + lane;
-            const hyblas_z x = i < total ? (hyblas_z)v.first_values[hyblas_slot(v, first, light, i)]
-                                         : (hyblas_z)0;
-            hyblas_warp_min_key(&minima[in], i < total, x);
+            const bool valid = i < first_count && (first_sparse || first_present[i]);
+            const long long u = !valid ? 0 : first_sparse ? first_ids[i] : i;
+            const hyblas_t x = valid ? first_x[i] : (hyblas_t)0;
+            const long long slot = hyblas_enqueue(v, first, valid, u);
+            if (valid) v.first_values[slot] = x;
+            if (bucketed) hyblas_warp_min_key(&minima[in], valid, (hyblas_z)x);
         }
         grid.sync();
+        if (tid == 0) counters[10] = first.count[0];
     }
     while (true) {
         const int in = (int)((r - 1) & 1), out = (int)(r & 1);
