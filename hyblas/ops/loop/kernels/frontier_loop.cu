@@ -142,26 +142,24 @@ __device__ __forceinline__ long long hyblas_degree(const hyblas_loop_view& v, lo
     return (long long)v.indptr[u + 1] - (long long)v.indptr[u];
 }
 
-// Append `vertex` to the queue `q` where `want`, and return its slot (-1 where not `want`);
-// every lane of the warp must call this.
+// Append `vertex` to the queue `q` where `want`, adding its out-edges to `edges` (the
+// thread's count, added to q.count[2] once a round: hyblas_add_edges), and return its slot
+// (-1 where not `want`); every lane of the warp must call this.
 __device__ __forceinline__ long long hyblas_enqueue(const hyblas_loop_view& v,
                                                     const hyblas_queue& q, bool want,
-                                                    long long vertex) {
+                                                    long long vertex, unsigned long long& edges) {
     const long long degree = want ? hyblas_degree(v, vertex) : 0;
     const bool light = want && degree <= v.heavy;
     const unsigned int light_lanes = __ballot_sync(0xffffffffu, light);
     const unsigned int other_lanes = __ballot_sync(0xffffffffu, want && !light);
     if ((light_lanes | other_lanes) == 0u) return -1;
-    unsigned long long edges = (unsigned long long)degree;
-    for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
-        edges += __shfl_down_sync(0xffffffffu, edges, offset);
+    edges += (unsigned long long)degree;
     const int lane = threadIdx.x & (HYBLAS_WARP - 1);
     unsigned long long* count = q.count;
     unsigned long long light_base = 0, other_base = 0;
     if (lane == 0) {
         if (light_lanes) light_base = atomicAdd(&count[0], (unsigned long long)__popc(light_lanes));
         if (other_lanes) other_base = atomicAdd(&count[1], (unsigned long long)__popc(other_lanes));
-        atomicAdd(&count[2], edges);
     }
     light_base = __shfl_sync(0xffffffffu, light_base, 0);
     other_base = __shfl_sync(0xffffffffu, other_base, 0);
@@ -174,11 +172,21 @@ __device__ __forceinline__ long long hyblas_enqueue(const hyblas_loop_view& v,
     return slot;
 }
 
+// Add the warp's `edges` to *total with one atomic (one atomic per enqueue on one counter
+// stalls a round with many queued vertices); every lane of the warp must call this.
+__device__ __forceinline__ void hyblas_add_edges(unsigned long long* total,
+                                                 unsigned long long edges) {
+    __syncwarp();
+    for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
+        edges += __shfl_down_sync(0xffffffffu, edges, offset);
+    if ((threadIdx.x & (HYBLAS_WARP - 1)) == 0 && edges) atomicAdd(total, edges);
+}
+
 // One edge of round r from a vertex of value x; every lane of the warp must call this.
 template <bool LEVELS>
 __device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long long r,
                                                  const hyblas_queue& out, bool valid, long long e,
-                                                 hyblas_t x) {
+                                                 hyblas_t x, unsigned long long& edges) {
     bool queue_it = false;
     long long w = 0;
     if (valid) {
@@ -207,7 +215,7 @@ __device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long
             }
         }
     }
-    hyblas_enqueue(v, out, queue_it, w);
+    hyblas_enqueue(v, out, queue_it, w, edges);
 }
 
 // Edges [begin, end) of a vertex, taken `stride` at a time by the threads whose rank (0-based,
@@ -216,10 +224,97 @@ template <bool LEVELS>
 __device__ __forceinline__ void hyblas_loop_range(const hyblas_loop_view& v, long long r,
                                                   const hyblas_queue& out,
                                                   long long begin, long long end, long long rank,
-                                                  long long stride, hyblas_t x) {
+                                                  long long stride, hyblas_t x,
+                                                  unsigned long long& edges) {
     for (long long base = begin; base < end; base += stride) {
         const long long e = base + rank;
-        hyblas_loop_edge<LEVELS>(v, r, out, e < end, e, x);
+        hyblas_loop_edge<LEVELS>(v, r, out, e < end, e, x, edges);
+    }
+}
+
+// Queue the first round's frontier (see the kernel) into `q`: each block takes a contiguous
+// range of it, counts its light and other vertices and their edges, reserves their slots with
+// one atomic per counter, and writes them, 256 at a time, ranked within the block. (An atomic
+// per warp on the shared counters stalled on a large bitmap frontier: 2 ms on kron24.) With
+// `minimum`, the values' minimum is combined into it as an order key. Every thread calls this.
+#define HYBLAS_BLOCK_WARPS (HYBLAS_THREADS / HYBLAS_WARP)
+__device__ __forceinline__ void hyblas_first_queue(const hyblas_loop_view& v,
+                                                   const hyblas_queue& q, int sparse,
+                                                   const long long* ids, const bool* present,
+                                                   const hyblas_t* x, long long count,
+                                                   unsigned long long* minimum) {
+    __shared__ unsigned long long sums[3][HYBLAS_BLOCK_WARPS];
+    __shared__ unsigned long long reserved[2];
+    __shared__ int warp_light[HYBLAS_BLOCK_WARPS], warp_other[HYBLAS_BLOCK_WARPS];
+    const int lane = threadIdx.x & (HYBLAS_WARP - 1), warp = threadIdx.x / HYBLAS_WARP;
+    const long long chunk = (count + gridDim.x - 1) / gridDim.x;
+    const long long lo = min(count, (long long)blockIdx.x * chunk), hi = min(count, lo + chunk);
+    unsigned long long light_n = 0, other_n = 0, edges = 0;
+    hyblas_z smallest = (hyblas_z)(${IDENTITY});
+    bool any = false;
+    for (long long i = lo + threadIdx.x; i < hi; i += HYBLAS_THREADS) {
+        if (!sparse && !present[i]) continue;
+        const long long degree = hyblas_degree(v, sparse ? ids[i] : i);
+        if (degree <= v.heavy) ++light_n; else ++other_n;
+        edges += (unsigned long long)degree;
+        if (minimum != 0) smallest = any ? hyblas_add(smallest, (hyblas_z)x[i]) : (hyblas_z)x[i];
+        any = true;
+    }
+    __syncwarp();
+    if (minimum != 0) hyblas_warp_min_key(minimum, any, smallest);
+    for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2) {
+        light_n += __shfl_down_sync(0xffffffffu, light_n, offset);
+        other_n += __shfl_down_sync(0xffffffffu, other_n, offset);
+        edges += __shfl_down_sync(0xffffffffu, edges, offset);
+    }
+    if (lane == 0) {
+        sums[0][warp] = light_n;
+        sums[1][warp] = other_n;
+        sums[2][warp] = edges;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long total[3] = {0ull, 0ull, 0ull};
+        for (int w = 0; w < HYBLAS_BLOCK_WARPS; ++w)
+            for (int k = 0; k < 3; ++k) total[k] += sums[k][w];
+        reserved[0] = total[0] ? atomicAdd(&q.count[0], total[0]) : 0ull;
+        reserved[1] = total[1] ? atomicAdd(&q.count[1], total[1]) : 0ull;
+        if (total[2]) atomicAdd(&q.count[2], total[2]);
+    }
+    __syncthreads();
+    long long light_at = (long long)reserved[0], other_at = (long long)reserved[1];
+    const unsigned int below = (1u << lane) - 1u;
+    for (long long base = lo; base < hi; base += HYBLAS_THREADS) {  // the same trips in a block
+        const long long i = base + threadIdx.x;
+        const bool valid = i < hi && (sparse || present[i]);
+        const long long u = valid ? (sparse ? ids[i] : i) : 0;
+        const bool light = valid && hyblas_degree(v, u) <= v.heavy;
+        const unsigned int light_lanes = __ballot_sync(0xffffffffu, light);
+        const unsigned int other_lanes = __ballot_sync(0xffffffffu, valid && !light);
+        if (lane == 0) {
+            warp_light[warp] = __popc(light_lanes);
+            warp_other[warp] = __popc(other_lanes);
+        }
+        __syncthreads();
+        long long light_before = 0, other_before = 0, light_all = 0, other_all = 0;
+        for (int w = 0; w < HYBLAS_BLOCK_WARPS; ++w) {
+            if (w < warp) {
+                light_before += warp_light[w];
+                other_before += warp_other[w];
+            }
+            light_all += warp_light[w];
+            other_all += warp_other[w];
+        }
+        __syncthreads();  // read before the next trip writes them
+        if (valid) {
+            const long long slot = light
+                ? q.light_base + light_at + light_before + __popc(light_lanes & below)
+                : v.cap - 1 - q.other_base - (other_at + other_before + __popc(other_lanes & below));
+            q.ids[slot] = u;
+            v.first_values[slot] = x[i];
+        }
+        light_at += light_all;
+        other_at += other_all;
     }
 }
 
@@ -267,15 +362,8 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
             if (tid == 0) minima[0] = minima[1] = no_minimum;
             grid.sync();
         }
-        for (long long base = tid - lane; base < first_count; base += threads) {
-            const long long i = base + lane;
-            const bool valid = i < first_count && (first_sparse || first_present[i]);
-            const long long u = !valid ? 0 : first_sparse ? first_ids[i] : i;
-            const hyblas_t x = valid ? first_x[i] : (hyblas_t)0;
-            const long long slot = hyblas_enqueue(v, first, valid, u);
-            if (valid) v.first_values[slot] = x;
-            if (bucketed) hyblas_warp_min_key(&minima[in], valid, (hyblas_z)x);
-        }
+        hyblas_first_queue(v, first, first_sparse, first_ids, first_present, first_x, first_count,
+                           bucketed ? &minima[in] : (unsigned long long*)0);
         grid.sync();
         if (tid == 0) counters[10] = first.count[0];
     }
@@ -289,6 +377,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                                     counters + 3 * out, LEVELS ? light_base + light : 0,
                                     LEVELS ? other_base + other : 0};
         const bool first = r == first_round;
+        unsigned long long next_edges_mine = 0;  // out-edges of the vertices this thread queued
         // the value of the queue's entry at `slot` (the first round's are the frontier's)
         #define HYBLAS_VALUE(slot) (first ? v.first_values[slot] : (hyblas_t)q_in.values[slot])
         hyblas_z smallest = (hyblas_z)0;
@@ -329,7 +418,8 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
             for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
                 steps = max(steps, __shfl_xor_sync(0xffffffffu, steps, offset));
             for (long long k = 0; k < steps; ++k)
-                hyblas_loop_edge<LEVELS>(v, r, q_out, own && begin + k < end, begin + k, x);
+                hyblas_loop_edge<LEVELS>(v, r, q_out, own && begin + k < end, begin + k, x,
+                                         next_edges_mine);
             unsigned int together = __ballot_sync(0xffffffffu, walk && !own);
             while (together) {
                 const int source = __ffs(together) - 1;
@@ -337,7 +427,8 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                 const long long b = __shfl_sync(0xffffffffu, begin, source);
                 const long long e = __shfl_sync(0xffffffffu, end, source);
                 const hyblas_t xs = HYBLAS_VALUE(q_in.light_base + base + source);
-                hyblas_loop_range<LEVELS>(v, r, q_out, b, e, lane, HYBLAS_WARP, xs);
+                hyblas_loop_range<LEVELS>(v, r, q_out, b, e, lane, HYBLAS_WARP, xs,
+                                          next_edges_mine);
             }
         }
         for (long long i = blockIdx.x; i < other; i += gridDim.x) {
@@ -347,7 +438,8 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
             const long long u = q_in.ids[slot];
             const long long begin = (long long)v.indptr[u], end = (long long)v.indptr[u + 1];
             if (threadIdx.x == 0) walked += (unsigned long long)(end - begin);
-            hyblas_loop_range<LEVELS>(v, r, q_out, begin, end, threadIdx.x, HYBLAS_THREADS, x);
+            hyblas_loop_range<LEVELS>(v, r, q_out, begin, end, threadIdx.x, HYBLAS_THREADS, x,
+                                      next_edges_mine);
         }
         if (bucketed) {
             for (long long base = tid - lane; base < light + other; base += threads) {
@@ -357,9 +449,10 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                 const hyblas_z x = (hyblas_z)HYBLAS_VALUE(slot);
                 const long long u = valid ? q_in.ids[slot] : 0;
                 const bool carry = valid && HYBLAS_FAR(x) && atomicMax(&v.stamp[u], r) < r;
-                hyblas_enqueue(v, q_out, carry, u);
+                hyblas_enqueue(v, q_out, carry, u, next_edges_mine);
             }
         }
+        hyblas_add_edges(&q_out.count[2], next_edges_mine);
         #undef HYBLAS_FAR
         #undef HYBLAS_VALUE
         grid.sync();
