@@ -56,7 +56,8 @@ class LoopParams:
         The loop is not entered while the frontier has a vertex of more out-edges than this:
         the host's executors spread one vertex's edges over many blocks, where the loop gives
         it one block. (A stay does not end when such a vertex is queued: every entry costs a
-        few passes over the vertices to set the loop's arrays up.)
+        launch and a host synchronisation, and improving rounds a few passes over the
+        vertices to set the loop's arrays up.)
     blocks_per_sm : int
         Resident 256-thread blocks per multiprocessor (the kernel's launch bounds, and the
         grid is this times the multiprocessor count).
