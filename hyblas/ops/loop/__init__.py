@@ -299,8 +299,6 @@ def _add_reached(state: Vector, reached: Any, rounds: Any) -> None:
     """Give the vertices a stay reached (none of them in ``state`` yet) their rounds: a merge
     into a sparse state, a scatter into a bitmap one (in place: ``propagate``'s own copy)."""
     xp = state._xp
-    known = state._nnz
-    nnz = None if known is None else known + int(reached.size)
     rounds = rounds.astype(state.dtype)
     if state._bitmap is None:
         ids, values = state._sparse
@@ -311,4 +309,6 @@ def _add_reached(state: Vector, reached: Any, rounds: Any) -> None:
     values, present = state._bitmap
     values[reached] = rounds
     present[reached] = True
-    state._set_content(bitmap=(values, present), nnz=nnz)
+    known = state._nnz
+    state._set_content(bitmap=(values, present),
+                       nnz=None if known is None else known + int(reached.size))
