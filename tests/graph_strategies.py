@@ -10,6 +10,12 @@ from hypothesis import strategies as st
 import hyblas as hb
 
 
+def edge_pairs(n: int, most: int) -> st.SearchStrategy[list[tuple[int, int]]]:
+    """Up to ``most`` distinct (source, target) pairs among ``n >= 1`` vertices."""
+    return st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=most,
+                    unique=True)
+
+
 @st.composite
 def graphs(
     draw: Any,
@@ -32,8 +38,7 @@ def graphs(
     G = nx.DiGraph() if directed else nx.Graph()  # noqa: N806
     G.add_nodes_from(range(n))
     if n:
-        pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
-                              max_size=3 * n, unique=True))  # fmt: skip
+        pairs = draw(edge_pairs(n, 3 * n))
         if not self_loops:
             pairs = [(u, v) for u, v in pairs if u != v]
         drawn = draw(st.lists(st.sampled_from(weights), min_size=len(pairs),

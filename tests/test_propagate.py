@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 import strategies as S
+from graph_strategies import edge_pairs
 from hypothesis import given
 from hypothesis import strategies as st
 from test_ops_properties import SEMIRINGS, served
@@ -109,8 +110,7 @@ def test_bfs_levels_for_every_split_between_loop_and_host(
 
 def _graph(data: Any, n: int, most: int, dtype: Any, backend: str) -> hb.Matrix:
     """Up to ``most`` random edges (value 1) among ``n`` vertices (a few hundred at most)."""
-    edges = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
-                               max_size=most, unique=True))  # fmt: skip
+    edges = data.draw(edge_pairs(n, most))
     rows, cols = (np.array(side, dtype=np.int64) for side in zip(*edges)) if edges else ([], [])
     return hb.Matrix.from_coo(rows, cols, np.ones(len(edges), dtype=dtype), nrows=n, ncols=n,
                               dtype=dtype, backend=backend)  # fmt: skip

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import primitives as _prim
-from .stamps import LevelStamps, borrow, level_stamps
+from .stamps import LevelStamps, borrow_stamps
 from .walk import Entry, Walked
 
 __all__ = ["walk"]
@@ -19,7 +19,7 @@ __all__ = ["walk"]
 def walk(entry: Entry) -> Walked:
     """Run ``entry``'s rounds as ``frontier_loop.cu`` does, one vectorized step per round."""
     if entry.levels:
-        with borrow(entry.A, "loop_level_stamps", level_stamps(entry.A)) as stamps:
+        with borrow_stamps(entry.A) as stamps:
             return _walk(entry, stamps)
     return _walk(entry, None)
 

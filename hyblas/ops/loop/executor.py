@@ -17,7 +17,7 @@ from ..kernels import cast_values
 from ..kernels.words import word_bytes
 from . import kernels as _k
 from .params import THREADS, current_params
-from .stamps import LevelStamps, borrow, level_stamps
+from .stamps import LevelStamps, borrow, borrow_stamps
 from .walk import Entry, Walked
 
 __all__ = ["walk", "frontier_facts"]
@@ -47,7 +47,7 @@ def walk(entry: Entry) -> Walked:
     identity = _identity_word(entry.semiring, out_type)
     make_ws = lambda: A._xp.full(A.nrows, identity, dtype=identity.dtype)  # noqa: E731
     with (borrow(A, ("loop_level_ws", identity.dtype.str, int(identity)), make_ws) as ws,
-          borrow(A, "loop_level_stamps", level_stamps(A)) as stamps):  # fmt: skip
+          borrow_stamps(A) as stamps):  # fmt: skip
         return _walk(entry, ws, stamps)
 
 
@@ -99,7 +99,7 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         np.int64(n), A._indptr, A._indices, weights, first_values, ws, present, stamp,
         np.int64(cap), queue, values, counters, np.int64(params.heavy),
         np.int64(entry.first_round), np.int64(entry.last_round),
-        np.uint64(min(entry.exit_edges, 2**64 - 1)), counters[9:10].view(np.int64),
+        np.uint64(min(entry.exit_edges, 2**64 - 1)),
         np.int32(entry.buckets is not None), np.int32(entry.threshold is not None), bucket,
         minima, np.int64(warp_vertices), np.int64(params.thread_edges), visited,
         np.int32(entry.present is not None), np.int64(prestamp), np.int64(offset),

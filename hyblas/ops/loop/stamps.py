@@ -22,7 +22,7 @@ import numpy as np
 
 from ...matrix import Matrix
 
-__all__ = ["LevelStamps", "borrow", "level_stamps"]
+__all__ = ["LevelStamps", "borrow", "borrow_stamps"]
 
 
 @dataclass
@@ -45,11 +45,6 @@ class LevelStamps:
         self.high_water = last_round + offset
 
 
-def level_stamps(A: Matrix) -> Callable[[], LevelStamps]:  # noqa: N803
-    """The maker of fresh stamps for ``A``'s vertices (every stamp 0)."""
-    return lambda: LevelStamps(A._xp.zeros(A.nrows, dtype=np.int64))
-
-
 @contextlib.contextmanager
 def borrow(A: Matrix, key: Any, make: Callable[[], Any]) -> Iterator[Any]:  # noqa: N803
     """Take ``A._cache[key]`` (made by ``make`` if absent) for a stay, and give it back when
@@ -59,3 +54,9 @@ def borrow(A: Matrix, key: Any, make: Callable[[], Any]) -> Iterator[Any]:  # no
         item = make()
     yield item
     A._cache[key] = item
+
+
+def borrow_stamps(A: Matrix) -> contextlib.AbstractContextManager[LevelStamps]:  # noqa: N803
+    """:func:`borrow` ``A``'s level stamps (fresh ones, every stamp 0, the first time)."""
+    return borrow(A, "loop_level_stamps",
+                  lambda: LevelStamps(A._xp.zeros(A.nrows, dtype=np.int64)))

@@ -325,7 +325,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                      int* present, long long* stamp, long long cap, long long* queue_all,
                      hyblas_z* values_all, unsigned long long* counters, long long heavy,
                      long long first_round, long long last_round, unsigned long long exit_edges,
-                     long long* rounds_run, int bucketed, int has_threshold, hyblas_word* bucket,
+                     int bucketed, int has_threshold, hyblas_word* bucket,
                      unsigned long long* minima, long long warp_vertices, long long thread_edges,
                      const bool* visited, int check_visited, long long prestamp,
                      long long stamp_offset, int first_sparse, const long long* first_ids,
@@ -486,7 +486,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     }
     if (walked) atomicAdd(&counters[6], walked);
     if (tid == 0) {
-        *rounds_run = r - first_round + 1;
+        counters[9] = (unsigned long long)(r - first_round + 1);
         counters[7] = (unsigned long long)light_base;
         counters[8] = (unsigned long long)other_base;
         if (bucketed) bucket[0] = hyblas_to_word(threshold);
