@@ -16,6 +16,7 @@ import pytest
 
 from hyblas.ops import kernels
 from hyblas.ops.dense import kernels as dense_kernels
+from hyblas.ops.kernels import segments
 from hyblas.ops.loop import kernels as loop_kernels
 from hyblas.ops.pull import kernels as pull_kernels
 from hyblas.ops.sparse import kernels as sparse_kernels
@@ -72,6 +73,18 @@ def test_every_builtin_specialization_compiles_for_sm90(tmp_path: Path) -> None:
     specializations = list(kernels.builtin_specializations())
     # every built-in semiring appears, with each dtype it serves
     assert len(specializations) == _expected_count()
+    _compile_all(specializations, tmp_path)
+
+
+def test_every_segment_reduce_specialization_compiles_for_sm90(tmp_path: Path) -> None:
+    """The segmented reduction's group and block kernels, for every built-in monoid's operator
+    and the duplicate rules first / second, on every dtype each serves."""
+    from hyblas.semiring.catalogue import BUILTIN_NAMES, NAMESPACES
+
+    specializations = list(segments.builtin_specializations())
+    ops = [NAMESPACES["monoid"][n].binaryop for n in BUILTIN_NAMES["monoid"]]
+    ops += [NAMESPACES["binary"][n] for n in ("first", "second")]
+    assert len(specializations) == sum(len(op.types) for op in ops)
     _compile_all(specializations, tmp_path)
 
 

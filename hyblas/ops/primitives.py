@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import InvalidValue
 from ..semiring.operators import BinaryOp
+from .kernels.segments import reduce_offsets
 
 __all__ = [
     "expand",
@@ -80,8 +81,9 @@ def segment_reduce(xp: ModuleType, values: Any, starts: Any, op: BinaryOp) -> An
     """Reduce each run ``values[starts[k]:starts[k+1]]`` with ``op``, keeping order.
 
     ``starts`` must be strictly increasing and start with 0 (no empty segments). On the CPU a
-    ufunc-backed operator uses ``reduceat``; otherwise (CuPy, or a user callable) a segmented
-    Hillis-Steele scan in ⌈log2(longest run)⌉ vectorized steps.
+    ufunc-backed operator uses ``reduceat``; on the GPU one kernel folds every run
+    (:mod:`hyblas.ops.kernels.segments`); otherwise (a CPU operator without a ufunc) a
+    segmented Hillis-Steele scan in ⌈log2(longest run)⌉ vectorized steps.
     """
     if starts.size == 0:
         return values[:0].copy()
@@ -89,6 +91,10 @@ def segment_reduce(xp: ModuleType, values: Any, starts: Any, op: BinaryOp) -> An
     if xp is np and ufunc is not None:
         reduced = ufunc.reduceat(values, starts)
         return reduced.astype(values.dtype, copy=False)
+    if xp is not np:
+        ends = xp.asarray([values.size], dtype=np.int64)
+        offsets = xp.concatenate([starts.astype(np.int64, copy=False), ends])
+        return reduce_offsets(xp, values, offsets, op)[0]
     return _segmented_scan_last(xp, values, starts, op)
 
 

@@ -19,6 +19,7 @@ from ..backend import cupyx_csr, to_numpy
 from ..semiring.operators import BinaryOp, Monoid, Semiring
 from . import kernels
 from . import primitives as _prim
+from .kernels.segments import reduce_offsets
 
 __all__ = ["spmv", "cusparse_applies", "reduce_rows", "reduce_all", "scatter_segments",
            "ewise_union", "ewise_intersection"]
@@ -107,6 +108,10 @@ def reduce_rows(matrix: Any, monoid: Monoid) -> tuple[Any, Any]:
     xp = matrix._xp
     op_type = monoid.input_type(matrix.dtype)
     out_type = monoid.binaryop.output_type(op_type)
+    if xp is not np:  # one kernel over the rows as they are stored
+        values, present = reduce_offsets(xp, _cast(matrix._values, op_type), matrix._indptr,
+                                         monoid.binaryop)  # fmt: skip
+        return _cast(values, out_type), present
     rows = _prim.row_ids(xp, matrix._indptr, matrix.nrows)
     return scatter_segments(xp, rows, _cast(matrix._values, op_type), monoid, matrix.nrows,
                              out_type)  # fmt: skip

@@ -1,0 +1,144 @@
+// hyblas segmented reduction: out[s] = values[offsets[s]] op ... op values[offsets[s+1] - 1].
+//
+// The operator need not commute (a build's dup_op may be "first" or "second"), so every
+// combination keeps the entries' order: a group of G lanes reads G consecutive entries (one
+// tile), folds them lane 0 <- lane 1, lanes 0-1 <- lanes 2-3, ... (shuffle-down by 1, 2, 4, ...,
+// which combines neighbours left to right), and lane 0 appends the tile to its running result.
+// Each lane reads several tiles before folding them, so loads are in flight together.
+// Segments longer than `long_segment` are left to hyblas_segment_reduce_block, which splits one
+// segment into 32 consecutive pieces, one per warp, and joins the pieces in order.
+// Specialized by string.Template: ${V} the value type, ${OP} the operator's expression in x, y.
+// An empty segment gets the value 0 and found[s] = false.
+
+typedef ${V} hyblas_v;
+
+__device__ __forceinline__ hyblas_v hyblas_op(hyblas_v x, hyblas_v y) { return (hyblas_v)(${OP}); }
+
+#define HYBLAS_TILES 4
+
+// Shuffle any value of at most 8 bytes (the intrinsics have no 1- and 2-byte overloads).
+template <typename V>
+__device__ __forceinline__ V hyblas_shuffle_down(unsigned mask, V v, int delta, int width) {
+    if (sizeof(V) <= 4) {
+        union { V value; unsigned int word; } u;
+        u.word = 0;
+        u.value = v;
+        u.word = __shfl_down_sync(mask, u.word, delta, width);
+        return u.value;
+    }
+    union { V value; unsigned long long word; } u;
+    u.word = 0;
+    u.value = v;
+    u.word = __shfl_down_sync(mask, u.word, delta, width);
+    return u.value;
+}
+
+// Append (value, found) to (acc, have): acc = acc op value.
+__device__ __forceinline__ void hyblas_append(hyblas_v& acc, bool& have, hyblas_v value,
+                                              bool found) {
+    if (found) {
+        acc = have ? hyblas_op(acc, value) : value;
+        have = true;
+    }
+}
+
+// Entries [begin, end) reduced in order by the G lanes of a group (lane = 0..G-1); the result
+// is valid in lane 0. `mask` names the group's lanes in the warp.
+template <int G>
+__device__ __forceinline__ void hyblas_group_range(
+    long long begin, long long end, int lane, unsigned mask, const hyblas_v* __restrict__ values,
+    hyblas_v& acc, bool& have)
+{
+    for (long long base = begin; base < end; base += (long long)G * HYBLAS_TILES) {
+        hyblas_v tile[HYBLAS_TILES];
+        bool found[HYBLAS_TILES];
+#pragma unroll
+        for (int t = 0; t < HYBLAS_TILES; ++t) {
+            const long long k = base + (long long)t * G + lane;
+            found[t] = k < end;
+            if (found[t]) tile[t] = values[k];
+        }
+#pragma unroll
+        for (int t = 0; t < HYBLAS_TILES; ++t) {
+#pragma unroll
+            for (int delta = 1; delta < G; delta <<= 1) {
+                const hyblas_v other = hyblas_shuffle_down(mask, tile[t], delta, G);
+                const bool other_found = __shfl_down_sync(mask, (int)found[t], delta, G) != 0;
+                // lanes that are multiples of 2 * delta fold their right neighbour's run in
+                if ((lane & (2 * delta - 1)) == 0 && lane + delta < G && other_found) {
+                    tile[t] = found[t] ? hyblas_op(tile[t], other) : other;
+                    found[t] = true;
+                }
+            }
+            if (lane == 0) hyblas_append(acc, have, tile[t], found[t]);
+        }
+    }
+}
+
+// One group of G lanes per segment; segments longer than long_segment are skipped.
+template <int G>
+__global__ void hyblas_segment_reduce_group(
+    const long long nsegments,
+    const long long long_segment,
+    const long long* __restrict__ offsets,
+    const hyblas_v* __restrict__ values,
+    hyblas_v* __restrict__ out,
+    bool* __restrict__ out_found)
+{
+    const long long thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long segment = thread / G;
+    const int lane = (int)(thread % G);
+    // a group lies within one warp and shares its segment test, so a group's lanes shuffle
+    // together; G divides 32
+    const unsigned mask = G == 32 ? 0xffffffffu : (((1u << G) - 1u) << ((threadIdx.x & 31) & ~(G - 1)));
+    if (segment >= nsegments) return;
+    const long long begin = offsets[segment];
+    const long long end = offsets[segment + 1];
+    if (end - begin > long_segment) return;
+    hyblas_v acc;
+    bool have = false;
+    hyblas_group_range<G>(begin, end, lane, mask, values, acc, have);
+    if (lane == 0) {
+        out[segment] = have ? acc : (hyblas_v)0;
+        out_found[segment] = have;
+    }
+}
+
+// One block (32 warps at most) per listed long segment.
+__global__ void hyblas_segment_reduce_block(
+    const long long nlong,
+    const long long* __restrict__ long_segments,
+    const long long* __restrict__ offsets,
+    const hyblas_v* __restrict__ values,
+    hyblas_v* __restrict__ out,
+    bool* __restrict__ out_found)
+{
+    __shared__ hyblas_v piece_acc[32];
+    __shared__ bool piece_have[32];
+    if (blockIdx.x >= nlong) return;
+    const long long segment = long_segments[blockIdx.x];
+    const long long begin = offsets[segment];
+    const long long end = offsets[segment + 1];
+    const int warp = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31;
+    const int warps = blockDim.x >> 5;
+    // pieces of whole tiles, so every warp's loads stay aligned to the segment's start
+    const long long tiles = (end - begin + 31) / 32;
+    const long long piece = (tiles + warps - 1) / warps * 32;
+    const long long piece_begin = begin + warp * piece;
+    const long long piece_end = min(end, piece_begin + piece);
+    hyblas_v acc;
+    bool have = false;
+    hyblas_group_range<32>(piece_begin, piece_end, lane, 0xffffffffu, values, acc, have);
+    if (lane == 0) {
+        piece_acc[warp] = acc;
+        piece_have[warp] = have;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        have = false;
+        for (int w = 0; w < warps; ++w) hyblas_append(acc, have, piece_acc[w], piece_have[w]);
+        out[segment] = have ? acc : (hyblas_v)0;
+        out_found[segment] = have;
+    }
+}
