@@ -102,3 +102,30 @@ def to_numpy(op: str, result: Any, graph: BenchGraph) -> Any:
     if op == "cc":
         return result.to_dense(fill_value=-1)
     return result.to_dense(fill_value=_FILL[op])
+
+
+SETTLE_RUNS = 40
+
+
+def cached_entries(*matrices: hb.Matrix) -> int:
+    """Entries cached on ``matrices`` and on the matrices cached on them (their transposes):
+    layouts, degree arrays, decisions. It stops growing once every layout that ``auto``
+    decided to build exists."""
+    count, stack = 0, list(matrices)
+    while stack:
+        matrix = stack.pop()
+        count += len(matrix._cache)
+        stack += [v for v in matrix._cache.values() if isinstance(v, hb.Matrix)]
+    return count
+
+
+def settle(run: Callable[[], Any], graph: BenchGraph) -> int:
+    """Run ``run`` until a run adds nothing to the graph's caches (at most ``SETTLE_RUNS``
+    times): ``executor='auto'`` builds a layout only once its savings pay for it, so the
+    steady state the timed runs measure may take several runs to reach. Returns the runs."""
+    for runs in range(1, SETTLE_RUNS + 1):
+        before = cached_entries(graph.A, graph.weights)
+        run()
+        if cached_entries(graph.A, graph.weights) == before:
+            return runs
+    return SETTLE_RUNS

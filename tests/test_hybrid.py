@@ -16,6 +16,8 @@ from test_ops_properties import assert_matches, expected_after, run_op, semiring
 import hyblas as hb
 from hyblas.errors import InvalidValue, MissingDependency
 from hyblas.ops import hybrid
+from hyblas.ops.sparse.layout import layout_key as sparse_layout_key
+from hyblas.ops.sparse.params import current_params as sparse_current_params
 
 
 @pytest.fixture(scope="session", params=hybrid.POLICIES)
@@ -155,3 +157,33 @@ def test_bad_policy_is_a_named_error_and_the_block_restores() -> None:
     with hb.policy("density"):
         assert hb.get_policy() == "density"
     assert hb.get_policy() == before
+
+
+def test_a_layout_is_built_once_its_savings_pay_for_it(backend: str) -> None:
+    """Ski rental: while the sparse push's layout is missing, products run on the best
+    executor without one, and the push takes over at the first call whose savings so far (this
+    call's included) reach the modelled build cost; a one-off product never builds it."""
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(12, 16, seed=1)
+        key = sparse_layout_key(sparse_current_params())
+        u = hb.Vector.from_coo([7], [1.0], size=A.nrows)
+        want = hb.ops.mxv(A, u, "plus_times", executor="reference")  # edges: A itself
+        build = hybrid.LAYOUT_BUILD[backend]["sparse"] * A.nnz
+        saved = 0.0
+        with hb.trace() as t:
+            for _ in range(2000):
+                got = hb.ops.mxv(A, u, "plus_times")
+                assert got.isequal(want)
+                row = t[-1]
+                ready = min(v for k, v in row.estimates_us.items() if k in ("reference", "pull"))
+                saved += ready - row.estimates_us["sparse"]
+                if row.executor == "sparse":
+                    break
+                assert key not in A._cache and row.executor in ("reference", "pull")
+        assert t[-1].executor == "sparse" and key in A._cache, "the push never took over"
+        assert len(t) > 1  # kron12's build outweighs one call's savings
+        assert saved >= build > saved - (ready - row.estimates_us["sparse"])
+        fresh = hb.generators.kronecker(12, 16, seed=1)
+        hb.ops.mxv(fresh, u, "plus_times")
+        assert not any(k == key or k[0] == "dense_layout" for k in fresh._cache
+                       if isinstance(k, tuple))  # fmt: skip

@@ -11,8 +11,13 @@
     ``fixed + per_edge * edges (+ per_output * outputs)`` with coefficients per backend in
     :data:`COSTS`. Sampling is skipped where the answer is obvious: a frontier below
     ``OBVIOUSLY_SPARSE`` of the inputs goes to the sparse push, a full input without a mask to
-    the dense / reference path. Executors that need a layout the matrix does not have yet are
-    considered only from its second product on (a one-off product never pays a layout build).
+    the dense / reference path. An executor whose layout the matrix does not have yet is
+    estimated too, and runs (building the layout) only once what it would have saved on this
+    matrix's products so far, this one included, reaches the modelled cost of the build
+    (:data:`LAYOUT_BUILD`); until then the best executor that needs no new layout runs. This
+    is the ski-rental rule: a matrix used for a few products never pays for a layout, one
+    that an algorithm iterates on pays at most about twice what the best choice in hindsight
+    would have.
 ``'beamer'`` (direction-optimizing BFS, Beamer et al.)
     Push (sparse) until the frontier's out-edges exceed the allowed outputs' edges / ``ALPHA``,
     then pull until the frontier falls below ``outputs / BETA``; with no mask, no pull: sparse
@@ -83,6 +88,14 @@ COSTS: dict[str, dict[str, dict[str, float]]] = {
     },
 }
 
+# Microseconds per stored entry to build an executor's layout, warm. GPU: an H200 on
+# 2026-11-22 (kron22: dense 103 ms, sparse 39 ms; grid2048: 16 ms, 5.4 ms); CPU: kron14 on
+# this project's CI-class machine.
+LAYOUT_BUILD: dict[str, dict[str, float]] = {
+    "cuda": {"dense": 8e-4, "sparse": 3e-4},
+    "cpu": {"dense": 0.3, "sparse": 0.12},
+}
+
 _policy = ["sampling"]
 
 
@@ -138,7 +151,6 @@ def choose(edges: Any, u: Any, semiring: Semiring, mask: Any, *, flip: bool) -> 
     choice.allowed = facts.allowed_count if facts.mask is not None else None
     choice.frontier_edges = facts.frontier_edges if facts._frontier is not None else 0.0
     choice.deciding_ms = (time.perf_counter() - started) * 1e3
-    _remember_product(edges)
     return choice
 
 
@@ -235,21 +247,23 @@ def _pull_edges(f: _Facts) -> float:
     return float(examined_per_row(xp, walk).mean()) * f.allowed_count
 
 
-def _layout_ready(f: _Facts, executor: str) -> bool:
-    """Whether ``executor`` may be considered: its layout exists, or this matrix has had a
-    product before (an iterating algorithm, which will reuse the layout)."""
+def _layout_built(f: _Facts, executor: str) -> bool:
+    """Whether the matrix has the layout ``executor`` needs (True for those that need none)."""
     cache = f.edges._cache
     if executor == "dense":
-        built = ("dense_layout", _dense_params()) in cache
-    elif executor == "sparse":
-        built = _sparse_key(_sparse_params()) in cache
-    else:
-        return True
-    return built or cache.get("auto_products", 0) >= 1
+        return ("dense_layout", _dense_params()) in cache
+    if executor == "sparse":
+        return _sparse_key(_sparse_params()) in cache
+    return True
 
 
-def _remember_product(edges: Any) -> None:
-    edges._cache["auto_products"] = edges._cache.get("auto_products", 0) + 1
+def _rent_paid(f: _Facts, executor: str, estimates: dict[str, float]) -> bool:
+    """Add what ``executor`` would save on this call over the best executor with no layout to
+    build to its savings on this matrix so far; whether those now pay for its layout."""
+    ready = min(v for k, v in estimates.items() if _layout_built(f, k))
+    rent = f.edges._cache.setdefault("layout_rent", {})
+    rent[executor] = rent.get(executor, 0.0) + max(ready - estimates[executor], 0.0)
+    return rent[executor] >= LAYOUT_BUILD[f.backend][executor] * f.nnz
 
 
 def _dense_fits(f: _Facts) -> bool:
@@ -297,31 +311,43 @@ def _bucket(count: int) -> int:
 def _sampling(f: _Facts) -> Choice:
     if f.input_nnz == 0:
         return Choice("sparse", "", "empty input: nothing to push")
-    if f.input_nnz < OBVIOUSLY_SPARSE * f.inputs and _layout_ready(f, "sparse"):
+    if f.input_nnz < OBVIOUSLY_SPARSE * f.inputs and _layout_built(f, "sparse"):
         return Choice("sparse", "", f"frontier below {OBVIOUSLY_SPARSE:g} of the inputs")
     key = (f.semiring.name, f.u.dtype.str, f.flip, f.mask is not None and f.mask.structural,
            f.mask is not None and f.mask.complement, _bucket(f.input_nnz),
-           _bucket(f.allowed_count), tuple(_layout_ready(f, e) for e in ("dense", "sparse")))
+           _bucket(f.allowed_count), tuple(_layout_built(f, e) for e in ("dense", "sparse")))
     remembered = f.edges._cache.setdefault("auto_decisions", {})
     if key in remembered:
-        best, estimates = remembered[key]
+        best, estimates, wanted = remembered[key]
+        if wanted is not None and _rent_paid(f, wanted, estimates):
+            return Choice(wanted, "", _PAID.format(wanted), estimates)
         return Choice(best, "", "as an earlier call of this size (not sampled)", estimates)
-    choice = _sample_and_estimate(f)
-    remembered[key] = (choice.executor, choice.estimates_us)
+    choice, wanted = _sample_and_estimate(f)
+    remembered[key] = (choice.executor, choice.estimates_us, wanted)
     return choice
 
 
-def _sample_and_estimate(f: _Facts) -> Choice:
+_PAID = "its savings on this matrix so far pay for building the {} layout"
+
+
+def _sample_and_estimate(f: _Facts) -> tuple[Choice, str | None]:
+    """The choice, and the executor that would be faster if its layout were built (or None)."""
     candidates = ["reference"]
-    if _layout_ready(f, "dense") and _dense_fits(f):
+    if _dense_fits(f):
         candidates.append("dense")
-    if _layout_ready(f, "sparse") and f.input_nnz < f.inputs:
+    if f.input_nnz < f.inputs:
         candidates.append("sparse")
     if f.input_nnz < f.inputs or f.mask is not None:
         candidates.append("pull")
     estimates = {name: _estimate(f, name) for name in candidates}
     best = min(estimates, key=estimates.get)
-    return Choice(best, "", "lowest estimate", estimates)
+    if _layout_built(f, best):
+        return Choice(best, "", "lowest estimate", estimates), None
+    if _rent_paid(f, best, estimates):
+        return Choice(best, "", _PAID.format(best), estimates), best
+    ready = min((k for k in estimates if _layout_built(f, k)), key=estimates.get)
+    reason = f"lowest estimate without a new layout ({best}'s would cost more than it saved so far)"
+    return Choice(ready, "", reason, estimates), best
 
 
 def _density(f: _Facts) -> Choice:
