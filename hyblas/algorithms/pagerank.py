@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import ops
@@ -127,61 +129,71 @@ def pagerank(
     if n == 0:
         empty = Vector.new(np.float64, 0, backend=A.backend)
         return (empty, 0) if return_iterations else empty
-    # α / out-weight of every vertex with a nonzero out-weight (the others are dangling), so
-    # that one multiply per vertex and iteration does both the sharing and the damping
-    out_weight = ops.select(ops.reduce_rows(A, _monoid["plus"][np.float64]), "valuene", 0.0)
-    inverse = ops.apply(out_weight, _unary["minv"][np.float64])
-    edge_share = ops.apply(inverse, _binary["times"], right=float(damping))
+    shares = _shares(A, float(damping))
     total = int(iterations) if iterations is not None else int(max_iter)
     unit = "iteration" if variant == "power" else "round"
     with progress_bar(progress, total=total, desc="pagerank", unit=unit) as bar:
         if variant == "power":
-            ranks, count = _power(A, float(damping), edge_share, float(tol), int(max_iter),
+            ranks, count = _power(A, float(damping), shares, float(tol), int(max_iter),
                                   iterations, executor, bar)  # fmt: skip
         else:
-            ranks, count = _data_driven(A, float(damping), edge_share, float(tol), int(max_iter),
+            ranks, count = _data_driven(A, float(damping), shares, float(tol), int(max_iter),
                                         executor, bar)  # fmt: skip
         finish(bar)  # converged before max_iter
     return (ranks, count) if return_iterations else ranks
 
 
-def _push(A: Matrix, alpha: float, rank: Vector, edge_share: Vector,  # noqa: N803
+class _Shares(NamedTuple):
+    edge: Vector  # α / out-weight of every vertex that sends along edges, 0 for the others
+    senders: Vector  # an entry for every vertex with a nonzero out-weight (not dangling)
+
+
+def _shares(A: Matrix, alpha: float) -> _Shares:  # noqa: N803
+    """What each vertex passes along each of its out-edges per unit of rank, damping included
+    (one multiply per vertex and iteration does both). ``edge`` is full, so that a full rank
+    vector gives a full input, the case cuSPARSE serves."""
+    senders = ops.select(ops.reduce_rows(A, _monoid["plus"][np.float64]), "valuene", 0.0)
+    inverse = ops.apply(senders, _unary["minv"][np.float64])
+    damped = ops.apply(inverse, _binary["times"], right=alpha)
+    return _Shares(ops.ewise_add(damped, _full(0.0, A), _binary["first"]), senders)
+
+
+def _push(A: Matrix, alpha: float, rank: Vector, shares: _Shares,  # noqa: N803
           executor: str) -> tuple[Vector, float]:  # fmt: skip
     """What ``rank`` (all or part of the vertices) sends: ``α (rank P + dangling rank / n)``.
 
-    ``edge_share`` holds ``α / out-weight`` of every vertex that is not dangling. Returns the
-    part sent along edges and the part every vertex receives from the dangling vertices (a
-    scalar).
+    Returns the part sent along edges and the part every vertex receives from the dangling
+    vertices (a scalar).
     """
-    share = ops.ewise_mult(rank, edge_share, _binary["times"])
+    share = ops.ewise_mult(rank, shares.edge, _binary["times"])
     spread = ops.vxm(share, A, _semiring["plus_times"][np.float64], executor=executor)
-    dangling = ops.apply(rank, _unary["identity"], mask=~edge_share.S).reduce(_monoid["plus"])
-    return spread, alpha * float(dangling) / A.nrows
+    dangling = ops.apply(rank, _unary["identity"], mask=~shares.senders.S)
+    return spread, alpha * float(dangling.reduce(_monoid["plus"])) / A.nrows
 
 
 def _full(value: float, A: Matrix) -> Vector:  # noqa: N803
     return Vector.from_scalar(value, A.nrows, dtype=np.float64, backend=A.backend)
 
 
-def _power_step(A: Matrix, alpha: float, ranks: Vector, edge_share: Vector,  # noqa: N803
+def _power_step(A: Matrix, alpha: float, ranks: Vector, shares: _Shares,  # noqa: N803
                 executor: str) -> Vector:  # fmt: skip
-    sent, everywhere = _push(A, alpha, ranks, edge_share, executor)
+    sent, everywhere = _push(A, alpha, ranks, shares, executor)
     return ops.ewise_add(sent, _full(everywhere + (1.0 - alpha) / A.nrows, A), _binary["plus"])
 
 
-def _power(A: Matrix, alpha: float, edge_share: Vector, tol: float, max_iter: int,  # noqa: N803
+def _power(A: Matrix, alpha: float, shares: _Shares, tol: float, max_iter: int,  # noqa: N803
            iterations: int | None, executor: str,
            bar: ProgressBar) -> tuple[Vector, int]:  # fmt: skip
     n = A.nrows
     ranks = _full(1.0 / n, A)
     if iterations is not None:  # a fixed amount of work: no convergence test
         for _ in range(int(iterations)):
-            ranks = _power_step(A, alpha, ranks, edge_share, executor)
+            ranks = _power_step(A, alpha, ranks, shares, executor)
             bar.update()
         return ranks, int(iterations)
     plus = _monoid["plus"][np.float64]
     for iteration in range(1, max_iter + 1):
-        new_ranks = _power_step(A, alpha, ranks, edge_share, executor)
+        new_ranks = _power_step(A, alpha, ranks, shares, executor)
         change = ops.apply(ops.ewise_add(new_ranks, ranks, "minus"), _unary["abs"]).reduce(plus)
         ranks = new_ranks
         l1_change = float(change)  # the iteration's one host synchronisation
@@ -195,11 +207,11 @@ def _power(A: Matrix, alpha: float, edge_share: Vector, tol: float, max_iter: in
     )
 
 
-def _data_driven(A: Matrix, alpha: float, edge_share: Vector, tol: float, max_iter: int,  # noqa: N803
+def _data_driven(A: Matrix, alpha: float, shares: _Shares, tol: float, max_iter: int,  # noqa: N803
                  executor: str, bar: ProgressBar) -> tuple[Vector, int]:  # fmt: skip
     plus = _binary["plus"]
     start = _full(1.0 / A.nrows, A)
-    ranks = _power_step(A, alpha, start, edge_share, executor)  # round 1: everyone pushes
+    ranks = _power_step(A, alpha, start, shares, executor)  # round 1: everyone pushes
     residual = ops.ewise_add(ranks, start, "minus")  # the change since each vertex pushed
     bar.update()
     for round_ in range(1, max_iter + 1):
@@ -211,7 +223,7 @@ def _data_driven(A: Matrix, alpha: float, edge_share: Vector, tol: float, max_it
         if round_ == max_iter:
             break
         active = ops.apply(residual, _unary["identity"], mask=large.S)
-        arrived, everywhere = _push(A, alpha, active, edge_share, executor)
+        arrived, everywhere = _push(A, alpha, active, shares, executor)
         if everywhere:
             arrived = ops.ewise_add(arrived, _full(everywhere, A), plus)
         ops.assign(residual, 0.0, None, mask=active.S)  # the active vertices pushed theirs
