@@ -242,9 +242,18 @@ class Vector:
 
     # --- export ----------------------------------------------------------------------------
 
-    def to_coo(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(indices, values)`` as NumPy arrays, indices ascending."""
+    def to_coo(self, *, device: bool = False) -> tuple[Any, Any]:
+        """``(indices, values)``, indices ascending.
+
+        Parameters
+        ----------
+        device : bool
+            Return the backend's own arrays (CuPy arrays on the GPU, copies) instead of NumPy
+            arrays, so that indices can go back into an operation without a host round trip.
+        """
         idx, vals = self._as_sparse()
+        if device:
+            return idx.copy(), vals.copy()
         return to_numpy(idx), to_numpy(vals)
 
     def to_dense(self, fill_value: Any = None) -> np.ndarray:

@@ -119,6 +119,19 @@ def test_vector_constructors(backend: str) -> None:
     assert z.size == 0 and z.to_coo()[0].size == 0 and z.to_dense().size == 0
 
 
+def test_to_coo_on_the_device_gives_copies_of_the_backend_arrays(backend: str) -> None:
+    from hyblas.backend import xp_for
+
+    v = hb.Vector.from_coo([4, 1], [1.5, -1.0], size=6, backend=backend)
+    for storage in ("sparse", "bitmap"):
+        v._as_bitmap() if storage == "bitmap" else v._as_sparse()
+        idx, vals = v.to_coo(device=True)
+        assert isinstance(idx, xp_for(backend).ndarray) and isinstance(vals, type(idx))
+        assert idx.tolist() == [1, 4] and vals.tolist() == [-1.0, 1.5]
+        idx[0], vals[0] = 5, 9.0  # the vector keeps its own entries
+        assert v.to_coo()[0].tolist() == [1, 4] and v.get(1) == -1.0
+
+
 def test_vector_storage_switch_is_invisible(backend: str) -> None:
     size = 100
     sparse = hb.Vector.from_coo([3, 50], [1, 2], size=size, dtype=np.int64, backend=backend)

@@ -108,8 +108,8 @@ def connected_components(
                None, mask=giant.S)  # fmt: skip
     rest = ops.apply(ids, "identity", mask=~giant.S)
     if rest.nnz:
-        rest_ids = rest.to_coo()[0]  # ascending, so FastSV's smallest ids are the smallest here
-        inner, parents = _fastsv(ops.extract(S, rest_ids, rest_ids), products).to_coo()
+        rest_ids = rest.to_coo(device=True)[0]  # ascending: FastSV's smallest ids stay so
+        inner, parents = _fastsv(ops.extract(S, rest_ids, rest_ids), products).to_coo(device=True)
         ops.assign(labels, Vector.from_coo(rest_ids[inner], rest_ids[parents], size=n,
                                            dtype=np.int64, backend=backend),
                    None, mask=rest.S)  # fmt: skip
@@ -138,6 +138,6 @@ def _fastsv(S: Matrix, executor: str) -> Vector:  # noqa: N803
 
 def _parent_matrix(f: Vector) -> Matrix:
     """The ``n x n`` bool matrix with one entry per vertex ``u``, at ``(u, f[u])``."""
-    vertices, parents = f.to_coo()
+    vertices, parents = f.to_coo(device=True)  # no host round trip
     return Matrix.from_coo(vertices, parents, True, nrows=f.size, ncols=f.size, dtype=bool,
                            backend=f.backend)  # fmt: skip
