@@ -14,6 +14,7 @@ import numpy as np
 
 import hyblas as hb
 from hyblas import algorithms as alg
+from hyblas.ops.hybrid import pending_layouts
 
 from .graphs import BenchGraph
 
@@ -107,25 +108,26 @@ def to_numpy(op: str, result: Any, graph: BenchGraph) -> Any:
 SETTLE_RUNS = 40
 
 
-def cached_entries(*matrices: hb.Matrix) -> int:
-    """Entries cached on ``matrices`` and on the matrices cached on them (their transposes):
-    layouts, degree arrays, decisions. It stops growing once every layout that ``auto``
-    decided to build exists."""
-    count, stack = 0, list(matrices)
+def _with_derived(*matrices: hb.Matrix) -> list[hb.Matrix]:
+    """``matrices`` and the matrices cached on them (their transposes), recursively."""
+    found, stack = [], list(matrices)
     while stack:
         matrix = stack.pop()
-        count += len(matrix._cache)
+        found.append(matrix)
         stack += [v for v in matrix._cache.values() if isinstance(v, hb.Matrix)]
-    return count
+    return found
 
 
 def settle(run: Callable[[], Any], graph: BenchGraph) -> int:
-    """Run ``run`` until a run adds nothing to the graph's caches (at most ``SETTLE_RUNS``
-    times): ``executor='auto'`` builds a layout only once its savings pay for it, so the
-    steady state the timed runs measure may take several runs to reach. Returns the runs."""
+    """Run ``run`` until a run adds nothing to the graph's caches and no layout is pending (at
+    most ``SETTLE_RUNS`` times): ``executor='auto'`` builds a layout only once its savings pay
+    for it, so the steady state the timed runs measure may take several runs to reach.
+    Returns the runs."""
     for runs in range(1, SETTLE_RUNS + 1):
-        before = cached_entries(graph.A, graph.weights)
+        before = sum(len(m._cache) for m in _with_derived(graph.A, graph.weights))
         run()
-        if cached_entries(graph.A, graph.weights) == before:
+        matrices = _with_derived(graph.A, graph.weights)
+        grew = sum(len(m._cache) for m in matrices) != before
+        if not grew and not any(pending_layouts(m) for m in matrices):
             return runs
     return SETTLE_RUNS

@@ -181,8 +181,10 @@ def test_a_layout_is_built_once_its_savings_pay_for_it(backend: str) -> None:
                 if row.executor in saved:
                     break
                 assert not _layouts(A) and row.executor in ("reference", "pull")
+                assert best not in saved or best in hybrid.pending_layouts(A)
         chosen = t[-1].executor
         assert chosen in saved and _layouts(A), "no layout was ever built"
+        assert chosen not in hybrid.pending_layouts(A)
         assert len(t) > 1  # kron12's build outweighs one call's savings
         build = hybrid.LAYOUT_BUILD[backend][chosen] * A.nnz
         assert saved[chosen] >= build > saved[chosen] - (ready - row.estimates_us[chosen])

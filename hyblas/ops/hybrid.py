@@ -49,8 +49,8 @@ from .reference import cusparse_applies
 from .sparse.layout import layout_key as _sparse_key
 from .sparse.params import current_params as _sparse_params
 
-__all__ = ["POLICIES", "COSTS", "Choice", "choose", "set_policy", "get_policy", "policy",
-           "input_degrees"]
+__all__ = ["POLICIES", "COSTS", "LAYOUT_BUILD", "Choice", "choose", "set_policy", "get_policy",
+           "policy", "input_degrees", "pending_layouts"]
 
 POLICIES = ("sampling", "beamer", "density")
 SAMPLE = 256
@@ -247,14 +247,23 @@ def _pull_edges(f: _Facts) -> float:
     return float(examined_per_row(xp, walk).mean()) * f.allowed_count
 
 
-def _layout_built(f: _Facts, executor: str) -> bool:
-    """Whether the matrix has the layout ``executor`` needs (True for those that need none)."""
-    cache = f.edges._cache
+def _has_layout(edges: Any, executor: str) -> bool:
+    """Whether ``edges`` has the layout ``executor`` needs (True for those that need none)."""
     if executor == "dense":
-        return ("dense_layout", _dense_params()) in cache
+        return ("dense_layout", _dense_params()) in edges._cache
     if executor == "sparse":
-        return _sparse_key(_sparse_params()) in cache
+        return _sparse_key(_sparse_params()) in edges._cache
     return True
+
+
+def _layout_built(f: _Facts, executor: str) -> bool:
+    return _has_layout(f.edges, executor)
+
+
+def pending_layouts(edges: Any) -> list[str]:
+    """Executors whose savings on the edge matrix ``edges`` are being added up towards a layout
+    it does not have yet (under the sampling policy)."""
+    return [e for e in edges._cache.get("layout_rent", {}) if not _has_layout(edges, e)]
 
 
 def _rent_paid(f: _Facts, executor: str, estimates: dict[str, float]) -> bool:
