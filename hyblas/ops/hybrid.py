@@ -256,10 +256,6 @@ def _has_layout(edges: Any, executor: str) -> bool:
     return True
 
 
-def _layout_built(f: _Facts, executor: str) -> bool:
-    return _has_layout(f.edges, executor)
-
-
 def pending_layouts(edges: Any) -> list[str]:
     """Executors whose savings on the edge matrix ``edges`` are being added up towards a layout
     it does not have yet (under the sampling policy)."""
@@ -269,7 +265,7 @@ def pending_layouts(edges: Any) -> list[str]:
 def _rent_paid(f: _Facts, executor: str, estimates: dict[str, float]) -> bool:
     """Add what ``executor`` would save on this call over the best executor with no layout to
     build to its savings on this matrix so far; whether those now pay for its layout."""
-    ready = min(v for k, v in estimates.items() if _layout_built(f, k))
+    ready = min(v for k, v in estimates.items() if _has_layout(f.edges, k))
     rent = f.edges._cache.setdefault("layout_rent", {})
     rent[executor] = rent.get(executor, 0.0) + max(ready - estimates[executor], 0.0)
     return rent[executor] >= LAYOUT_BUILD[f.backend][executor] * f.nnz
@@ -320,11 +316,11 @@ def _bucket(count: int) -> int:
 def _sampling(f: _Facts) -> Choice:
     if f.input_nnz == 0:
         return Choice("sparse", "", "empty input: nothing to push")
-    if f.input_nnz < OBVIOUSLY_SPARSE * f.inputs and _layout_built(f, "sparse"):
+    if f.input_nnz < OBVIOUSLY_SPARSE * f.inputs and _has_layout(f.edges, "sparse"):
         return Choice("sparse", "", f"frontier below {OBVIOUSLY_SPARSE:g} of the inputs")
     key = (f.semiring.name, f.u.dtype.str, f.flip, f.mask is not None and f.mask.structural,
            f.mask is not None and f.mask.complement, _bucket(f.input_nnz),
-           _bucket(f.allowed_count), tuple(_layout_built(f, e) for e in ("dense", "sparse")))
+           _bucket(f.allowed_count), tuple(_has_layout(f.edges, e) for e in ("dense", "sparse")))
     remembered = f.edges._cache.setdefault("auto_decisions", {})
     if key in remembered:
         best, estimates, wanted = remembered[key]
@@ -350,11 +346,11 @@ def _sample_and_estimate(f: _Facts) -> tuple[Choice, str | None]:
         candidates.append("pull")
     estimates = {name: _estimate(f, name) for name in candidates}
     best = min(estimates, key=estimates.get)
-    if _layout_built(f, best):
+    if _has_layout(f.edges, best):
         return Choice(best, "", "lowest estimate", estimates), None
     if _rent_paid(f, best, estimates):
         return Choice(best, "", _PAID.format(best), estimates), best
-    ready = min((k for k in estimates if _layout_built(f, k)), key=estimates.get)
+    ready = min((k for k in estimates if _has_layout(f.edges, k)), key=estimates.get)
     reason = f"lowest estimate without a new layout ({best}'s would cost more than it saved so far)"
     return Choice(ready, "", reason, estimates), best
 
