@@ -119,6 +119,20 @@ def test_vector_constructors(backend: str) -> None:
     assert z.size == 0 and z.to_coo()[0].size == 0 and z.to_dense().size == 0
 
 
+def test_built_containers_do_not_share_the_callers_arrays(backend: str) -> None:
+    """Input already in order skips the sort; the containers still hold their own copies."""
+    from hyblas.backend import xp_for
+
+    xp = xp_for(backend)
+    rows, cols, vals = xp.asarray([0, 1, 2]), xp.asarray([0, 1, 2]), xp.asarray([1.0, 2.0, 3.0])
+    A = hb.Matrix.from_coo(rows, cols, vals, backend=backend)
+    idx, v = xp.asarray([0, 2]), xp.asarray([5.0, 6.0])
+    x = hb.Vector.from_coo(idx, v, size=3, backend=backend)
+    vals[0], idx[0], v[0] = 99.0, 1, -1.0
+    assert A.to_coo()[2].tolist() == [1.0, 2.0, 3.0]
+    assert x.to_coo()[0].tolist() == [0, 2] and x.to_coo()[1].tolist() == [5.0, 6.0]
+
+
 def test_to_coo_on_the_device_gives_copies_of_the_backend_arrays(backend: str) -> None:
     from hyblas.backend import xp_for
 

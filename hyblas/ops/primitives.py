@@ -127,9 +127,13 @@ def _segmented_scan_last(xp: ModuleType, values: Any, starts: Any, op: BinaryOp)
 
 
 def sort_by_keys(xp: ModuleType, keys: Any, *payload: Any) -> tuple[Any, ...]:
-    """``keys`` sorted ascending, with each payload array permuted alike (stable for ties)."""
-    if keys.size == 0 or bool((keys[1:] >= keys[:-1]).all()):  # already in order: keep it
+    """``keys`` sorted ascending, with each payload array permuted alike (stable for ties).
+
+    Always new arrays (callers store them; a payload may be the user's own array)."""
+    if keys.size == 0:
         return (keys, *payload)
+    if bool((keys[1:] >= keys[:-1]).all()):  # already in order: copies, no sort
+        return (keys.copy(), *(p.copy() for p in payload))
     if xp is np:
         order = np.argsort(keys, kind="stable")
     else:  # CuPy's argsort is a radix sort; tie order is fixed by sorting (key, position) pairs
