@@ -123,11 +123,11 @@ def settle(run: Callable[[], Any], graph: BenchGraph) -> int:
     most ``SETTLE_RUNS`` times): ``executor='auto'`` builds a layout only once its savings pay
     for it, so the steady state the timed runs measure may take several runs to reach.
     Returns the runs."""
+    cached = sum(len(m._cache) for m in _with_derived(graph.A, graph.weights))
     for runs in range(1, SETTLE_RUNS + 1):
-        before = sum(len(m._cache) for m in _with_derived(graph.A, graph.weights))
         run()
         matrices = _with_derived(graph.A, graph.weights)
-        grew = sum(len(m._cache) for m in matrices) != before
-        if not grew and not any(pending_layouts(m) for m in matrices):
+        before, cached = cached, sum(len(m._cache) for m in matrices)
+        if cached == before and not any(pending_layouts(m) for m in matrices):
             return runs
     return SETTLE_RUNS

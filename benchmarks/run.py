@@ -7,9 +7,10 @@
 For each graph (built, measured, then freed before the next) and each operation, every hyblas
 executor asked for and every available peer runs once as warm-up; that result is checked
 against the first implementation's (the hyblas reference executor's, when asked for); hyblas
-then runs until a run adds nothing to the graph's caches (``executor='auto'`` builds a layout
-only once its savings pay for it, so its steady state may take some runs); then the run is
-timed: CUDA events, median of ``--repeats`` on the GPU; wall clock, median of
+then runs until a run adds nothing to the graph's caches and no layout is pending
+(``executor='auto'`` builds a layout only once its savings pay for it, so its steady state may
+take some runs; at most ``hyblas_ops.SETTLE_RUNS``); then the run is timed: CUDA events,
+median of ``--repeats`` on the GPU; wall clock, median of
 ``--cpu-repeats`` on the CPU. A run longer than ``--run-limit-s`` is stopped and recorded as
 such, with its lower bound, instead of being timed. Output: ``<out>/<device>-<date>.json``
 (schema in :func:`result_document`), a markdown table next to it and a PNG chart of ratios.
@@ -340,8 +341,9 @@ def result_document(settings: Settings, rows: list[dict], graphs_info: list[dict
         "python": sys.version.split()[0],
         "notes": {
             "timing": "warm-up run checked against the first implementation; hyblas then runs "
-                      "until a run adds nothing to the graph's caches (settle_runs: auto builds "
-                      "a layout only once its savings pay for it); then CUDA events (GPU) or "
+                      "until a run adds nothing to the graph's caches and no layout is pending "
+                      "(settle_runs: auto builds a layout only once its savings pay for it); "
+                      "then CUDA events (GPU) or "
                       "wall clock (CPU), median of the repeats",
             "floor_ms": "bandwidth floor: 8 B per stored entry + row pointers + 2 vectors per "
                         "unavoidable pass (pagerank20: 20 passes, bc: 2, others 1) at copy_TBps",

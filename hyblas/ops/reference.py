@@ -110,7 +110,8 @@ def reduce_rows(matrix: Any, monoid: Monoid) -> tuple[Any, Any]:
     out_type = monoid.binaryop.output_type(op_type)
     if xp is not np:  # one kernel over the rows as they are stored
         values, present = reduce_offsets(xp, _cast(matrix._values, op_type), matrix._indptr,
-                                         monoid.binaryop)  # fmt: skip
+                                         monoid.binaryop,
+                                         long_segments=kernels.heavy_rows(matrix))  # fmt: skip
         return _cast(values, out_type), present
     rows = _prim.row_ids(xp, matrix._indptr, matrix.nrows)
     return scatter_segments(xp, rows, _cast(matrix._values, op_type), monoid, matrix.nrows,

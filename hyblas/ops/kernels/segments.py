@@ -16,14 +16,15 @@ import numpy as np
 from ... import dtypes as _dt
 from ...backend import compile_module, launch, translate_oom
 from ...semiring.operators import BinaryOp
-from . import source
+from . import HEAVY_ROW, source
 
 __all__ = ["reduce_offsets", "group_lanes", "builtin_specializations"]
 
 GROUPS = (1, 2, 4, 8, 16, 32)
 GROUP_KERNEL_THREADS = 256
 BLOCK_KERNEL_THREADS = 1024
-LONG_SEGMENT = 4096  # longer segments get a thread block each (power-law hubs)
+LONG_SEGMENT = HEAVY_ROW  # longer segments get a thread block each (power-law hubs), as the
+# CSR SpMV's heavy rows do, so a matrix's cached heavy-row list serves both
 
 
 def specialize(op: BinaryOp, dtype: np.dtype) -> str:
@@ -46,12 +47,14 @@ def group_lanes(entries: int, segments: int) -> int:
     return next((g for g in GROUPS if g >= mean), GROUPS[-1])
 
 
-def reduce_offsets(xp: Any, values: Any, offsets: Any, op: BinaryOp) -> tuple[Any, Any]:
+def reduce_offsets(xp: Any, values: Any, offsets: Any, op: BinaryOp, *,
+                   long_segments: Any = None) -> tuple[Any, Any]:  # fmt: skip
     """Fold ``values[offsets[s]:offsets[s + 1]]`` with ``op`` for every segment ``s``.
 
     Returns ``(reduced, found)``: ``found[s]`` is False for an empty segment, whose value is 0.
     ``values`` is a CuPy array; ``offsets`` is non-decreasing, starts at 0 and ends at
-    ``values.size`` (a CSR ``indptr``, for example).
+    ``values.size`` (a CSR ``indptr``, for example). ``long_segments``, when known (a matrix's
+    cached heavy rows), lists the segments longer than ``LONG_SEGMENT`` (int64).
     """
     nsegments = int(offsets.size) - 1
     out = xp.empty(max(nsegments, 0), dtype=values.dtype)
@@ -68,11 +71,11 @@ def reduce_offsets(xp: Any, values: Any, offsets: Any, op: BinaryOp) -> tuple[An
         blocks = (threads + GROUP_KERNEL_THREADS - 1) // GROUP_KERNEL_THREADS
         launch(group, (blocks,), (GROUP_KERNEL_THREADS,),
                (np.int64(nsegments), np.int64(LONG_SEGMENT), offsets, values, out, found))
-        if values.size > LONG_SEGMENT:
+        if long_segments is None and values.size > LONG_SEGMENT:
             long_segments = xp.flatnonzero(xp.diff(offsets) > LONG_SEGMENT)
-            if long_segments.size:
-                launch(block, (int(long_segments.size),), (BLOCK_KERNEL_THREADS,),
-                       (np.int64(long_segments.size), long_segments, offsets, values, out, found))
+        if long_segments is not None and long_segments.size:
+            launch(block, (int(long_segments.size),), (BLOCK_KERNEL_THREADS,),
+                   (np.int64(long_segments.size), long_segments, offsets, values, out, found))
     return out, found
 
 
