@@ -3,7 +3,9 @@
     python -m benchmarks.dense_tuning --out result.json [--graphs kron22,grid2048] [--grid quick]
 
 For each graph: cuSPARSE (cupyx ``A @ x``) on float32; then, for every parameter set of the
-grid, the layout build time and memory and the plus_times float32 SpMV time; then, with the
+grid, the layout build time (``build_s``: a second build; ``build_cold_s``: the first, which on
+a fresh machine includes compiling CuPy's kernels) and memory and the plus_times float32 SpMV
+time; then, with the
 best set (and the defaults), min_plus float32 and lor_land bool. Each result is checked against
 a float64 reference before it is timed. ``kron24-random`` is kron24 under a further random
 vertex permutation (the generator's numbering vs a random one). The modelled bytes moved per
@@ -43,6 +45,13 @@ GRIDS = {
         for w, h, t, k, r in itertools.product(
             (8192, 16384, 32767), (4096, 8192), (256, 2048, 8192), (256, 512), ("auto",))
     ],
+    # the H100 follow-up: three blocks per multiprocessor fit below 16384-input panels
+    "h100": [
+        dataclasses.replace(DEFAULT_PARAMS, column_panel=w, row_panel=h, heavy_threshold=t,
+                            reduce_chunk_slots=c)
+        for w, h, t, c in itertools.product(
+            (16384, 14336, 12288), (4096, 2048), (2048, 1024), (8192, 16384))
+    ],
 }  # fmt: skip
 
 
@@ -56,6 +65,9 @@ def traffic_bytes(layout: DenseLayout, op_bytes: int, out_bytes: int) -> int:
     moved += layout.heavy_units * p.column_panel * op_bytes  # panel loads
     moved += light * (2 + 4 + weights + out_bytes) + layout.light_units * p.column_panel * op_bytes
     moved += layout.slots * (out_bytes + 2 + out_bytes)  # partials written, then read with dst
+    # split row panels: each chunk combines at most a panel's outputs into global words and
+    # flags, which phase 2 reads once
+    moved += (layout.chunks + layout.split_panels) * p.row_panel * (out_bytes + 4)
     moved += layout.nrows * (out_bytes + 1)  # the output and its presence flags
     moved += layout.ncols * op_bytes  # the input
     if layout.column_order is not None:  # gather into internal order
@@ -101,18 +113,23 @@ def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: f
                               "cusparse_plus_times_ms": cusparse_ms, "params": []}  # fmt: skip
     best = None
     for params in grid:
-        synchronize()
-        start = time.perf_counter()
-        layout = build_layout(A, params)
-        synchronize()
-        build_s = time.perf_counter() - start
+        build_s = []  # cold (the first build on a machine includes CuPy's kernel compiles), warm
+        for _ in range(2):
+            layout = None
+            free_gpu_memory_pool()
+            synchronize()
+            start = time.perf_counter()
+            layout = build_layout(A, params)
+            synchronize()
+            build_s.append(time.perf_counter() - start)
         A._cache[("dense_layout", params)] = layout
         with dense_params(params):
             fn = lambda: hb.ops.mxv(A, u, "plus_times", executor="dense")  # noqa: E731
             err = _check(fn(), ref)
             ms = time_gpu_ms(fn, repeats=repeats)
         moved = traffic_bytes(layout, 4, 4)
-        row = {**dataclasses.asdict(params), **layout.stats(), "build_s": build_s,
+        row = {**dataclasses.asdict(params), **layout.stats(), "build_s": build_s[1],
+               "build_cold_s": build_s[0],
                "plus_times_ms": ms, "vs_cusparse": ms / cusparse_ms, "rel_err": err,
                "layout_vs_csr": layout.nbytes() / csr_bytes,
                "modelled_bytes_per_entry": moved / max(A.nnz, 1),
@@ -120,7 +137,8 @@ def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: f
                "fraction_of_copy_bw": moved / (copy_tbps * 1e12) * 1e3 / ms}  # fmt: skip
         result["params"].append(row)
         print(json.dumps({k: row[k] for k in ("column_panel", "row_panel", "heavy_threshold",
-                                              "heavy_threads", "reorder", "plus_times_ms",
+                                              "heavy_threads", "reduce_chunk_slots",
+                                              "reorder", "plus_times_ms",
                                               "vs_cusparse", "build_s", "layout_vs_csr")}),
               file=sys.stderr, flush=True)  # fmt: skip
         if best is None or ms < best[1]:

@@ -281,6 +281,20 @@ def elapsed_ms(start: Any, stop: Any) -> float:
 
 
 @contextlib.contextmanager
+def profiled() -> Iterator[None]:
+    """Bracket a block with ``cudaProfilerStart`` / ``cudaProfilerStop`` (synchronised), so a
+    profiler run with ``--profile-from-start off`` sees only its kernels."""
+    profiler = xp_for("cuda").cuda.profiler
+    synchronize()
+    profiler.start()
+    try:
+        yield
+    finally:
+        synchronize()
+        profiler.stop()
+
+
+@contextlib.contextmanager
 def translate_oom(what: str) -> Iterator[None]:
     """Turn a CuPy out-of-memory error into :class:`~hyblas.errors.OutOfMemory`."""
     try:

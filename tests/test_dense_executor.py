@@ -45,6 +45,7 @@ def small_params(draw: Any) -> DenseParams:
         heavy_unit_edges=draw(st.integers(1, 20)),
         heavy_team_edges=draw(st.integers(1, 40)),
         light_unit_edges=draw(st.integers(1, 20)),
+        reduce_chunk_slots=draw(st.integers(1, 12)),
         heavy_threads=draw(st.sampled_from([1, 2, 3, 8, 32, 64])),
         light_threads=draw(st.sampled_from([1, 5, 32])),
         reduce_threads=draw(st.sampled_from([1, 7, 32])),
@@ -129,6 +130,30 @@ def test_shaped_matrices_equal_reference(backend: str, kind: str, params: DenseP
                     want = op(*args, name, executor="reference")
                     assert got.to_coo()[0].tolist() == want.to_coo()[0].tolist()
                     np.testing.assert_allclose(got.to_coo()[1], want.to_coo()[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("executor", ["dense", "sparse"])
+@pytest.mark.parametrize("name", ["min_times", "max_times", "min_plus", "max_plus"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_float_min_max_combine_mixed_signs(backend: str, executor: str, name: str,
+                                           dtype: type) -> None:  # fmt: skip
+    """The float min / max accumulators (integer atomics on the GPU, split by sign) pick the
+    same value as the reference where one output's contributions mix signs, zeros and -0.0."""
+    rng = np.random.default_rng(8)
+    n = 300
+    rows = rng.integers(0, 40, 4000)  # few outputs, so each sees many contributions
+    cols = rng.integers(0, n, rows.size)
+    keys = np.unique(rows * n + cols)
+    choices = np.array([-2.5, -0.5, -0.0, 0.0, 0.5, 3.0, -1e30, 1e30], dtype=dtype)
+    with hb.using_backend(backend):
+        A = hb.Matrix.from_coo(keys // n, keys % n, rng.choice(choices, keys.size), nrows=40,
+                               ncols=n)  # fmt: skip
+        u = hb.Vector.from_dense(rng.choice(choices, n))
+        with dense_params(DenseParams(column_panel=64, row_panel=16, heavy_threshold=8)):
+            got = hb.ops.mxv(A, u, name, executor=executor)
+        want = hb.ops.mxv(A, u, name, executor="reference")
+    assert got.to_coo()[0].tolist() == want.to_coo()[0].tolist()
+    np.testing.assert_array_equal(got.to_coo()[1], want.to_coo()[1])
 
 
 @pytest.mark.parametrize("name", SEMIRINGS)
@@ -225,6 +250,19 @@ def test_layout_holds_every_entry_once(backend: str, A: S.MatrixData,
     assert all((panels[b:e] == panels[b]).all() for b, e in zip(begin, end))
     ends = get(layout.light_end) - get(layout.light_begin)
     assert (ends >= 1).all() and (ends <= params.light_unit_edges).all()
+    # phase-2 chunks: the panels with more slots than reduce_chunk_slots, cut in order
+    panel_split, chunk_split = get(layout.panel_split), get(layout.chunk_split)
+    chunk_begin, chunk_end = get(layout.chunk_begin), get(layout.chunk_end)
+    split = np.flatnonzero(np.diff(slot_ptr) > params.reduce_chunk_slots)
+    assert panel_split[split].tolist() == list(range(split.size))
+    assert (np.delete(panel_split, split) == -1).all()
+    assert (chunk_end > chunk_begin).all()
+    assert (chunk_end - chunk_begin <= params.reduce_chunk_slots).all()
+    for index, panel in enumerate(split):
+        mine = chunk_split == index
+        assert chunk_begin[mine][0] == slot_ptr[panel]
+        assert chunk_end[mine][-1] == slot_ptr[panel + 1]
+        assert (chunk_begin[mine][1:] == chunk_end[mine][:-1]).all()
 
 
 def test_iso_matrix_keeps_no_weights() -> None:

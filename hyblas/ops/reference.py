@@ -75,18 +75,23 @@ def cusparse_applies(semiring: Semiring, op_type: np.dtype, matrix: Any) -> bool
     )
 
 
+def nonempty_rows(matrix: Any) -> tuple[Any, int]:
+    """(flags, count) of the rows holding at least one entry, cached on the matrix: the
+    outputs a product with a full input vector produces."""
+    if "nonempty_rows" not in matrix._cache:
+        nonempty = matrix._xp.diff(matrix._indptr) > 0
+        matrix._cache["nonempty_rows"] = (nonempty, int(nonempty.sum()))
+    return matrix._cache["nonempty_rows"]
+
+
 def _spmv_cusparse(matrix: Any, u_values: Any, op_type: np.dtype) -> tuple[Any, Any, int]:
     key = ("cusparse", op_type.str)
     if key not in matrix._cache:  # a cupyx view sharing the matrix's arrays: no copy
-        nonempty = matrix._xp.diff(matrix._indptr) > 0
-        matrix._cache[key] = (
-            cupyx_csr(matrix._indptr, matrix._indices, matrix._values, matrix.shape),
-            nonempty,
-            int(nonempty.sum()),
-        )
-    csr, nonempty, count = matrix._cache[key]
+        matrix._cache[key] = cupyx_csr(matrix._indptr, matrix._indices, matrix._values,
+                                       matrix.shape)  # fmt: skip
+    nonempty, count = nonempty_rows(matrix)
     # rows without entries are absent; cuSPARSE wrote 0 there
-    return csr @ _cast(u_values, op_type), nonempty.copy(), count
+    return matrix._cache[key] @ _cast(u_values, op_type), nonempty.copy(), count
 
 
 def scatter_segments(

@@ -4,7 +4,8 @@ It reads the tiles column by column as the heavy kernel's threads do (a run open
 negated destination and closes at the next one or at ``PAD``), combines the runs of one unit
 per destination as the shared-memory accumulators do, writes each partial to the slot the
 layout assigned, streams the light entries into their slots, and reduces each row panel's slots
-by ``slot_dst`` as phase 2 does. So CI checks the layout and both phases without a GPU.
+by ``slot_dst`` as phase 2 does (chunk by chunk where the panel is split). So CI checks the
+layout and both phases without a GPU.
 """
 
 from __future__ import annotations
@@ -105,13 +106,26 @@ def phase1(
 
 def phase2(layout: DenseLayout, partial: Any, partial_present: Any,
            semiring: Semiring) -> tuple[Any, Any]:  # fmt: skip
-    """Reduce each row panel's slots by ``slot_dst``: the result bitmap in the user's order."""
+    """Reduce each row panel's slots by ``slot_dst``: the result bitmap in the user's order.
+
+    A split panel is reduced as the GPU does it: each chunk of its slots first (phase 2a), then
+    the chunks' results; its slots outside every chunk are not read.
+    """
     height = layout.params.row_panel
     slot_panel = _prim.expand(np, np.diff(layout.slot_ptr))
     output = slot_panel * np.int64(height) + layout.slot_dst  # internal output position
-    output, values = output[partial_present], partial[partial_present]
+    chunk_of = np.zeros(layout.slots, dtype=np.int64)  # 0: the panel is not split
+    owner, slot = _ranges(layout.chunk_begin, layout.chunk_end - layout.chunk_begin)
+    chunk_of[slot] = owner + 1
+    read = partial_present & ((layout.panel_split[slot_panel] < 0) | (chunk_of > 0))
+    output, chunk_of, values = output[read], chunk_of[read], partial[read]
+    positions = np.int64(layout.row_panels * height)
+    stage = chunk_of * positions + output
+    order = np.argsort(stage, kind="stable")
+    chunk_keys, chunk_values = _reduce_groups(stage[order], values[order], semiring)
+    output = chunk_keys % positions
     order = np.argsort(output, kind="stable")
-    keys, reduced = _reduce_groups(output[order], values[order], semiring)
+    keys, reduced = _reduce_groups(output[order], chunk_values[order], semiring)
     values_out = np.zeros(layout.nrows, dtype=partial.dtype)
     present_out = np.zeros(layout.nrows, dtype=bool)
     users = keys if layout.row_order is None else layout.row_order[keys]

@@ -9,6 +9,7 @@ changed if anything raised before). On the CPU the emulated phase 2 hands its re
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from ...backend import compile_module, launch, translate_oom
 from ...errors import InvalidValue
 from ...semiring.operators import BinaryOp, Semiring
 from .. import mask as _mask
+from ..reference import nonempty_rows
 from . import emulation
 from . import kernels as _k
 from .layout import DenseLayout, layout_of
@@ -32,11 +34,15 @@ def _align8(n: int) -> int:
     return (n + 7) & ~7
 
 
-def shared_bytes(height: int, width: int, op_type: np.dtype, out_type: np.dtype) -> int:
-    """Dynamic shared memory of a kernel block: mirrors ``hyblas_carve`` in dense_spmv.cu."""
+def shared_bytes(height: int, width: int, op_type: np.dtype, out_type: np.dtype,
+                 flags: bool = True) -> int:  # fmt: skip
+    """Dynamic shared memory of a kernel block: mirrors ``hyblas_carve`` in dense_spmv.cu
+    (``flags``: the found / present flags, which only partly present inputs and phase 2 use)."""
     at = _align8(height * _k.word_bytes(out_type))
-    at = _align8(at + width * np.dtype(op_type).itemsize)
-    at = _align8(at + height * 4)
+    at = at + width * np.dtype(op_type).itemsize
+    if not flags:
+        return at
+    at = _align8(_align8(at) + height * 4)
     return at + width
 
 
@@ -67,6 +73,38 @@ def spmv(
                      accum=accum, replace=replace, out=out, backend=backend)  # fmt: skip
 
 
+_PLACEHOLDERS: dict[tuple[int, str], Any] = {}
+
+
+def _placeholder(xp: Any, dtype: Any) -> Any:
+    """A one-element array for a kernel argument the specialization neither reads nor writes
+    (cached per device and dtype: allocating it per product costs host time)."""
+    key = (xp.cuda.runtime.getDevice(), np.dtype(dtype).str)
+    if key not in _PLACEHOLDERS:
+        _PLACEHOLDERS[key] = xp.zeros(1, dtype=dtype)
+    return _PLACEHOLDERS[key]
+
+
+@functools.lru_cache(maxsize=256)
+def _kernels(semiring: Semiring, op_type: np.dtype, out_dtype: np.dtype,
+             mask_dtype: np.dtype | None, accum: BinaryOp | None,
+             flags: tuple[bool, ...]) -> tuple[Any, ...]:  # fmt: skip
+    """(heavy, light, reduce, chunks, split init) for one specialization (cached: building the
+    source and looking its module up cost about as much host time as a small product)."""
+    flip, all_present, iso, permuted, *write = flags
+    names = (
+        _k.heavy_name(flip, all_present, iso),
+        _k.light_name(flip, all_present, iso),
+        _k.reduce_name(all_present, permuted, *write, "long long"),
+        _k.chunks_name(all_present),
+        _k.SPLIT_INIT,
+    )  # fmt: skip
+    source = _k.specialize(semiring, op_type, out_dtype=out_dtype, mask_dtype=mask_dtype,
+                           accum=accum)  # fmt: skip
+    module = compile_module(source, names)
+    return tuple(module.get_function(name) for name in names)
+
+
 def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: Semiring,
               op_type: np.dtype, *, flip: bool, mask: Any, accum: BinaryOp | None,
               replace: bool, out: Any, backend: str) -> Any:  # fmt: skip
@@ -83,38 +121,30 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
             _mask.accum_type(accum, out.dtype, out_type, out.dtype)
     params = layout.params
     width, height = params.column_panel, params.row_panel
-    phase1_bytes = shared_bytes(height, width, op_type, out_type)
+    all_present = present is None
+    phase1_bytes = shared_bytes(height, width, op_type, out_type, flags=not all_present)
     if phase1_bytes > SHARED_LIMIT:
         raise InvalidValue(f"dense executor: panels of {width} inputs x {height} outputs need "
                            f"{phase1_bytes} bytes of shared memory for {op_type.name} operands; "
                            f"the limit is {SHARED_LIMIT}")  # fmt: skip
-    all_present = present is None
     iso = layout.iso_value is not None
     mask_values = mask_present = None
     if mask is not None:
         mask_values, mask_present = mask.parent._as_bitmap()
-    source = _k.specialize(semiring, op_type, out_dtype=out_dtype,
-                           mask_dtype=None if mask is None else mask_values.dtype,
-                           accum=accum)  # fmt: skip
-    row_index = "long long"
-    names = (
-        _k.heavy_name(flip, all_present, iso),
-        _k.light_name(flip, all_present, iso),
-        _k.reduce_name(all_present, layout.row_order is not None, mask is not None,
-                       mask is not None and mask.structural,
-                       mask is not None and mask.complement, out is not None,
-                       accum is not None and out is not None, replace and out is not None,
-                       row_index),
+    heavy, light, reduce, chunks, split_init = _kernels(
+        semiring, op_type, out_dtype, None if mask is None else mask_values.dtype, accum,
+        (flip, all_present, iso, layout.row_order is not None, mask is not None,
+         mask is not None and mask.structural, mask is not None and mask.complement,
+         out is not None, accum is not None and out is not None, replace and out is not None),
     )  # fmt: skip
-    module = compile_module(source, names)
-    heavy, light, reduce = (module.get_function(name) for name in names)
     iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
-    dummy_t = xp.zeros(1, dtype=op_type)
-    dummy_b = xp.zeros(1, dtype=bool)
+    dummy_t = _placeholder(xp, op_type)
+    dummy_b = _placeholder(xp, np.bool_)
     u_present = dummy_b if all_present else present
     with translate_oom("dense SpMV"):
         partial = xp.empty(max(layout.slots, 1), dtype=out_type)
-        partial_present = xp.empty(max(layout.slots, 1), dtype=bool)
+        # a full input leaves every slot present: its flags are neither written nor read
+        partial_present = dummy_b if all_present else xp.empty(max(layout.slots, 1), dtype=bool)
         if layout.heavy_units:
             weights = dummy_t if iso else layout.weights_as("heavy_weights", op_type)
             launch(heavy, (layout.heavy_teams,), (params.heavy_threads,), (
@@ -126,28 +156,43 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
             ), phase1_bytes)  # fmt: skip
         if layout.light_units:
             weights = dummy_t if iso else layout.weights_as("light_weights", op_type)
-            light_bytes = shared_bytes(0, width, op_type, out_type)
+            light_bytes = shared_bytes(0, width, op_type, out_type, flags=not all_present)
             launch(light, (layout.light_units,), (params.light_threads,), (
                 np.int32(width), np.int64(layout.ncols), layout.light_panel, layout.light_begin,
                 layout.light_end, layout.light_src, weights, iso_value, layout.light_slot, x,
                 u_present, partial, partial_present,
             ), light_bytes)  # fmt: skip
+        reduce_bytes = shared_bytes(height, 0, op_type, out_type)
+        word = np.uint64 if _k.word_bytes(out_type) == 8 else np.uint32
+        split_acc, split_found = _placeholder(xp, word), _placeholder(xp, np.uint32)
+        if layout.chunks:
+            split_count = layout.split_panels * height
+            split_acc = xp.empty(split_count, dtype=word)
+            split_found = xp.empty(split_count, dtype=np.uint32)
+            launch(split_init, (min(-(-split_count // 512), 4096),), (512,),
+                   (np.int64(split_count), split_acc, split_found))  # fmt: skip
+            launch(chunks, (layout.chunks,), (params.reduce_threads,), (
+                np.int32(height), layout.chunk_split, layout.chunk_begin, layout.chunk_end,
+                layout.slot_dst, partial, partial_present, split_acc, split_found,
+            ), reduce_bytes)  # fmt: skip
         new_values = xp.empty(layout.nrows, dtype=out_dtype)
         new_present = xp.empty(layout.nrows, dtype=bool)
         if layout.row_panels:
             old_values, old_present = (out._as_bitmap() if out is not None else
-                                       (xp.zeros(1, dtype=out_dtype), dummy_b))  # fmt: skip
+                                       (_placeholder(xp, out_dtype), dummy_b))  # fmt: skip
             row_order = layout.row_order if layout.row_order is not None else \
-                xp.zeros(1, dtype=np.int64)  # fmt: skip
-            reduce_bytes = shared_bytes(height, 0, op_type, out_type)
+                _placeholder(xp, np.int64)  # fmt: skip
             launch(reduce, (layout.row_panels,), (params.reduce_threads,), (
                 np.int32(height), np.int64(layout.nrows), layout.slot_ptr, layout.slot_dst,
-                partial, partial_present, row_order,
+                partial, partial_present, layout.panel_split, split_acc, split_found, row_order,
                 mask_values if mask is not None else dummy_b,
                 mask_present if mask is not None else dummy_b,
                 old_values, old_present, new_values, new_present,
             ), reduce_bytes)  # fmt: skip
+    nnz = None
+    if all_present and mask is None and (out is None or accum is None):
+        nnz = nonempty_rows(edges)[1]  # every row with an entry, and nothing else
     if out is None:
-        return Vector._from_bitmap(new_values, new_present, backend=backend)
-    out._set_content(bitmap=(new_values, new_present))
+        return Vector._from_bitmap(new_values, new_present, backend=backend, nnz=nnz)
+    out._set_content(bitmap=(new_values, new_present), nnz=nnz)
     return out

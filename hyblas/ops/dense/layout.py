@@ -18,6 +18,9 @@ renumbering by descending degree (``DenseParams.reorder``).
 * **Slots** hold the partial results phase 1 writes: one per distinct destination of a heavy
   unit, one per light entry. They are numbered by (row panel, column panel, ...), so phase 2 of a
   row panel reads one contiguous range; ``slot_dst`` is each slot's output within its row panel.
+* **Chunks**: a row panel with more than ``reduce_chunk_slots`` slots is *split*: its slot range
+  is cut into near-equal chunks, each reduced by a thread block of its own into the panel's
+  accumulator (phase 2a); phase 2 then reads that accumulator instead of the slots.
 """
 
 from __future__ import annotations
@@ -73,6 +76,12 @@ class DenseLayout:
     # slots
     slot_ptr: Any  # int64, row_panels + 1: each row panel's slot range
     slot_dst: Any  # uint16: output within the row panel
+    # phase-2 chunks of split row panels
+    panel_split: Any  # int32, per row panel: its index among split panels, or -1
+    chunk_split: Any  # int32: the split panel each chunk belongs to
+    chunk_begin: Any  # int64: first slot of the chunk
+    chunk_end: Any  # int64: one past its last slot
+    split_count: int  # number of split row panels (a host int: no device read per product)
     reorder: str = "none"  # the renumbering applied ('auto' resolved)
     build_seconds: float = 0.0
 
@@ -92,6 +101,15 @@ class DenseLayout:
     @property
     def light_units(self) -> int:
         return int(self.light_panel.size)
+
+    @property
+    def split_panels(self) -> int:
+        """Row panels whose phase 2 is spread over several chunks."""
+        return int(self.split_count)
+
+    @property
+    def chunks(self) -> int:
+        return int(self.chunk_split.size)
 
     def nbytes(self) -> int:
         """Device bytes the layout holds (its arrays, not the per-call partials)."""
@@ -119,6 +137,8 @@ class DenseLayout:
             "light_entries": int(self.light_src.size),
             "heavy_table_tokens": int(self.heavy_table.size),
             "slots": self.slots,
+            "split_panels": self.split_panels,
+            "chunks": self.chunks,
             "iso": self.iso_value is not None,
             "reorder_applied": self.reorder,
             "layout_bytes": self.nbytes(),
@@ -162,6 +182,23 @@ def _exclusive_cumsum(xp: Any, counts: Any) -> Any:
     out = xp.zeros(counts.size + 1, dtype=np.int64)
     xp.cumsum(counts, out=out[1:])
     return out
+
+
+def _phase2_chunks(xp: Any, slot_ptr: Any, most: int) -> dict[str, Any]:
+    """Split the row panels with more than ``most`` slots into near-equal chunks."""
+    panel_slots = xp.diff(slot_ptr)
+    panel_chunks = xp.where(panel_slots > most, -(-panel_slots // most), 0)
+    split = panel_chunks > 0
+    panel_split = xp.where(split, xp.cumsum(split) - 1, -1).astype(np.int32)
+    chunk_base = _exclusive_cumsum(xp, panel_chunks)
+    chunk_panel = _prim.expand(xp, panel_chunks)
+    rank = xp.arange(chunk_panel.size, dtype=np.int64) - chunk_base[chunk_panel]
+    size = -(-panel_slots[chunk_panel] // panel_chunks[chunk_panel])
+    chunk_begin = slot_ptr[chunk_panel] + rank * size
+    chunk_end = xp.minimum(chunk_begin + size, slot_ptr[chunk_panel + 1])
+    return {"panel_split": panel_split, "split_count": int(split.sum()),
+            "chunk_split": panel_split[chunk_panel],
+            "chunk_begin": chunk_begin.astype(np.int64), "chunk_end": chunk_end.astype(np.int64)}
 
 
 def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
@@ -316,6 +353,8 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         owned = heavy_slot_base[h_unit] + slot_rank
         slot_dst[owned[unit_new_dst]] = h_dst[unit_new_dst].astype(np.uint16)
 
+    phase2_chunks = _phase2_chunks(xp, slot_ptr, params.reduce_chunk_slots)
+
     # --- teams: runs of heavy units of one column panel with about heavy_team_edges entries ---
     unit_panel = unit_block // row_panels
     team_begin = xp.zeros(0, dtype=np.int64)
@@ -361,7 +400,7 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         light_panel=light_panel.astype(np.int32), light_begin=light_begin, light_end=light_end,
         light_src=src[light], light_slot=light_slot,
         light_weights=None if weights is None else weights[light],
-        slot_ptr=slot_ptr, slot_dst=slot_dst, reorder=reorder,
+        slot_ptr=slot_ptr, slot_dst=slot_dst, **phase2_chunks, reorder=reorder,
     )  # fmt: skip
     layout.build_seconds = time.perf_counter() - started
     return layout

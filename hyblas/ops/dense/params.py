@@ -44,6 +44,11 @@ class DenseParams:
         about this many entries, loading the panel's inputs into shared memory once.
     light_unit_edges : int
         Most light-stream entries one thread block walks.
+    reduce_chunk_slots : int
+        Phase 2 reduces a row panel in one thread block unless the panel has more partial
+        results (slots) than this: then several blocks each reduce a chunk of about this many
+        and combine into the panel's accumulator, so the hub panels of a power-law graph do not
+        leave the GPU waiting on one block.
     heavy_threads, light_threads, reduce_threads : int
         Threads per block of the three kernels (``heavy_threads`` is also the tile width).
     reorder : {'auto', 'none', 'columns', 'both'}
@@ -60,6 +65,7 @@ class DenseParams:
     heavy_unit_edges: int = 65536
     heavy_team_edges: int = 65536
     light_unit_edges: int = 65536
+    reduce_chunk_slots: int = 16384
     heavy_threads: int = 512
     light_threads: int = 512
     reduce_threads: int = 512

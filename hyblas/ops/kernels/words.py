@@ -69,7 +69,22 @@ def atomic_combine(monoid_name: str, atomic: str | None, dtype: np.dtype) -> str
         name = "atomicMin" if atomic == "min" else "atomicMax"
         signed = {4: "int", 8: "long long"}[dt.itemsize] if dt.kind == "i" else word
         return f"{name}(({signed}*)slot, ({signed})v);"
+    if atomic in ("min", "max") and dt in (np.float32, np.float64):
+        return _float_min_max(atomic, dt)
     return _CAS
+
+
+def _float_min_max(atomic: str, dt: np.dtype) -> str:
+    """fmin / fmax with integer atomics: IEEE floats without the sign bit order like their bits
+    as signed integers, and those with it in reverse, as unsigned integers. A NaN leaves the word
+    as it is, as the compare-and-swap loop of ``fmin`` / ``fmax`` would (the word starts at the
+    identity, never NaN)."""
+    signed, unsigned, bits = (("int", "unsigned int", "__float_as_int") if dt == np.float32 else
+                              ("long long", "unsigned long long", "__double_as_longlong"))
+    positive, negative = ("atomicMin", "atomicMax") if atomic == "min" else \
+        ("atomicMax", "atomicMin")  # fmt: skip
+    return (f"if (v == v) {{ if (!signbit(v)) {positive}(({signed}*)slot, {bits}(v));"
+            f" else {negative}(({unsigned}*)slot, ({unsigned}){bits}(v)); }}")
 
 
 def accumulator_substitutions(semiring: Any, op_type: np.dtype) -> dict[str, str]:

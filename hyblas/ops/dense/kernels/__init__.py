@@ -18,8 +18,10 @@ from .... import dtypes as _dt
 from ....semiring.operators import BinaryOp, Semiring
 from ...kernels.words import accumulator_substitutions, atomic_combine, word_bytes
 
-__all__ = ["specialize", "heavy_name", "light_name", "reduce_name", "word_bytes",
-           "atomic_combine", "builtin_specializations"]  # fmt: skip
+__all__ = ["specialize", "heavy_name", "light_name", "reduce_name", "chunks_name", "SPLIT_INIT",
+           "word_bytes", "atomic_combine", "builtin_specializations"]  # fmt: skip
+
+SPLIT_INIT = "hyblas_dense_split_init"
 
 _SOURCE = Path(__file__).with_name("dense_spmv.cu")
 
@@ -64,6 +66,10 @@ def light_name(flip: bool, all_present: bool, iso: bool) -> str:
     return f"hyblas_dense_light<{_flag(flip)}, {_flag(all_present)}, {_flag(iso)}>"
 
 
+def chunks_name(all_present: bool) -> str:
+    return f"hyblas_dense_reduce_chunks<{_flag(all_present)}>"
+
+
 def reduce_name(all_present: bool, permuted: bool, has_mask: bool, structural: bool,
                 complement: bool, has_out: bool, accum: bool, replace: bool,
                 row_index: str = "long long") -> str:  # fmt: skip
@@ -75,7 +81,8 @@ def reduce_name(all_present: bool, permuted: bool, has_mask: bool, structural: b
 def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     """``(label, source, kernel names)`` for every built-in semiring and dtype (compile test).
 
-    Each specialization instantiates both phase-1 kernels and two phase-2 variants; plus_times
+    Each specialization instantiates both phase-1 kernels, both chunked phase-2a variants with
+    the split-panel initialisation, and two phase-2 variants; plus_times
     additionally with a value mask of another type and a ``plus`` accumulator.
     """
     from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
@@ -83,7 +90,8 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     names = [heavy_name(False, False, False), heavy_name(True, True, True),
              light_name(False, False, False), light_name(True, True, True),
              reduce_name(True, False, False, False, False, False, False, False),
-             reduce_name(False, True, True, True, True, True, False, True)]  # fmt: skip
+             reduce_name(False, True, True, True, True, True, False, True),
+             chunks_name(True), chunks_name(False), SPLIT_INIT]  # fmt: skip
     for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
         semiring = NAMESPACES["semiring"][semiring_name]
         for op_type in sorted(semiring.types, key=lambda d: d.name):

@@ -21,6 +21,7 @@ typedef ${ACC_T} hyblas_acc_t;
 
 #define HYBLAS_PAD (-32768)
 #define HYBLAS_VECTOR 8  // int16 tokens per thread per step: VECTOR in layout.py
+#define HYBLAS_BATCH 8  // independent loads a thread issues before using any (latency hiding)
 
 __device__ __forceinline__ hyblas_z hyblas_mult(hyblas_t x, hyblas_t y) { return (hyblas_z)(${MULT}); }
 __device__ __forceinline__ hyblas_z hyblas_add(hyblas_z x, hyblas_z y) { return (hyblas_z)(${ADD}); }
@@ -31,7 +32,8 @@ __device__ __forceinline__ void hyblas_atomic_combine(hyblas_word* slot, hyblas_
 
 __device__ __forceinline__ size_t hyblas_align8(size_t bytes) { return (bytes + 7) & ~(size_t)7; }
 
-// Shared memory: [acc words x height][x panel x width][found flags x height][present x width].
+// Shared memory: [acc words x height][x panel x width][found flags x height][present x width];
+// the flags only where the kernel needs them (FLAGS).
 struct hyblas_smem_layout {
     hyblas_word* acc;
     hyblas_t* xs;
@@ -39,16 +41,17 @@ struct hyblas_smem_layout {
     bool* ps;
 };
 
-__device__ __forceinline__ hyblas_smem_layout hyblas_carve(unsigned char* base, int height, int width) {
+__device__ __forceinline__ hyblas_smem_layout hyblas_carve(unsigned char* base, int height, int width,
+                                                          bool flags) {
     hyblas_smem_layout s;
     size_t at = 0;
     s.acc = (hyblas_word*)(base + at);
     at = hyblas_align8(at + (size_t)height * sizeof(hyblas_word));
     s.xs = (hyblas_t*)(base + at);
     at = hyblas_align8(at + (size_t)width * sizeof(hyblas_t));
-    s.found = (unsigned int*)(base + at);
+    s.found = flags ? (unsigned int*)(base + at) : nullptr;
     at = hyblas_align8(at + (size_t)height * sizeof(unsigned int));
-    s.ps = (bool*)(base + at);
+    s.ps = flags ? (bool*)(base + at) : nullptr;
     return s;
 }
 
@@ -60,16 +63,34 @@ __device__ __forceinline__ void hyblas_load_panel(
 {
     const long long left = ncols - first;
     const int count = left < (long long)width ? (int)left : width;
-    for (int k = threadIdx.x; k < count; k += blockDim.x) {
-        xs[k] = u[first + k];
-        if (!ALL_PRESENT) ps[k] = u_present[first + k];
+    // HYBLAS_BATCH loads per thread are issued before any store, so they overlap
+    for (int k0 = threadIdx.x; k0 < count; k0 += HYBLAS_BATCH * blockDim.x) {
+        hyblas_t v[HYBLAS_BATCH];
+        bool p[HYBLAS_BATCH];
+#pragma unroll
+        for (int i = 0; i < HYBLAS_BATCH; ++i) {
+            const int k = k0 + i * blockDim.x;
+            if (k < count) {
+                v[i] = u[first + k];
+                if (!ALL_PRESENT) p[i] = u_present[first + k];
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < HYBLAS_BATCH; ++i) {
+            const int k = k0 + i * blockDim.x;
+            if (k < count) {
+                xs[k] = v[i];
+                if (!ALL_PRESENT) ps[k] = p[i];
+            }
+        }
     }
 }
 
 // Phase 1, heavy units: one thread block per team (consecutive units of one column panel, whose
 // inputs it loads into shared memory once), one tile column per thread. A thread combines its
 // runs in a register and flushes each into the unit's shared accumulator of its destination;
-// the unit then writes one partial per distinct destination to its pre-assigned slots.
+// the unit then writes one partial per distinct destination to its pre-assigned slots, and
+// resets just those accumulators for the next unit (every one it touched has a slot).
 template <bool FLIP, bool ALL_PRESENT, bool ISO>
 __global__ void hyblas_dense_heavy(
     const int width,
@@ -92,20 +113,21 @@ __global__ void hyblas_dense_heavy(
     bool* __restrict__ partial_present)
 {
     extern __shared__ __align__(16) unsigned char hyblas_smem[];
-    const hyblas_smem_layout s = hyblas_carve(hyblas_smem, height, width);
+    const hyblas_smem_layout s = hyblas_carve(hyblas_smem, height, width, !ALL_PRESENT);
     const long long first_unit = team_begin[blockIdx.x];
     const long long last_unit = team_end[blockIdx.x];
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
     hyblas_load_panel<ALL_PRESENT>((long long)unit_panel[first_unit] * width, ncols, width, u,
                                    u_present, s.xs, s.ps);
+    for (int d = threadIdx.x; d < height; d += blockDim.x) {
+        s.acc[d] = empty;
+        if (!ALL_PRESENT) s.found[d] = 0u;
+    }
+    __syncthreads();
     for (long long unit = first_unit; unit < last_unit; ++unit) {
-        for (int d = threadIdx.x; d < height; d += blockDim.x) {
-            s.acc[d] = empty;
-            if (!ALL_PRESENT) s.found[d] = 0u;
-        }
-        __syncthreads();
 
-        // step k of this thread: HYBLAS_VECTOR tokens in one 16-byte load
+        // step k of this thread: HYBLAS_VECTOR tokens in one 16-byte load; the next step's load
+        // is issued before this step's tokens are walked, so a warp keeps two in flight
         const int steps = unit_steps[unit];
         const long long column = unit_offset[unit] + (long long)threadIdx.x * HYBLAS_VECTOR;
         const long long stride = (long long)blockDim.x * HYBLAS_VECTOR;
@@ -113,18 +135,36 @@ __global__ void hyblas_dense_heavy(
         bool run_found = false;
         bool done = false;
         int dst = 0;
+        int4 next = make_int4(0, 0, 0, 0);
+        if (steps > 0) next = *reinterpret_cast<const int4*>(table + column);
         for (int k = 0; k < steps && !done; ++k) {
             const long long at = column + (long long)k * stride;
-            const int4 chunk = *reinterpret_cast<const int4*>(table + at);
+            const int4 chunk = next;
+            if (k + 1 < steps) next = *reinterpret_cast<const int4*>(table + at + stride);
             const short* tokens = reinterpret_cast<const short*>(&chunk);
-            // the step's inputs first, as independent shared-memory loads (a marker reads xs[0])
+            // the step's weights and inputs first, as independent loads (a marker reads xs[0])
+            hyblas_t wv[HYBLAS_VECTOR];
             hyblas_t xv[HYBLAS_VECTOR];
             bool live[HYBLAS_VECTOR];
 #pragma unroll
             for (int i = 0; i < HYBLAS_VECTOR; ++i) {
+                wv[i] = ISO ? iso_value : weights[at + i];
                 const int j = tokens[i] >= 0 ? tokens[i] : 0;
                 xv[i] = s.xs[j];
                 live[i] = ALL_PRESENT || s.ps[j];
+            }
+            // most steps of a full input hold no marker (no sign bit among the 8 tokens): fold
+            // them into the run without a branch per token
+            if (ALL_PRESENT && ((chunk.x | chunk.y | chunk.z | chunk.w) & 0x80008000) == 0) {
+                hyblas_z sum = FLIP ? hyblas_mult(xv[0], wv[0]) : hyblas_mult(wv[0], xv[0]);
+#pragma unroll
+                for (int i = 1; i < HYBLAS_VECTOR; ++i) {
+                    sum = hyblas_add(sum, FLIP ? hyblas_mult(xv[i], wv[i])
+                                               : hyblas_mult(wv[i], xv[i]));
+                }
+                run = run_found ? hyblas_add(run, sum) : sum;
+                run_found = true;
+                continue;
             }
 #pragma unroll
             for (int i = 0; i < HYBLAS_VECTOR; ++i) {
@@ -141,7 +181,7 @@ __global__ void hyblas_dense_heavy(
                     dst = -token - 1;
                     run_found = false;
                 } else if (live[i]) {
-                    const hyblas_t a = ISO ? iso_value : weights[at + i];
+                    const hyblas_t a = wv[i];
                     const hyblas_z p = FLIP ? hyblas_mult(xv[i], a) : hyblas_mult(a, xv[i]);
                     run = run_found ? hyblas_add(run, p) : p;
                     run_found = true;
@@ -156,10 +196,26 @@ __global__ void hyblas_dense_heavy(
 
         const long long base = unit_slot_base[unit];
         const int count = unit_slot_count[unit];
-        for (int i = threadIdx.x; i < count; i += blockDim.x) {
-            const int d = slot_dst[base + i];
-            partial[base + i] = hyblas_from_word(s.acc[d]);
-            if (!ALL_PRESENT) partial_present[base + i] = s.found[d] != 0u;
+        for (int i0 = threadIdx.x; i0 < count; i0 += HYBLAS_BATCH * blockDim.x) {
+            int ds[HYBLAS_BATCH];
+#pragma unroll
+            for (int b = 0; b < HYBLAS_BATCH; ++b) {
+                const int i = i0 + b * blockDim.x;
+                if (i < count) ds[b] = slot_dst[base + i];
+            }
+#pragma unroll
+            for (int b = 0; b < HYBLAS_BATCH; ++b) {
+                const int i = i0 + b * blockDim.x;
+                if (i < count) {
+                    const int d = ds[b];
+                    partial[base + i] = hyblas_from_word(s.acc[d]);
+                    s.acc[d] = empty;
+                    if (!ALL_PRESENT) {
+                        partial_present[base + i] = s.found[d] != 0u;
+                        s.found[d] = 0u;
+                    }
+                }
+            }
         }
         __syncthreads();
     }
@@ -183,29 +239,167 @@ __global__ void hyblas_dense_light(
     bool* __restrict__ partial_present)
 {
     extern __shared__ __align__(16) unsigned char hyblas_smem[];
-    const hyblas_smem_layout s = hyblas_carve(hyblas_smem, 0, width);
+    const hyblas_smem_layout s = hyblas_carve(hyblas_smem, 0, width, !ALL_PRESENT);
     const int unit = blockIdx.x;
     hyblas_load_panel<ALL_PRESENT>((long long)unit_panel[unit] * width, ncols, width, u, u_present,
                                    s.xs, s.ps);
     __syncthreads();
     const long long end = unit_end[unit];
-#pragma unroll 4
-    for (long long k = unit_begin[unit] + threadIdx.x; k < end; k += blockDim.x) {
-        const int j = src[k];
-        const int target = slot[k];
-        if (ALL_PRESENT || s.ps[j]) {
-            const hyblas_t a = ISO ? iso_value : weights[k];
-            partial[target] = FLIP ? hyblas_mult(s.xs[j], a) : hyblas_mult(a, s.xs[j]);
-            if (!ALL_PRESENT) partial_present[target] = true;
-        } else {
-            partial_present[target] = false;
+    const long long stride = blockDim.x;
+    // HYBLAS_BATCH entries per thread: their loads are issued before any product is written
+    for (long long k0 = unit_begin[unit] + threadIdx.x; k0 < end; k0 += HYBLAS_BATCH * stride) {
+        int j[HYBLAS_BATCH];
+        int target[HYBLAS_BATCH];
+        hyblas_t a[HYBLAS_BATCH];
+#pragma unroll
+        for (int b = 0; b < HYBLAS_BATCH; ++b) {
+            const long long k = k0 + b * stride;
+            if (k < end) {
+                j[b] = src[k];
+                target[b] = slot[k];
+                a[b] = ISO ? iso_value : weights[k];
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < HYBLAS_BATCH; ++b) {
+            if (k0 + b * stride < end) {
+                if (ALL_PRESENT || s.ps[j[b]]) {
+                    const hyblas_t x = s.xs[j[b]];
+                    partial[target[b]] = FLIP ? hyblas_mult(x, a[b]) : hyblas_mult(a[b], x);
+                    if (!ALL_PRESENT) partial_present[target[b]] = true;
+                } else {
+                    partial_present[target[b]] = false;
+                }
+            }
         }
     }
 }
 
+// Combine the slots [begin, end) into the block's shared accumulators by slot_dst, loading
+// HYBLAS_BATCH slots per thread before combining any, so the loads overlap.
+template <bool ALL_PRESENT>
+__device__ __forceinline__ void hyblas_combine_slots(
+    const long long begin, const long long end, const unsigned short* __restrict__ slot_dst,
+    const hyblas_z* __restrict__ partial, const bool* __restrict__ partial_present,
+    const hyblas_smem_layout& s)
+{
+    const long long stride = blockDim.x;
+    for (long long first = begin + threadIdx.x; first < end; first += HYBLAS_BATCH * stride) {
+        int d[HYBLAS_BATCH];
+        hyblas_z v[HYBLAS_BATCH];
+        bool live[HYBLAS_BATCH];
+#pragma unroll
+        for (int i = 0; i < HYBLAS_BATCH; ++i) {
+            const long long k = first + i * stride;
+            live[i] = k < end;
+            if (live[i]) {
+                d[i] = slot_dst[k];
+                v[i] = partial[k];
+                if (!ALL_PRESENT) live[i] = partial_present[k];
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < HYBLAS_BATCH; ++i) {
+            if (live[i]) {
+                hyblas_atomic_combine(&s.acc[d[i]], v[i]);
+                atomicOr(&s.found[d[i]], 1u);
+            }
+        }
+    }
+}
+
+// The accumulators of the split row panels start at the identity, nothing found.
+__global__ void hyblas_dense_split_init(const long long count, hyblas_word* __restrict__ split_acc,
+                                        unsigned int* __restrict__ split_found)
+{
+    const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+         i += (long long)gridDim.x * blockDim.x) {
+        split_acc[i] = empty;
+        split_found[i] = 0u;
+    }
+}
+
+// Phase 2a: one thread block per chunk of a split row panel's slots. It reduces the chunk in
+// shared memory, then combines each output it found into the panel's accumulator in global
+// memory (an atomic per output per chunk, instead of one per slot).
+template <bool ALL_PRESENT>
+__global__ void hyblas_dense_reduce_chunks(
+    const int height,
+    const int* __restrict__ chunk_split,
+    const long long* __restrict__ chunk_begin,
+    const long long* __restrict__ chunk_end,
+    const unsigned short* __restrict__ slot_dst,
+    const hyblas_z* __restrict__ partial,
+    const bool* __restrict__ partial_present,
+    hyblas_word* __restrict__ split_acc,
+    unsigned int* __restrict__ split_found)
+{
+    extern __shared__ __align__(16) unsigned char hyblas_smem[];
+    const hyblas_smem_layout s = hyblas_carve(hyblas_smem, height, 0, true);
+    const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
+    for (int d = threadIdx.x; d < height; d += blockDim.x) {
+        s.acc[d] = empty;
+        s.found[d] = 0u;
+    }
+    __syncthreads();
+    hyblas_combine_slots<ALL_PRESENT>(chunk_begin[blockIdx.x], chunk_end[blockIdx.x], slot_dst,
+                                      partial, partial_present, s);
+    __syncthreads();
+    const long long base = (long long)chunk_split[blockIdx.x] * height;
+    for (int d = threadIdx.x; d < height; d += blockDim.x) {
+        if (s.found[d] != 0u) {
+            hyblas_atomic_combine(&split_acc[base + d], hyblas_from_word(s.acc[d]));
+            split_found[base + d] = 1u;
+        }
+    }
+}
+
+// Mask, accumulation and replace for one output (its result z, found or not), written once.
+template <bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT, bool HAS_OUT, bool ACCUM, bool REPLACE>
+__device__ __forceinline__ void hyblas_write_output(
+    const long long row, const hyblas_z z, const bool z_present,
+    const hyblas_m* __restrict__ mask_values, const bool* __restrict__ mask_present,
+    const hyblas_o* __restrict__ old_values, const bool* __restrict__ old_present,
+    hyblas_o* __restrict__ new_values, bool* __restrict__ new_present)
+{
+    bool allowed = true;
+    if (HAS_MASK) {
+        const bool m = mask_present[row];
+        allowed = STRUCTURAL ? m : (m && (bool)mask_values[row]);
+        if (COMPLEMENT) allowed = !allowed;
+    }
+    hyblas_o value;
+    bool present;
+    if (!HAS_OUT) {
+        value = (hyblas_o)z;
+        present = z_present && allowed;
+    } else {
+        const hyblas_o old = old_values[row];
+        const bool old_here = old_present[row];
+        hyblas_o z_value = (hyblas_o)z;
+        bool z_here = z_present;
+        if (ACCUM) {
+            z_here = z_present || old_here;
+            if (!z_present) z_value = old;
+            else if (old_here) z_value = hyblas_accum((hyblas_acc_t)old, (hyblas_acc_t)z);
+        }
+        if (allowed) {
+            value = z_value;
+            present = z_here;
+        } else {
+            value = old;
+            present = REPLACE ? false : old_here;
+        }
+    }
+    new_values[row] = value;
+    new_present[row] = present;
+}
+
 // Phase 2: one thread block per row panel. Its slots are combined into shared accumulators by
-// slot_dst; then mask, accumulation and replace are applied and each output is written once
-// (to new arrays: the caller swaps them into the output object).
+// slot_dst (a split panel's were combined by phase 2a into split_acc / split_found); then mask,
+// accumulation and replace are applied and each output is written once (to new arrays: the
+// caller swaps them into the output object).
 template <bool ALL_PRESENT, bool PERMUTED, bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT,
           bool HAS_OUT, bool ACCUM, bool REPLACE, typename R>
 __global__ void hyblas_dense_reduce(
@@ -215,6 +409,9 @@ __global__ void hyblas_dense_reduce(
     const unsigned short* __restrict__ slot_dst,
     const hyblas_z* __restrict__ partial,
     const bool* __restrict__ partial_present,
+    const int* __restrict__ panel_split,
+    const hyblas_word* __restrict__ split_acc,
+    const unsigned int* __restrict__ split_found,
     const R* __restrict__ row_order,
     const hyblas_m* __restrict__ mask_values,
     const bool* __restrict__ mask_present,
@@ -224,60 +421,45 @@ __global__ void hyblas_dense_reduce(
     bool* __restrict__ new_present)
 {
     extern __shared__ __align__(16) unsigned char hyblas_smem[];
-    const hyblas_smem_layout s = hyblas_carve(hyblas_smem, height, 0);
+    const hyblas_smem_layout s = hyblas_carve(hyblas_smem, height, 0, true);
     const long long first_row = (long long)blockIdx.x * height;
-    const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
-    for (int d = threadIdx.x; d < height; d += blockDim.x) {
-        s.acc[d] = empty;
-        s.found[d] = 0u;
-    }
-    __syncthreads();
-    const long long end = slot_ptr[blockIdx.x + 1];
-#pragma unroll 4
-    for (long long k = slot_ptr[blockIdx.x] + threadIdx.x; k < end; k += blockDim.x) {
-        if (ALL_PRESENT || partial_present[k]) {
-            const int d = slot_dst[k];
-            hyblas_atomic_combine(&s.acc[d], partial[k]);
-            atomicOr(&s.found[d], 1u);
+    const int split = panel_split[blockIdx.x];  // the same for the whole block
+    if (split < 0) {
+        const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
+        for (int d = threadIdx.x; d < height; d += blockDim.x) {
+            s.acc[d] = empty;
+            s.found[d] = 0u;
         }
+        __syncthreads();
+        hyblas_combine_slots<ALL_PRESENT>(slot_ptr[blockIdx.x], slot_ptr[blockIdx.x + 1],
+                                          slot_dst, partial, partial_present, s);
+        __syncthreads();
     }
-    __syncthreads();
+    const hyblas_word* acc = split < 0 ? s.acc : split_acc + (long long)split * height;
+    const unsigned int* found = split < 0 ? s.found : split_found + (long long)split * height;
     const long long left = nrows - first_row;
     const int rows = left < (long long)height ? (int)left : height;
-    for (int d = threadIdx.x; d < rows; d += blockDim.x) {
-        const long long row = PERMUTED ? (long long)row_order[first_row + d] : first_row + d;
-        const hyblas_z z = hyblas_from_word(s.acc[d]);
-        const bool z_present = s.found[d] != 0u;
-        bool allowed = true;
-        if (HAS_MASK) {
-            const bool m = mask_present[row];
-            allowed = STRUCTURAL ? m : (m && (bool)mask_values[row]);
-            if (COMPLEMENT) allowed = !allowed;
-        }
-        hyblas_o value;
-        bool present;
-        if (!HAS_OUT) {
-            value = (hyblas_o)z;
-            present = z_present && allowed;
-        } else {
-            const hyblas_o old = old_values[row];
-            const bool old_here = old_present[row];
-            hyblas_o z_value = (hyblas_o)z;
-            bool z_here = z_present;
-            if (ACCUM) {
-                z_here = z_present || old_here;
-                if (!z_present) z_value = old;
-                else if (old_here) z_value = hyblas_accum((hyblas_acc_t)old, (hyblas_acc_t)z);
-            }
-            if (allowed) {
-                value = z_value;
-                present = z_here;
-            } else {
-                value = old;
-                present = REPLACE ? false : old_here;
+    // HYBLAS_BATCH rows per thread: their ids and results are loaded before any is written
+    for (int d0 = threadIdx.x; d0 < rows; d0 += HYBLAS_BATCH * blockDim.x) {
+        long long row_of[HYBLAS_BATCH];
+        hyblas_word word[HYBLAS_BATCH];
+        bool here[HYBLAS_BATCH];
+#pragma unroll
+        for (int b = 0; b < HYBLAS_BATCH; ++b) {
+            const int d = d0 + b * blockDim.x;
+            if (d < rows) {
+                row_of[b] = PERMUTED ? (long long)row_order[first_row + d] : first_row + d;
+                word[b] = acc[d];
+                here[b] = found[d] != 0u;
             }
         }
-        new_values[row] = value;
-        new_present[row] = present;
+#pragma unroll
+        for (int b = 0; b < HYBLAS_BATCH; ++b) {
+            if (d0 + b * (int)blockDim.x < rows) {
+                hyblas_write_output<HAS_MASK, STRUCTURAL, COMPLEMENT, HAS_OUT, ACCUM, REPLACE>(
+                    row_of[b], hyblas_from_word(word[b]), here[b], mask_values, mask_present,
+                    old_values, old_present, new_values, new_present);
+            }
+        }
     }
 }
