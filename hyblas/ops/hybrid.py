@@ -64,10 +64,14 @@ PULL_WALK_CAP = 512  # a sampled row is walked at most this far (beyond: assumed
 # pull examines before its early exit), "allowed_edges" (all edges of the allowed outputs),
 # "allowed" (outputs the mask allows), "outputs"; "entries_cusparse" / "entries_generic" are
 # the entries when the reference path runs cuSPARSE (plus_times on floats, full input) or its
-# generic CSR kernel. GPU figures: the H100 runs of 2026-11-21 (benchmarks/results/): kron22's
+# generic CSR kernel; "entries_full_input" / "entries_partial_input" the entries when every
+# input entry is present or not (the dense kernels then skip the presence flags and take a
+# branch-free path). GPU figures: the H100 runs of 2026-11-21 (benchmarks/results/): kron22's
 # BFS levels (67M entries) take 1.7-2.0 ms on the generic CSR kernel, 1.5 ms on the dense
-# executor, 2.1 ms or more on the pull (about 0.5 ns per allowed output); the sparse push did
-# kron24's widest level (324M edges) in 18.5 ms. CPU figures: fitted to BFS
+# executor (a partial input; not re-measured since the dense kernels changed on 2026-11-22),
+# 2.1 ms or more on the pull (about 0.5 ns per allowed output); the sparse push did kron24's
+# widest level (324M edges) in 18.5 ms; full-input dense products on 2026-11-22: kron22 0.59-0.73
+# ms, kron24 2.8 ms (520M entries), grid2048 0.11-0.14 ms. CPU figures: fitted to BFS
 # levels of kron12 on this project's CI-class machine, where the reference path works on the
 # frontier's edges only, the dense emulation walks every tile, and the pull emulation
 # reduces every edge of the allowed rows (it counts, but does not skip, what the early exit
@@ -76,7 +80,8 @@ COSTS: dict[str, dict[str, dict[str, float]]] = {
     "cuda": {
         "reference": {"fixed": 40.0, "entries_cusparse": 1.4e-5, "entries_generic": 2.6e-5,
                       "outputs": 1e-6},
-        "dense": {"fixed": 40.0, "entries": 2.2e-5, "outputs": 1e-6},
+        "dense": {"fixed": 40.0, "entries_full_input": 5e-6, "entries_partial_input": 2.2e-5,
+                  "outputs": 1e-6},
         "sparse": {"fixed": 80.0, "frontier_edges": 6e-5},
         "pull": {"fixed": 60.0, "pull_edges": 2e-5, "allowed": 4e-4, "outputs": 2e-6},
     },
@@ -284,6 +289,9 @@ def _feature(f: _Facts, name: str) -> float:
         return 1.0
     if name == "entries":
         return float(f.nnz)
+    if name in ("entries_full_input", "entries_partial_input"):
+        full = f.input_nnz == f.inputs
+        return float(f.nnz) if full == (name == "entries_full_input") else 0.0
     if name in ("entries_cusparse", "entries_generic"):
         op_type = f.semiring.input_type(f.edges.dtype, f.u.dtype)
         served = f.input_nnz == f.inputs and cusparse_applies(f.semiring, op_type, f.edges)
