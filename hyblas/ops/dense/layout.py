@@ -81,7 +81,7 @@ class DenseLayout:
     chunk_split: Any  # int32: the split panel each chunk belongs to
     chunk_begin: Any  # int64: first slot of the chunk
     chunk_end: Any  # int64: one past its last slot
-    split_count: int  # number of split row panels (a host int: no device read per product)
+    split_panels: int  # row panels reduced in chunks (a host int: no device read per product)
     reorder: str = "none"  # the renumbering applied ('auto' resolved)
     build_seconds: float = 0.0
 
@@ -101,11 +101,6 @@ class DenseLayout:
     @property
     def light_units(self) -> int:
         return int(self.light_panel.size)
-
-    @property
-    def split_panels(self) -> int:
-        """Row panels whose phase 2 is spread over several chunks."""
-        return int(self.split_count)
 
     @property
     def chunks(self) -> int:
@@ -196,7 +191,7 @@ def _phase2_chunks(xp: Any, slot_ptr: Any, most: int) -> dict[str, Any]:
     size = -(-panel_slots[chunk_panel] // panel_chunks[chunk_panel])
     chunk_begin = slot_ptr[chunk_panel] + rank * size
     chunk_end = xp.minimum(chunk_begin + size, slot_ptr[chunk_panel + 1])
-    return {"panel_split": panel_split, "split_count": int(split.sum()),
+    return {"panel_split": panel_split, "split_panels": int(split.sum()),
             "chunk_split": panel_split[chunk_panel],
             "chunk_begin": chunk_begin.astype(np.int64), "chunk_end": chunk_end.astype(np.int64)}
 
