@@ -26,6 +26,11 @@ typedef ${ACC_T} hyblas_acc_t;
 __device__ __forceinline__ hyblas_z hyblas_mult(hyblas_t x, hyblas_t y) { return (hyblas_z)(${MULT}); }
 __device__ __forceinline__ hyblas_z hyblas_add(hyblas_z x, hyblas_z y) { return (hyblas_z)(${ADD}); }
 __device__ __forceinline__ hyblas_o hyblas_accum(hyblas_acc_t x, hyblas_acc_t y) { return (hyblas_o)(${ACCUM}); }
+// The product of stored entry a and input x (FLIP: x ⊗ a, as vxm multiplies).
+template <bool FLIP>
+__device__ __forceinline__ hyblas_z hyblas_product(hyblas_t a, hyblas_t x) {
+    return FLIP ? hyblas_mult(x, a) : hyblas_mult(a, x);
+}
 __device__ __forceinline__ hyblas_word hyblas_to_word(hyblas_z v) { ${TO_WORD} }
 __device__ __forceinline__ hyblas_z hyblas_from_word(hyblas_word w) { ${FROM_WORD} }
 __device__ __forceinline__ void hyblas_atomic_combine(hyblas_word* slot, hyblas_z v) { ${ATOMIC} }
@@ -33,7 +38,7 @@ __device__ __forceinline__ void hyblas_atomic_combine(hyblas_word* slot, hyblas_
 __device__ __forceinline__ size_t hyblas_align8(size_t bytes) { return (bytes + 7) & ~(size_t)7; }
 
 // Shared memory: [acc words x height][x panel x width][found flags x height][present x width];
-// the flags only where the kernel needs them (FLAGS).
+// the flags only where the kernel needs them (flags).
 struct hyblas_smem_layout {
     hyblas_word* acc;
     hyblas_t* xs;
@@ -156,11 +161,10 @@ __global__ void hyblas_dense_heavy(
             // most steps of a full input hold no marker (no sign bit among the 8 tokens): fold
             // them into the run without a branch per token
             if (ALL_PRESENT && ((chunk.x | chunk.y | chunk.z | chunk.w) & 0x80008000) == 0) {
-                hyblas_z sum = FLIP ? hyblas_mult(xv[0], wv[0]) : hyblas_mult(wv[0], xv[0]);
+                hyblas_z sum = hyblas_product<FLIP>(wv[0], xv[0]);
 #pragma unroll
                 for (int i = 1; i < HYBLAS_VECTOR; ++i) {
-                    sum = hyblas_add(sum, FLIP ? hyblas_mult(xv[i], wv[i])
-                                               : hyblas_mult(wv[i], xv[i]));
+                    sum = hyblas_add(sum, hyblas_product<FLIP>(wv[i], xv[i]));
                 }
                 run = run_found ? hyblas_add(run, sum) : sum;
                 run_found = true;
@@ -182,7 +186,7 @@ __global__ void hyblas_dense_heavy(
                     run_found = false;
                 } else if (live[i]) {
                     const hyblas_t a = wv[i];
-                    const hyblas_z p = FLIP ? hyblas_mult(xv[i], a) : hyblas_mult(a, xv[i]);
+                    const hyblas_z p = hyblas_product<FLIP>(a, xv[i]);
                     run = run_found ? hyblas_add(run, p) : p;
                     run_found = true;
                 }
@@ -265,7 +269,7 @@ __global__ void hyblas_dense_light(
             if (k0 + b * stride < end) {
                 if (ALL_PRESENT || s.ps[j[b]]) {
                     const hyblas_t x = s.xs[j[b]];
-                    partial[target[b]] = FLIP ? hyblas_mult(x, a[b]) : hyblas_mult(a[b], x);
+                    partial[target[b]] = hyblas_product<FLIP>(a[b], x);
                     if (!ALL_PRESENT) partial_present[target[b]] = true;
                 } else {
                     partial_present[target[b]] = false;
@@ -275,14 +279,21 @@ __global__ void hyblas_dense_light(
     }
 }
 
-// Combine the slots [begin, end) into the block's shared accumulators by slot_dst, loading
-// HYBLAS_BATCH slots per thread before combining any, so the loads overlap.
+// Reduce the slots [begin, end) into the block's shared accumulators (cleared first) by
+// slot_dst, loading HYBLAS_BATCH slots per thread before combining any, so the loads overlap;
+// the accumulators are complete when this returns (it ends with a barrier).
 template <bool ALL_PRESENT>
-__device__ __forceinline__ void hyblas_combine_slots(
-    const long long begin, const long long end, const unsigned short* __restrict__ slot_dst,
-    const hyblas_z* __restrict__ partial, const bool* __restrict__ partial_present,
-    const hyblas_smem_layout& s)
+__device__ __forceinline__ void hyblas_reduce_slots(
+    const int height, const long long begin, const long long end,
+    const unsigned short* __restrict__ slot_dst, const hyblas_z* __restrict__ partial,
+    const bool* __restrict__ partial_present, const hyblas_smem_layout& s)
 {
+    const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
+    for (int d = threadIdx.x; d < height; d += blockDim.x) {
+        s.acc[d] = empty;
+        s.found[d] = 0u;
+    }
+    __syncthreads();
     const long long stride = blockDim.x;
     for (long long first = begin + threadIdx.x; first < end; first += HYBLAS_BATCH * stride) {
         int d[HYBLAS_BATCH];
@@ -306,6 +317,7 @@ __device__ __forceinline__ void hyblas_combine_slots(
             }
         }
     }
+    __syncthreads();
 }
 
 // The accumulators of the split row panels start at the identity, nothing found.
@@ -337,15 +349,8 @@ __global__ void hyblas_dense_reduce_chunks(
 {
     extern __shared__ __align__(16) unsigned char hyblas_smem[];
     const hyblas_smem_layout s = hyblas_carve(hyblas_smem, height, 0, true);
-    const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
-    for (int d = threadIdx.x; d < height; d += blockDim.x) {
-        s.acc[d] = empty;
-        s.found[d] = 0u;
-    }
-    __syncthreads();
-    hyblas_combine_slots<ALL_PRESENT>(chunk_begin[blockIdx.x], chunk_end[blockIdx.x], slot_dst,
-                                      partial, partial_present, s);
-    __syncthreads();
+    hyblas_reduce_slots<ALL_PRESENT>(height, chunk_begin[blockIdx.x], chunk_end[blockIdx.x],
+                                     slot_dst, partial, partial_present, s);
     const long long base = (long long)chunk_split[blockIdx.x] * height;
     for (int d = threadIdx.x; d < height; d += blockDim.x) {
         if (s.found[d] != 0u) {
@@ -425,15 +430,8 @@ __global__ void hyblas_dense_reduce(
     const long long first_row = (long long)blockIdx.x * height;
     const int split = panel_split[blockIdx.x];  // the same for the whole block
     if (split < 0) {
-        const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
-        for (int d = threadIdx.x; d < height; d += blockDim.x) {
-            s.acc[d] = empty;
-            s.found[d] = 0u;
-        }
-        __syncthreads();
-        hyblas_combine_slots<ALL_PRESENT>(slot_ptr[blockIdx.x], slot_ptr[blockIdx.x + 1],
-                                          slot_dst, partial, partial_present, s);
-        __syncthreads();
+        hyblas_reduce_slots<ALL_PRESENT>(height, slot_ptr[blockIdx.x], slot_ptr[blockIdx.x + 1],
+                                         slot_dst, partial, partial_present, s);
     }
     const hyblas_word* acc = split < 0 ? s.acc : split_acc + (long long)split * height;
     const unsigned int* found = split < 0 ? s.found : split_found + (long long)split * height;
