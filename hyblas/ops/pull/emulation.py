@@ -1,6 +1,7 @@
 """NumPy emulation of the pull kernels' walk: each allowed output reduces its row of the edge
-matrix over the present inputs, and stops, with the warp (32 edges a step) or block (1024) that
-walks it, at the step where a contribution first makes the row final (the monoid's terminal
+matrix over the present inputs, and stops, with the thread (``THREAD_STEP`` edges a step, rows
+of at most ``THREAD_EDGES``), warp (32) or block (1024, rows of more than ``HEAVY_ROW``) that
+walks it, after the step where a contribution first makes the row final (the monoid's terminal
 value; any contribution for ``any``)."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ...semiring.operators import Semiring
 from .. import primitives as _prim
 from ..kernels import BLOCK_KERNEL_THREADS, HEAVY_ROW
 from ..reference import scatter_segments
+from .kernels import THREAD_EDGES, THREAD_STEP
 
 __all__ = ["pull", "stops_at", "walk_rows", "examined_per_row", "RowWalk"]
 
@@ -65,16 +67,17 @@ def walk_rows(xp: Any, edges: Any, rows: Any, x: Any, x_present: Any | None,
 
 
 def examined_per_row(xp: Any, walk: RowWalk) -> Any:
-    """Edges each row's walker examines: it stops after the step (32 edges for a warp, 1024
-    for a heavy row's block) holding the row's first final contribution; a row with none
-    within the walk is taken as walked whole."""
+    """Edges each row's walker examines: it stops after the step (``THREAD_STEP`` edges for a
+    thread, 32 for a warp, 1024 for a heavy row's block) holding the row's first final
+    contribution; a row with none within the walk is taken as walked whole."""
     first = walk.degrees.copy()
     hits = xp.flatnonzero(walk.final)  # ascending, so grouped by row
     if hits.size:
         rows = walk.owner[hits]
         leads = xp.concatenate([xp.ones(1, dtype=bool), rows[1:] != rows[:-1]])
         first[rows[leads]] = walk.offset[hits[leads]]
-    step = xp.where(walk.degrees > HEAVY_ROW, BLOCK_KERNEL_THREADS, 32)
+    step = xp.where(walk.degrees > HEAVY_ROW, BLOCK_KERNEL_THREADS,
+                    xp.where(walk.degrees > THREAD_EDGES, 32, THREAD_STEP))
     steps = (first // step + 1) * step
     return xp.where(first < walk.degrees, xp.minimum(walk.degrees, steps), walk.degrees)
 

@@ -18,12 +18,14 @@ import numpy as np
 from ...backend import compile_module, launch, translate_oom
 from ...semiring.operators import BinaryOp, Semiring
 from .. import mask as _mask
-from ..kernels import BLOCK_KERNEL_THREADS, HEAVY_ROW, WARP_KERNEL_THREADS, cast_values
+from ..kernels import BLOCK_KERNEL_THREADS, HEAVY_ROW, cast_values
 from ..kernels import heavy_rows as _heavy_rows
 from . import emulation
 from . import kernels as _k
 
 __all__ = ["spmv", "pull", "allowed_rows"]
+
+ROWS_KERNEL_THREADS = 256
 
 
 def spmv(
@@ -50,8 +52,10 @@ def spmv(
 
 
 def allowed_rows(mask: Any, xp: Any) -> tuple[Any, Any]:
-    """``(rows, allowed)``: the sorted int64 outputs ``mask`` allows and the bool array over
-    all outputs (both None without a mask: every row is walked)."""
+    """``(rows, allowed)`` for the outputs ``mask`` allows: ``allowed`` is the bool array over
+    all outputs; ``rows`` their sorted int64 ids when the mask lists them already (a
+    structural mask of a sparse vector), else None (the walk tests ``allowed`` per output).
+    Both None without a mask: every row is walked."""
     if mask is None:
         return None, None
     parent = mask.parent
@@ -60,19 +64,21 @@ def allowed_rows(mask: Any, xp: Any) -> tuple[Any, Any]:
         allowed = xp.zeros(parent.size, dtype=bool)
         allowed[rows] = True
         return rows, allowed
-    allowed = _mask.vector_allowed(mask)
-    return xp.flatnonzero(allowed).astype(np.int64), allowed
+    return None, _mask.vector_allowed(mask)
 
 
 def pull(edges: Any, u_values: Any, u_present: Any | None, semiring: Semiring, *, flip: bool,
          rows: Any | None, allowed: Any | None, count: bool = False
          ) -> tuple[Any, Any, int | None]:  # fmt: skip
-    """The bitmap ``(values, present)`` of the product over the listed ``rows`` (every row when
-    None; ``allowed`` is then None too), and, with ``count`` (or on the CPU), the number of
-    edges examined. ``u_present`` None means every input is present."""
+    """The bitmap ``(values, present)`` of the product over the outputs ``rows`` lists, or
+    else those ``allowed`` allows (every output when both are None), and, with ``count`` (or
+    on the CPU), the number of edges examined. ``u_present`` None means every input is
+    present."""
     op_type = semiring.input_type(edges.dtype, u_values.dtype)
     x = u_values.astype(op_type, copy=False)
     if edges.backend == "cpu":
+        if rows is None and allowed is not None:
+            rows = np.flatnonzero(allowed)
         return emulation.pull(edges, rows, x, u_present, semiring, op_type, flip=flip)
     return _pull_cuda(edges, x, u_present, semiring, op_type, flip=flip, rows=rows,
                       allowed=allowed, count=count)  # fmt: skip
@@ -80,10 +86,10 @@ def pull(edges: Any, u_values: Any, u_present: Any | None, semiring: Semiring, *
 
 @functools.lru_cache(maxsize=256)
 def _kernels(semiring: Semiring, op_type: np.dtype, ids: np.dtype,
-             flags: tuple[bool, ...]) -> tuple[Any, Any]:  # fmt: skip
-    """(warp kernel, block kernel) for one specialization (cached)."""
-    flip, all_present, listed, count = flags
-    names = (_k.warp_name(ids, flip, all_present, listed, count),
+             flags: tuple[Any, ...]) -> tuple[Any, Any]:  # fmt: skip
+    """(rows kernel, block kernel) for one specialization (cached)."""
+    flip, all_present, rows, count = flags
+    names = (_k.rows_name(ids, flip, all_present, rows, count),
              _k.block_name(ids, flip, all_present, count))  # fmt: skip
     module = compile_module(_k.specialize(semiring, op_type), names)
     return module.get_function(names[0]), module.get_function(names[1])
@@ -98,25 +104,27 @@ def _pull_cuda(edges: Any, x: Any, x_present: Any | None, semiring: Semiring,
     values = xp.zeros(n, dtype=out_type)
     present = xp.zeros(n, dtype=bool)
     examined = xp.zeros(1, dtype=np.uint64)
-    listed = rows is not None
-    walkers = int(rows.size) if listed else n
+    mode = "listed" if rows is not None else "every" if allowed is None else "allowed"
+    walkers = int(rows.size) if rows is not None else n
     if walkers == 0 or edges.nnz == 0:
         return values, present, 0 if count else None
     heavy = _heavy_rows(edges)
-    if listed and heavy.size:
-        heavy = heavy[allowed[heavy]]
     all_present = x_present is None
-    warp, block = _kernels(semiring, op_type, edges._indptr.dtype,
-                           (flip, all_present, listed, count))  # fmt: skip
+    walk, block = _kernels(semiring, op_type, edges._indptr.dtype,
+                           (flip, all_present, mode, count))  # fmt: skip
     a = cast_values(edges, op_type)
-    flags = xp.zeros(1, dtype=bool) if all_present else x_present.astype(bool, copy=False)
-    listed_rows = rows if listed else xp.zeros(1, dtype=np.int64)
+    placeholder = xp.zeros(1, dtype=bool)
+    flags = placeholder if all_present else x_present.astype(bool, copy=False)
+    listed = rows if rows is not None else xp.zeros(1, dtype=np.int64)
+    allowed_flags = placeholder if allowed is None else allowed
     operands = (edges._indptr, edges._indices, a, x, flags, values, present, examined)
     with translate_oom("pull SpMV"):
-        blocks = -(-walkers * 32 // WARP_KERNEL_THREADS)
-        launch(warp, (blocks,), (WARP_KERNEL_THREADS,),
-               (np.int64(walkers), listed_rows, np.int64(HEAVY_ROW), *operands))  # fmt: skip
+        blocks = -(-walkers // ROWS_KERNEL_THREADS)
+        launch(walk, (blocks,), (ROWS_KERNEL_THREADS,),
+               (np.int64(walkers), listed, allowed_flags, np.int64(_k.THREAD_EDGES),
+                np.int64(HEAVY_ROW), *operands))  # fmt: skip
         if heavy.size:
             launch(block, (int(heavy.size),), (BLOCK_KERNEL_THREADS,),
-                   (np.int64(heavy.size), heavy, *operands))  # fmt: skip
+                   (np.int64(heavy.size), heavy, allowed_flags,
+                    np.int32(allowed is not None), *operands))  # fmt: skip
     return values, present, int(examined[0]) if count else None

@@ -3,6 +3,9 @@
 ``pull.cu`` is appended to the reference executor's ``csr_spmv.cu`` specialization (it reuses
 its multiply, add, combine and warp-reduce helpers) and adds the early-exit condition
 ``${STOP}``.
+
+Rows of at most ``THREAD_EDGES`` edges are walked by one thread each, ``THREAD_STEP`` edges a
+step; longer ones by a warp (32 a step), rows of more than ``HEAVY_ROW`` by a block.
 """
 
 from __future__ import annotations
@@ -16,9 +19,15 @@ import numpy as np
 from ....semiring.operators import Semiring
 from ...kernels import INDEX_TYPES, cuda_literal, specialize_spmv
 
-__all__ = ["specialize", "warp_name", "block_name", "stop_condition", "builtin_specializations"]
+__all__ = ["specialize", "rows_name", "block_name", "stop_condition", "builtin_specializations",
+           "THREAD_EDGES", "THREAD_STEP", "ROWS_MODES"]
 
 _SOURCE = Path(__file__).with_name("pull.cu")
+
+THREAD_EDGES = 32
+THREAD_STEP = 4
+# Which outputs the rows kernel walks (HYBLAS_PULL_EVERY / _LISTED / _ALLOWED in pull.cu).
+ROWS_MODES = {"every": 0, "listed": 1, "allowed": 2}
 
 
 def stop_condition(semiring: Semiring, out_type: np.dtype) -> str:
@@ -38,6 +47,7 @@ def specialize(semiring: Semiring, op_type: np.dtype) -> str:
     pull = string.Template(_SOURCE.read_text()).substitute(
         STOP=stop_condition(semiring, out_type),
         IDENTITY=cuda_literal(semiring.monoid.identity(out_type), out_type),
+        THREAD_STEP=THREAD_STEP,
     )
     return specialize_spmv(semiring, op_type) + "\n" + pull
 
@@ -46,10 +56,12 @@ def _flags(*values: bool) -> str:
     return ", ".join("true" if v else "false" for v in values)
 
 
-def warp_name(index_dtype: np.dtype, flip: bool, all_present: bool, listed: bool,
+def rows_name(index_dtype: np.dtype, flip: bool, all_present: bool, rows: str,
               count: bool) -> str:  # fmt: skip
+    """The rows kernel's name; ``rows`` is a key of :data:`ROWS_MODES`."""
     index = INDEX_TYPES[np.dtype(index_dtype)]
-    return f"hyblas_pull_warp<{index}, {_flags(flip, all_present, listed, count)}>"
+    return (f"hyblas_pull_rows<{index}, {_flags(flip, all_present)}, {ROWS_MODES[rows]}, "
+            f"{_flags(count)}>")
 
 
 def block_name(index_dtype: np.dtype, flip: bool, all_present: bool, count: bool) -> str:
@@ -63,11 +75,12 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     lor_land and plus_times, two instances for the others."""
     from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
-    every = [warp_name(i, f, p, listed, c) for i in INDEX_TYPES for f in (False, True)
-             for p in (False, True) for listed in (False, True) for c in (False, True)]
+    every = [rows_name(i, f, p, mode, c) for i in INDEX_TYPES for f in (False, True)
+             for p in (False, True) for mode in ROWS_MODES for c in (False, True)]
     every += [block_name(i, f, p, c) for i in INDEX_TYPES for f in (False, True)
               for p in (False, True) for c in (False, True)]  # fmt: skip
-    some = [warp_name(np.int32, True, False, True, False), block_name(np.int64, False, True, True)]
+    some = [rows_name(np.int32, True, False, "allowed", False),
+            block_name(np.int64, False, True, True)]
     for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
         semiring = NAMESPACES["semiring"][semiring_name]
         for op_type in sorted(semiring.types, key=lambda d: d.name):
