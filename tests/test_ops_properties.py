@@ -429,14 +429,53 @@ def test_transpose(backend: str, data: st.DataObject) -> None:
 
 
 @given(data=st.data())
-def test_assign_scalar_through_a_structural_mask(backend: str, data: st.DataObject) -> None:
-    """``out<m.S> = s`` over all positions (a BFS level update) takes a path of its own: it
-    equals the general assign (reached here through ``slice(None)``)."""
+def test_assign_scalar_into_a_sparse_vector(backend: str, data: st.DataObject) -> None:
+    """``out(I) = s`` into a sparse ``out`` without a mask takes a path of its own (a merge of
+    the indices into its keys): indices unsorted, some on entries, some not, repeats refused."""
     dtype = data.draw(S.dtypes)
-    size = data.draw(S.dims)
-    out = data.draw(S.vectors(size=size, dtype=dtype)).hyblas(backend)
-    where = data.draw(S.vectors(size=size, dtype=data.draw(S.dtypes))).hyblas(backend)
+    size = 4096
+    keys = data.draw(st.lists(st.integers(0, size - 1), max_size=12, unique=True))
+    old = [dtype.type(data.draw(S.values_of(dtype))) for _ in keys]
+    out = hb.Vector.from_coo(keys, np.array(old, dtype=dtype), size=size, dtype=dtype,
+                             backend=backend)  # fmt: skip
+    assert out.format == "sparse"
+    near = st.sampled_from(keys) if keys else st.nothing()
+    index = data.draw(st.lists(near | st.integers(0, size - 1), max_size=12, unique=True))
+    value = dtype.type(data.draw(S.values_of(dtype)))
+    want = dict(zip(keys, old, strict=True)) | dict.fromkeys(index, value)
+    got = hb.ops.assign(out, value, np.array(index, dtype=np.int64))
+    ids, values = got.to_coo()
+    assert ids.tolist() == sorted(want) and got.nnz == len(want) and got.dtype == dtype
+    np.testing.assert_array_equal(values, np.array([want[k] for k in sorted(want)], dtype=dtype))
+    if len(index) > 1:
+        with pytest.raises(hb.errors.InvalidValue):
+            hb.ops.assign(got, value, np.array([index[0], *index], dtype=np.int64))
+        assert got.to_coo()[0].tolist() == sorted(want)  # unchanged by the refused call
+
+
+@given(data=st.data(), large=st.booleans())
+def test_assign_scalar_through_a_structural_mask(backend: str, data: st.DataObject,
+                                                 large: bool) -> None:  # fmt: skip
+    """``out<m.S> = s`` over all positions (a BFS level update) takes a path of its own: it
+    equals the general assign (reached here through ``slice(None)``). ``large``: a few
+    entries in 4096 positions, so that both vectors are sparse (the merge of keys)."""
+    dtype = data.draw(S.dtypes)
+    if large:
+        size = 4096
+        out = _few_entries(data, size, dtype, backend)
+        where = _few_entries(data, size, data.draw(S.dtypes), backend)
+        assert out.format == where.format == "sparse"
+    else:
+        size = data.draw(S.dims)
+        out = data.draw(S.vectors(size=size, dtype=dtype)).hyblas(backend)
+        where = data.draw(S.vectors(size=size, dtype=data.draw(S.dtypes))).hyblas(backend)
     value = dtype.type(data.draw(S.values_of(dtype)))
     general = hb.ops.assign(out.dup(), value, slice(None), mask=where.S)
     fast = hb.ops.assign(out, value, None, mask=where.S)
     assert fast.isequal(general, check_dtype=True) and fast.nnz == general.nnz
+
+
+def _few_entries(data: st.DataObject, size: int, dtype: np.dtype, backend: str) -> hb.Vector:
+    keys = data.draw(st.lists(st.integers(0, size - 1), max_size=40, unique=True))
+    values = np.array([data.draw(S.values_of(dtype)) for _ in keys], dtype=dtype)
+    return hb.Vector.from_coo(keys, values, size=size, dtype=dtype, backend=backend)

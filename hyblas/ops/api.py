@@ -18,7 +18,7 @@ from ..errors import BackendError, DimensionMismatch, IndexOutOfBounds, InvalidO
 from ..matrix import Matrix
 from ..semiring.catalogue import NAMESPACES
 from ..semiring.operators import BinaryOp, IndexUnaryOp, Monoid, Operator, Semiring, UnaryOp
-from ..vector import Vector
+from ..vector import SPARSE_BELOW, Vector
 from . import hybrid as _hybrid
 from . import mask as _mask
 from . import primitives as _prim
@@ -681,6 +681,8 @@ def assign(out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = N
             return _assign_scalar_where(out, value, m.parent)
         idx, _ = _index_array(xp, indices[0], out.size, "indices")
         _unique_or_raise(xp, idx, "indices")
+        if is_scalar and accum_op is None and m is None and out.format == "sparse":
+            return _assign_scalar_sparse(out, value, idx)
         if is_scalar:
             region_values = xp.full(idx.size, value, dtype=out.dtype)
             region_present = xp.ones(idx.size, dtype=bool)
@@ -703,23 +705,43 @@ def assign(out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = N
     return _assign_matrix(out, value, is_scalar, indices, m, accum_op, replace)
 
 
-def _assign_scalar_where(out: Vector, value: Any, where: Vector) -> Vector:
-    """``out<where.S> = value``: only the mask's entries are written (O(entries of the mask)
-    beyond a copy of a bitmap ``out``), the level update of a BFS."""
+def _assign_scalar_sparse(out: Vector, value: Any, idx: Any) -> Vector:
+    """``out(idx) = value`` into a sparse ``out``, no mask: a merge of the sorted indices into
+    its keys (O(entries + indices); no bitmap over ``out``'s size), a BFS's first level."""
     xp = out._xp
-    idx, _ = where._as_sparse()
-    if out._bitmap is not None:
-        old_values, old_present = out._bitmap
-        added = int((~old_present[idx]).sum()) if idx.size else 0
-        values, present = old_values.copy(), old_present.copy()
-        values[idx] = value
-        present[idx] = True
-        out._set_content(bitmap=(values, present), nnz=out.nnz + added)
-        return out
     keys, vals = out._sparse
+    idx = xp.sort(idx).astype(keys.dtype, copy=False)
     fill = xp.full(idx.size, value, dtype=out.dtype)
-    keys, vals = _prim.union_keys(xp, keys, vals, idx, fill, lambda _, new: new, out.dtype)
-    out._set_content(sparse=(keys, vals), nnz=int(keys.size))
+    if keys.size:
+        keys, fill = _prim.union_keys(xp, keys, vals, idx, fill, lambda _, new: new, out.dtype)
+    else:
+        keys = idx
+    out._set_content(sparse=(keys, fill), nnz=int(keys.size))
+    return out
+
+
+def _assign_scalar_where(out: Vector, value: Any, where: Vector) -> Vector:
+    """``out<where.S> = value``: only the mask's entries are written, the level update of a
+    BFS. Into a sparse ``out`` from a mask with few entries, a merge of the mask's keys
+    (O(entries)); otherwise elementwise over bitmaps into new arrays (no copy of ``out``
+    first, no list of the mask's positions)."""
+    xp = out._xp
+    if out._sparse is not None and where._sparse is not None \
+            and (out.nnz + where.nnz) * SPARSE_BELOW < out.size:
+        idx = where._sparse[0]
+        keys, vals = out._sparse
+        fill = xp.full(idx.size, value, dtype=out.dtype)
+        keys, vals = _prim.union_keys(xp, keys, vals, idx, fill, lambda _, new: new, out.dtype)
+        out._set_content(sparse=(keys, vals), nnz=int(keys.size))
+        return out
+    old_values, old_present = out._as_bitmap()
+    if where._bitmap is not None:
+        written = where._bitmap[1]
+    else:
+        written = xp.zeros(out.size, dtype=bool)
+        written[where._sparse[0]] = True
+    values = xp.where(written, out.dtype.type(value), old_values)
+    out._set_content(bitmap=(values, old_present | written))
     return out
 
 
