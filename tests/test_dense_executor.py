@@ -318,7 +318,7 @@ def test_auto_takes_dense_once_its_savings_pay_for_the_layout(cuda_usable: bool)
         pytest.skip("needs the 'cuda' backend")
     A = hb.generators.grid_2d(1024, 1024, backend="cuda")
     u = hb.Vector.from_dense(np.ones(A.ncols, dtype=np.float32), backend="cuda")
-    build = hybrid.LAYOUT_BUILD["cuda"]["dense"] * A.nnz
+    build = hybrid.layout_build_us("cuda", "dense", A.nnz)
     saved = 0.0
     with hb.policy("sampling"), hb.trace() as t:
         first = last = hb.ops.mxv(A, u, "min_plus")

@@ -186,7 +186,7 @@ def test_a_layout_is_built_once_its_savings_pay_for_it(backend: str) -> None:
         assert chosen in saved and _layouts(A), "no layout was ever built"
         assert chosen not in hybrid.pending_layouts(A)
         assert len(t) > 1  # kron12's build outweighs one call's savings
-        build = hybrid.LAYOUT_BUILD[backend][chosen] * A.nnz
+        build = hybrid.layout_build_us(backend, chosen, A.nnz)
         assert saved[chosen] >= build > saved[chosen] - (ready - row.estimates_us[chosen])
         fresh = hb.generators.kronecker(12, 16, seed=1)
         hb.ops.mxv(fresh, u, "plus_times")

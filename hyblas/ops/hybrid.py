@@ -50,7 +50,7 @@ from .sparse.layout import layout_key as _sparse_key
 from .sparse.params import current_params as _sparse_params
 
 __all__ = ["POLICIES", "COSTS", "LAYOUT_BUILD", "Choice", "choose", "set_policy", "get_policy",
-           "policy", "input_degrees", "pending_layouts"]
+           "policy", "input_degrees", "pending_layouts", "layout_build_us"]
 
 POLICIES = ("sampling", "beamer", "density")
 SAMPLE = 256
@@ -66,24 +66,24 @@ PULL_WALK_CAP = 512  # a sampled row is walked at most this far (beyond: assumed
 # the entries when the reference path runs cuSPARSE (plus_times on floats, full input) or its
 # generic CSR kernel; "entries_full_input" / "entries_partial_input" the entries when every
 # input entry is present or not (the dense kernels then skip the presence flags and take a
-# branch-free path). GPU figures: the H100 runs of 2026-11-21 (benchmarks/results/): kron22's
-# BFS levels (67M entries) take 1.7-2.0 ms on the generic CSR kernel, 1.5 ms on the dense
-# executor (a partial input; not re-measured since the dense kernels changed on 2026-11-22),
-# 2.1 ms or more on the pull (about 0.5 ns per allowed output); the sparse push did kron24's
-# widest level (324M edges) in 18.5 ms; full-input dense products on 2026-11-22: kron22 0.59-0.73
-# ms, kron24 2.8 ms (520M entries), grid2048 0.11-0.14 ms. CPU figures: fitted to BFS
-# levels of kron12 on this project's CI-class machine, where the reference path works on the
-# frontier's edges only, the dense emulation walks every tile, and the pull emulation
-# reduces every edge of the allowed rows (it counts, but does not skip, what the early exit
-# saves).
+# branch-free path). GPU figures, H100: "fixed" (which holds the host's work per call: mask and
+# frontier conversions, allocations, launches), "entries_generic", "entries_partial_input",
+# "frontier_edges", "pull_edges" and "allowed" are a non-negative least-squares fit, per
+# executor, to the product times of every BFS level of kron22 and kron24 run on each single
+# executor (2026-11-22, benchmarks/results/policies_bfs_fit_h100_2026-11-22.json; within 30%
+# of each level's time except the smallest calls, whose time is all overhead);
+# "entries_full_input" is the full-input dense products of 2026-11-22 (kron22 0.59-0.73 ms,
+# kron24 2.8 ms for 520M entries); "entries_cusparse" cuSPARSE's kron22 SpMV (1.2 ms for 128M
+# entries, 2026-11-21). CPU figures: fitted to BFS levels of kron12 on this project's
+# CI-class machine, where the reference path works on the frontier's edges only, the dense
+# emulation walks every tile, and the pull emulation reduces every edge of the allowed rows
+# (it counts, but does not skip, what the early exit saves).
 COSTS: dict[str, dict[str, dict[str, float]]] = {
     "cuda": {
-        "reference": {"fixed": 40.0, "entries_cusparse": 1.4e-5, "entries_generic": 2.6e-5,
-                      "outputs": 1e-6},
-        "dense": {"fixed": 40.0, "entries_full_input": 5e-6, "entries_partial_input": 2.2e-5,
-                  "outputs": 1e-6},
-        "sparse": {"fixed": 80.0, "frontier_edges": 6e-5},
-        "pull": {"fixed": 60.0, "pull_edges": 2e-5, "allowed": 4e-4, "outputs": 2e-6},
+        "reference": {"fixed": 340.0, "entries_cusparse": 1.4e-5, "entries_generic": 1.2e-5},
+        "dense": {"fixed": 220.0, "entries_full_input": 5e-6, "entries_partial_input": 4.9e-6},
+        "sparse": {"fixed": 300.0, "frontier_edges": 5.5e-5},
+        "pull": {"fixed": 670.0, "pull_edges": 1.2e-5, "allowed": 7.7e-6},
     },
     "cpu": {
         "reference": {"fixed": 150.0, "entries": 3e-3, "frontier_edges": 0.2},
@@ -93,13 +93,25 @@ COSTS: dict[str, dict[str, dict[str, float]]] = {
     },
 }
 
-# Microseconds per stored entry to build an executor's layout, warm. GPU: an H200 on
-# 2026-11-22 (kron22: dense 103 ms, sparse 39 ms; grid2048: 16 ms, 5.4 ms); CPU: kron14 on
-# this project's CI-class machine.
-LAYOUT_BUILD: dict[str, dict[str, float]] = {
-    "cuda": {"dense": 8e-4, "sparse": 3e-4},
-    "cpu": {"dense": 0.3, "sparse": 0.12},
+# Microseconds to build an executor's layout, warm: "fixed" per build plus "entries" per
+# stored entry. GPU: "entries" from an H200 on 2026-11-22 (kron22: dense 103 ms, sparse 39 ms;
+# grid2048: 16 ms, 5.4 ms); "fixed" from the H100 on 2026-11-22 (kron8 to kron16: dense 6.7 to
+# 14 ms, sparse 1.6 to 3.1 ms; a build is a few hundred array calls whatever the size). CPU:
+# kron14 on this project's CI-class machine (kron8 to kron16 take 0.2-0.3 us an entry, no
+# visible fixed part).
+LAYOUT_BUILD: dict[str, dict[str, dict[str, float]]] = {
+    "cuda": {"dense": {"fixed": 6700.0, "entries": 8e-4},
+             "sparse": {"fixed": 1600.0, "entries": 3e-4}},
+    "cpu": {"dense": {"fixed": 0.0, "entries": 0.3},
+            "sparse": {"fixed": 0.0, "entries": 0.12}},
 }
+
+
+def layout_build_us(backend: str, executor: str, nnz: int) -> float:
+    """The modelled microseconds of building ``executor``'s layout for ``nnz`` entries."""
+    cost = LAYOUT_BUILD[backend][executor]
+    return cost["fixed"] + cost["entries"] * nnz
+
 
 _policy = ["sampling"]
 
@@ -273,7 +285,7 @@ def _rent_paid(f: _Facts, executor: str, estimates: dict[str, float]) -> bool:
     ready = min(v for k, v in estimates.items() if _has_layout(f.edges, k))
     rent = f.edges._cache.setdefault("layout_rent", {})
     rent[executor] = rent.get(executor, 0.0) + max(ready - estimates[executor], 0.0)
-    return rent[executor] >= LAYOUT_BUILD[f.backend][executor] * f.nnz
+    return rent[executor] >= layout_build_us(f.backend, executor, f.nnz)
 
 
 def _dense_fits(f: _Facts) -> bool:
