@@ -725,15 +725,10 @@ def _assign_scalar_where(out: Vector, value: Any, where: Vector) -> Vector:
     BFS. Into a sparse ``out`` from a mask with few entries, a merge of the mask's keys
     (O(entries)); otherwise elementwise over bitmaps into new arrays (no copy of ``out``
     first, no list of the mask's positions)."""
-    xp = out._xp
     if out._sparse is not None and where._sparse is not None \
             and (out.nnz + where.nnz) * SPARSE_BELOW < out.size:
-        idx = where._sparse[0]
-        keys, vals = out._sparse
-        fill = xp.full(idx.size, value, dtype=out.dtype)
-        keys, vals = _prim.union_keys(xp, keys, vals, idx, fill, lambda _, new: new, out.dtype)
-        out._set_content(sparse=(keys, vals), nnz=int(keys.size))
-        return out
+        return _assign_scalar_sparse(out, value, where._sparse[0])
+    xp = out._xp
     old_values, old_present = out._as_bitmap()
     if where._bitmap is not None:
         written = where._bitmap[1]
