@@ -19,6 +19,7 @@ from ...backend import compile_module, launch, translate_oom
 from ...errors import InvalidValue
 from ...semiring.operators import BinaryOp, Semiring
 from .. import mask as _mask
+from ..kernels import placeholder
 from ..reference import nonempty_rows
 from . import emulation
 from . import kernels as _k
@@ -71,18 +72,6 @@ def spmv(
                                   backend=backend)  # fmt: skip
     return _run_cuda(layout, edges, x, present, semiring, op_type, flip=flip, mask=mask,
                      accum=accum, replace=replace, out=out, backend=backend)  # fmt: skip
-
-
-_PLACEHOLDERS: dict[tuple[int, str], Any] = {}
-
-
-def _placeholder(xp: Any, dtype: Any) -> Any:
-    """A one-element array for a kernel argument the specialization neither reads nor writes
-    (cached per device and dtype: allocating it per product costs host time)."""
-    key = (xp.cuda.runtime.getDevice(), np.dtype(dtype).str)
-    if key not in _PLACEHOLDERS:
-        _PLACEHOLDERS[key] = xp.zeros(1, dtype=dtype)
-    return _PLACEHOLDERS[key]
 
 
 @functools.lru_cache(maxsize=256)
@@ -138,8 +127,8 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
          out is not None, accum is not None and out is not None, replace and out is not None),
     )  # fmt: skip
     iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
-    dummy_t = _placeholder(xp, op_type)
-    dummy_b = _placeholder(xp, np.bool_)
+    dummy_t = placeholder(xp, op_type)
+    dummy_b = placeholder(xp, np.bool_)
     u_present = dummy_b if all_present else present
     with translate_oom("dense SpMV"):
         partial = xp.empty(max(layout.slots, 1), dtype=out_type)
@@ -164,7 +153,7 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
             ), light_bytes)  # fmt: skip
         reduce_bytes = shared_bytes(height, 0, op_type, out_type)
         word = np.uint64 if _k.word_bytes(out_type) == 8 else np.uint32
-        split_acc, split_found = _placeholder(xp, word), _placeholder(xp, np.uint32)
+        split_acc, split_found = placeholder(xp, word), placeholder(xp, np.uint32)
         if layout.chunks:
             split_count = layout.split_panels * height
             split_acc = xp.empty(split_count, dtype=word)
@@ -179,9 +168,9 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
         new_present = xp.empty(layout.nrows, dtype=bool)
         if layout.row_panels:
             old_values, old_present = (out._as_bitmap() if out is not None else
-                                       (_placeholder(xp, out_dtype), dummy_b))  # fmt: skip
+                                       (placeholder(xp, out_dtype), dummy_b))  # fmt: skip
             row_order = layout.row_order if layout.row_order is not None else \
-                _placeholder(xp, np.int64)  # fmt: skip
+                placeholder(xp, np.int64)  # fmt: skip
             launch(reduce, (layout.row_panels,), (params.reduce_threads,), (
                 np.int32(height), np.int64(layout.nrows), layout.slot_ptr, layout.slot_dst,
                 partial, partial_present, layout.panel_split, split_acc, split_found, row_order,

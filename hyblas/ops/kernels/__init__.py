@@ -21,6 +21,7 @@ from ...backend import compile_module, translate_oom
 from ...semiring.operators import Semiring
 
 __all__ = ["source", "cuda_literal", "specialize_spmv", "spmv_csr", "heavy_rows", "cast_values",
+           "placeholder",
            "builtin_specializations"]
 
 _HERE = Path(__file__).parent
@@ -151,3 +152,15 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
         for op_type in sorted(semiring.types, key=lambda d: d.name):
             names = every if semiring_name == "plus_times" else some
             yield f"{semiring_name}_{op_type.name}", specialize_spmv(semiring, op_type), names
+
+
+_PLACEHOLDERS: dict[tuple[int, str], Any] = {}
+
+
+def placeholder(xp: Any, dtype: Any) -> Any:
+    """A one-element array for a kernel argument the specialization neither reads nor writes
+    (cached per device and dtype: allocating it per product costs host time)."""
+    key = (xp.cuda.runtime.getDevice(), np.dtype(dtype).str)
+    if key not in _PLACEHOLDERS:
+        _PLACEHOLDERS[key] = xp.zeros(1, dtype=dtype)
+    return _PLACEHOLDERS[key]

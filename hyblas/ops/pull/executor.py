@@ -18,7 +18,7 @@ import numpy as np
 from ...backend import compile_module, launch, translate_oom
 from ...semiring.operators import BinaryOp, Semiring
 from .. import mask as _mask
-from ..kernels import BLOCK_KERNEL_THREADS, HEAVY_ROW, cast_values
+from ..kernels import BLOCK_KERNEL_THREADS, HEAVY_ROW, cast_values, placeholder
 from ..kernels import heavy_rows as _heavy_rows
 from . import emulation
 from . import kernels as _k
@@ -113,10 +113,10 @@ def _pull_cuda(edges: Any, x: Any, x_present: Any | None, semiring: Semiring,
     walk, block = _kernels(semiring, op_type, edges._indptr.dtype,
                            (flip, all_present, mode, count))  # fmt: skip
     a = cast_values(edges, op_type)
-    placeholder = xp.zeros(1, dtype=bool)
-    flags = placeholder if all_present else x_present.astype(bool, copy=False)
-    listed = rows if rows is not None else xp.zeros(1, dtype=np.int64)
-    allowed_flags = placeholder if allowed is None else allowed
+    unused = placeholder(xp, np.bool_)
+    flags = unused if all_present else x_present.astype(bool, copy=False)
+    listed = rows if rows is not None else placeholder(xp, np.int64)
+    allowed_flags = unused if allowed is None else allowed
     operands = (edges._indptr, edges._indices, a, x, flags, values, present, examined)
     with translate_oom("pull SpMV"):
         blocks = -(-walkers // ROWS_KERNEL_THREADS)
