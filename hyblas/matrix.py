@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -254,11 +255,26 @@ class Matrix:
     @property
     def T(self) -> Matrix:  # noqa: N802 - scipy / numpy spelling
         """The transpose (computed once and cached until this matrix changes)."""
-        if "T" not in self._cache:
-            indptr, indices, values = self._csr_of_transpose()
-            self._cache["T"] = Matrix(indptr, indices, values, (self._ncols, self._nrows),
-                                      backend=self._backend)  # fmt: skip
-        return self._cache["T"]
+        at_hand = self._transpose_at_hand()
+        if at_hand is not None:
+            return at_hand
+        indptr, indices, values = self._csr_of_transpose()
+        transpose = Matrix(indptr, indices, values, (self._ncols, self._nrows),
+                           backend=self._backend)  # fmt: skip
+        # the transpose's own transpose is this matrix: a weak link, so that dropping this
+        # matrix frees its device memory at once (a strong one would make a reference cycle)
+        transpose._cache["transpose_of"] = weakref.ref(self)
+        self._cache["T"] = transpose
+        return transpose
+
+    def _transpose_at_hand(self) -> Matrix | None:
+        """The transpose if it exists without computing it: cached, or the matrix this one is
+        the cached transpose of (None otherwise)."""
+        cached = self._cache.get("T")
+        if cached is not None:
+            return cached
+        origin = self._cache.get("transpose_of")
+        return origin() if origin is not None else None
 
     def _csr_of_transpose(self) -> tuple[Any, Any, Any]:
         return _prim.transpose_csr(self._xp, self._indptr, self._indices, self._values,
@@ -352,6 +368,15 @@ class Matrix:
     def _set_content(self, indptr: Any, indices: Any, values: Any) -> None:
         """Replace the entries (same shape and dtype), dropping every cached derived form."""
         self._indptr, self._indices, self._values = indptr, indices, values
+        # the cached transpose (kept by whoever holds it) is no longer this matrix's transpose,
+        # nor is this matrix the transpose of the one it came from
+        transpose = self._cache.get("T")
+        if transpose is not None:
+            transpose._cache.pop("transpose_of", None)
+        origin = self._cache.get("transpose_of")
+        source = origin() if origin is not None else None
+        if source is not None and source._cache.get("T") is self:
+            source._cache.pop("T")
         self._cache.clear()
 
     def clear(self) -> None:

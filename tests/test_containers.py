@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -93,6 +95,24 @@ def test_writing_into_a_matrix_drops_its_cached_transpose(A: hb.Matrix) -> None:
     before = A.T.to_dense(0)
     hb.ops.apply(A, hb.binary.times, right=2.0, out=A)
     assert np.array_equal(A.T.to_dense(0), before * 2)
+
+
+def test_transpose_of_the_transpose_is_the_matrix_while_both_hold(A: hb.Matrix) -> None:  # noqa: N803
+    dense = A.to_dense(-9)
+    T = A.T
+    assert T.T is A
+    # writing into the transpose: it is no longer A's transpose, nor A its transpose
+    hb.ops.apply(T, hb.binary.times, right=2.0, out=T)
+    assert T.T is not A and np.array_equal(T.T.to_dense(-9), np.where(dense == -9, -9,
+                                                                       dense * 2))  # fmt: skip
+    assert np.array_equal(A.T.to_dense(-9), dense.T) and A.T is not T
+    # the link back is weak: a dropped matrix is not kept alive by its transpose
+    B = A.dup()  # (pytest holds the fixture)
+    U = B.T
+    del B
+    gc.collect()
+    assert U._transpose_at_hand() is None
+    assert np.array_equal(U.T.to_dense(-9), dense)
 
 
 def test_repr(A: hb.Matrix, backend: str) -> None:  # noqa: N803

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from test_ops_properties import assert_matches, expected_after, run_op, semiring_and_dtype
 
 import hyblas as hb
+from hyblas.backend import to_numpy
 from hyblas.errors import InvalidValue, MissingDependency
 from hyblas.ops import hybrid
 from hyblas.ops.sparse.layout import layout_key as sparse_layout_key
@@ -191,6 +192,29 @@ def test_a_layout_is_built_once_its_savings_pay_for_it(backend: str) -> None:
         fresh = hb.generators.kronecker(12, 16, seed=1)
         hb.ops.mxv(fresh, u, "plus_times")
         assert not _layouts(fresh)
+
+
+def test_vxm_pushes_over_the_matrix_itself_without_building_a_layout(backend: str) -> None:
+    """``vxm``'s push adjacency is ``A``'s own CSR (the flat layout): a fresh matrix's small
+    frontiers run on the sparse push at once where its estimate is the lowest of the executors
+    with a layout, and no sparse layout is built or waited for."""
+    rng = np.random.default_rng(4)
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(12, 16, seed=1)
+        hub = int(np.argmax(np.diff(to_numpy(A._indptr))))
+        fronts = [[hub], [3], rng.choice(A.nrows, 200, replace=False)]
+        with hb.trace() as t:
+            for keep in fronts:
+                u = hb.Vector.from_coo(keep, 1.0, size=A.nrows)
+                got = hb.ops.vxm(u, A, "plus_times")
+                assert got.isequal(hb.ops.vxm(u, A, "plus_times", executor="reference"))
+        rows = [row for row in t if row.op == "vxm" and row.asked == "auto"]
+        assert len(rows) == len(fronts)
+        assert not _layouts(A.T) and "sparse" not in hybrid.pending_layouts(A.T)
+        for row in rows:  # the lowest estimate among executors needing no new layout
+            ready = {k: v for k, v in row.estimates_us.items() if k != "dense"}
+            assert row.executor == min(ready, key=ready.get) or not ready, row.reason
+        assert "sparse" in {row.executor for row in rows}
 
 
 def _layouts(A: hb.Matrix) -> list:  # noqa: N803

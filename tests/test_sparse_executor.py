@@ -32,8 +32,8 @@ from hyblas.backend import to_numpy
 from hyblas.errors import InvalidValue
 from hyblas.ops.sparse import SparseParams, sparse_params
 from hyblas.ops.sparse.emulation import walk_plan
-from hyblas.ops.sparse.executor import push
-from hyblas.ops.sparse.layout import build_layout, group_of, layout_key
+from hyblas.ops.sparse.executor import push, spmspv
+from hyblas.ops.sparse.layout import FLAT_KEY, build_layout, flat_layout, group_of, layout_key
 from hyblas.ops.sparse.params import INPUTS_PER_BLOCK, THREADS, WARP
 
 
@@ -82,6 +82,78 @@ def test_vxm_sparse(backend: str, data: st.DataObject) -> None:
         result = run_op(hb.ops.vxm, ctl, backend, u.hyblas(backend), A.hyblas(backend), sr,
                         executor="sparse")  # fmt: skip
     assert_matches(result, expected_after(ctl, t))
+
+
+# --- the flat layout: the push adjacency borrowed from the transpose, no build ---------------
+
+
+def _flat_product(orientation: str) -> Any:
+    """``vxm`` / ``mxv`` through the sparse executor with ``build=False``, as ``auto`` runs it."""
+
+    def product(u: hb.Vector, A: hb.Matrix, sr: Any, **controls: Any) -> hb.Vector:  # noqa: N803
+        edges = A.T if orientation == "vxm" else A
+        return spmspv(edges, u, sr, flip=orientation == "vxm", backend=A.backend, build=False,
+                      **controls)  # fmt: skip
+
+    return product
+
+
+@pytest.mark.parametrize("orientation", ["vxm", "mxv"])
+@given(data=st.data())
+def test_flat_layout_equals_the_model(backend: str, orientation: str,
+                                      data: st.DataObject) -> None:  # fmt: skip
+    sr, dtype = data.draw(semiring_and_dtype())
+    A = data.draw(S.matrices(dtype=dtype))
+    size = A.nrows if orientation == "vxm" else A.ncols
+    u = _frontier(data, size, dtype)
+    if orientation == "vxm":
+        t = model.vxm(model.of(u), model.of(A), sr)
+    else:
+        t = model.mxv(model.of(A), model.of(u), sr)
+    ctl = data.draw(S.write_controls(t.shape, t.dtype, accum=sr.monoid.name != "any"))
+    matrix = A.hyblas(backend)
+    edges = matrix.T if orientation == "vxm" else matrix
+    matrix.T  # noqa: B018 - mxv's push adjacency is the transpose's CSR, here at hand
+    params = data.draw(small_params())
+    with sparse_params(params):
+        result = run_op(_flat_product(orientation), ctl, backend, u.hyblas(backend), matrix, sr)
+    assert_matches(result, expected_after(ctl, t))
+    assert layout_key(params) not in edges._cache, "build=False built the grouped layout"
+    if u.indices.size and A.rows.size:
+        assert FLAT_KEY in edges._cache
+
+
+def test_flat_layout_borrows_the_transpose(backend: str) -> None:
+    with hb.using_backend(backend):
+        A = _shaped_matrix("power_law", np.random.default_rng(5), "float32")
+        assert flat_layout(A) is None  # mxv: A.T not computed yet
+        edges = A.T
+        layout = flat_layout(edges)
+        assert layout.push_dst is A._indices and layout.high_count == 0
+        assert layout.nbytes() == (0 if layout.push_indptr is A._indptr
+                                   else layout.push_indptr.nbytes)  # fmt: skip
+        assert flat_layout(A).push_dst is edges._indices
+        # a grouped layout, once built, is preferred; build=False never builds one
+        u = hb.Vector.from_coo([3, 9], [1.0, 2.0], size=A.nrows, dtype=np.float32)
+        spmspv(edges, u, hb.semiring.plus_times, flip=True, mask=None, accum=None,
+               replace=False, out=None, backend=backend, build=False)  # fmt: skip
+        assert layout_key(SparseParams()) not in edges._cache
+        got = hb.ops.vxm(u, A, "plus_times", executor="sparse")
+        assert layout_key(SparseParams()) in edges._cache
+        assert got.isclose(hb.ops.vxm(u, A, "plus_times", executor="reference"), rel_tol=1e-6)
+
+
+def test_flat_layout_of_a_changed_matrix_is_not_its_old_transpose(backend: str) -> None:
+    with hb.using_backend(backend):
+        A = hb.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, 2.0, 3.0], nrows=3, ncols=3)
+        old_transpose = A.T
+        assert old_transpose.T is A
+        hb.ops.apply(A, "ainv", out=A)
+        assert old_transpose._transpose_at_hand() is None
+        assert flat_layout(old_transpose) is None
+        u = hb.Vector.from_coo([0], [1.0], size=3)
+        got = hb.ops.vxm(u, A, "plus_times", executor="auto")
+        assert got.to_coo()[0].tolist() == [1] and got.to_coo()[1].tolist() == [-1.0]
 
 
 # --- inputs the issue names: one of huge degree, many of degree 0; every stage and path -------

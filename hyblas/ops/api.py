@@ -219,7 +219,8 @@ def _spmv(edges: Matrix, u: Vector, sr: Semiring, *, flip: bool, mask: Any, accu
     ``'auto'`` asks :func:`hyblas.ops.hybrid.choose`. An open trace records the call."""
     choice = _hybrid.choose(edges, u, sr, mask, flip=flip) if executor == "auto" else None
     run = choice.executor if choice is not None else executor
-    args = dict(flip=flip, mask=mask, accum=accum, replace=replace, out=out, backend=backend)
+    args = dict(flip=flip, mask=mask, accum=accum, replace=replace, out=out, backend=backend,
+                build=choice is None)  # fmt: skip
     if not _trace.tracing():
         return _run_spmv(run, edges, u, sr, **args)
     stats: dict[str, int] = {}
@@ -241,13 +242,15 @@ def _spmv(edges: Matrix, u: Vector, sr: Semiring, *, flip: bool, mask: Any, accu
 
 
 def _run_spmv(run: str, edges: Matrix, u: Vector, sr: Semiring, *, flip: bool, mask: Any,
-              accum: Any, replace: bool, out: Vector | None, backend: str,
+              accum: Any, replace: bool, out: Vector | None, backend: str, build: bool,
               stats: dict[str, int] | None = None) -> Vector:  # fmt: skip
+    """``build=False`` (the policy chose): the sparse push takes the flat layout when its own
+    is not built (the policy counts the rent of a layout before building it)."""
     args = dict(flip=flip, mask=mask, accum=accum, replace=replace, out=out, backend=backend)
     if run == "pull":
         return _pull.spmv(edges, u, sr, stats=stats, **args)
     if run == "sparse":
-        return _sparse.spmspv(edges, u, sr, **args)
+        return _sparse.spmspv(edges, u, sr, build=build, **args)
     if run == "dense":
         return _dense.spmv(edges, u, sr, **args)
     u_values, u_present = u._as_bitmap()

@@ -268,8 +268,9 @@ def _has_layout(edges: Any, executor: str) -> bool:
     """Whether ``edges`` has the layout ``executor`` needs (True for those that need none)."""
     if executor == "dense":
         return ("dense_layout", _dense_params()) in edges._cache
-    if executor == "sparse":
-        return _sparse_key(_sparse_params()) in edges._cache
+    if executor == "sparse":  # the flat push adjacency, when at hand, needs no build
+        return (_sparse_key(_sparse_params()) in edges._cache
+                or edges._transpose_at_hand() is not None)  # fmt: skip
     return True
 
 

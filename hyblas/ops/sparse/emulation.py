@@ -78,7 +78,8 @@ def push(layout: SparseLayout, params: SparseParams, active: np.ndarray, x: np.n
         edges, owner = plan[path]
         dst = layout.push_dst[edges].astype(np.int64)
         high = edges < layout.push_split[active[owner]]
-        user = np.where(high, layout.output_order[dst].astype(np.int64), dst)
+        user = dst.copy()
+        user[high] = layout.output_order[dst[high]]
         keep = slice(None) if allowed is None else allowed[user]
         users.append(user[keep])
         values.append(products(edges[keep], owner[keep]))

@@ -19,6 +19,7 @@ import numpy as np
 from ...backend import compile_module, elapsed_ms, launch, record_event, translate_oom
 from ...semiring.operators import BinaryOp, Semiring
 from .. import mask as _mask
+from ..kernels import placeholder
 from ..kernels.words import word_bytes
 from . import emulation
 from . import kernels as _k
@@ -80,15 +81,17 @@ class Result:
 
 def spmspv(
     edges: Any, u: Any, semiring: Semiring, *, flip: bool, mask: Any, accum: BinaryOp | None,
-    replace: bool, out: Any, backend: str,
+    replace: bool, out: Any, backend: str, build: bool = True,
 ) -> Any:  # fmt: skip
     """``w<mask> accum= E ⊕.⊗ u`` by pushing from ``u``'s entries over the sparse layout of the
-    edge matrix ``edges``. ``flip`` multiplies ``u_j ⊗ E_ij`` (``vxm`` passes ``Aᵀ``)."""
+    edge matrix ``edges``. ``flip`` multiplies ``u_j ⊗ E_ij`` (``vxm`` passes ``Aᵀ``).
+    ``build=False``: push over the flat layout when the grouped one is not built yet and the
+    flat one is at hand (:func:`.layout.layout_of`)."""
     from ...vector import Vector  # noqa: PLC0415 - the containers import this package
 
     mask = _mask.as_mask(mask)
     active, u_values = u._as_sparse()
-    result = push(edges, active, u_values, semiring, flip=flip, mask=mask)
+    result = push(edges, active, u_values, semiring, flip=flip, mask=mask, build=build)
     out_type = semiring.output_type(semiring.input_type(edges.dtype, u.dtype))
     if out is None and accum is None:  # the mask was applied in the walk
         if result.sparse is not None:
@@ -101,12 +104,13 @@ def spmspv(
 
 
 def push(edges: Any, active: Any, u_values: Any, semiring: Semiring, *, flip: bool,
-         mask: Any = None, params: SparseParams | None = None) -> Result:  # fmt: skip
+         mask: Any = None, params: SparseParams | None = None,
+         build: bool = True) -> Result:  # fmt: skip
     """The masked product from the inputs ``active`` (any order, no repeats) with values
-    ``u_values``, in the semiring's output type."""
+    ``u_values``, in the semiring's output type (``build`` as in :func:`spmspv`)."""
     params = params or current_params()
     op_type = semiring.input_type(edges.dtype, u_values.dtype)
-    layout = layout_of(edges, params)
+    layout = layout_of(edges, params, build=build)
     x = u_values.astype(op_type, copy=False)
     if edges.backend == "cpu":
         allowed = None if mask is None else _mask.vector_allowed(mask)
@@ -177,8 +181,7 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
     has_mask = mask is not None
     structural = has_mask and mask.structural
     complement = has_mask and mask.complement
-    dummy_b = xp.zeros(1, dtype=bool)
-    mask_values = mask_present = dummy_b
+    mask_values = mask_present = placeholder(xp, np.bool_)
     if has_mask:
         mask_values, mask_present = mask.parent._as_bitmap()
     kernels = _kernels(semiring, op_type, layout.push_dst.dtype,
@@ -186,7 +189,7 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
                        (flip, iso, has_mask, structural, complement))  # fmt: skip
     module, push_kernel, spread_kernel, finish, finish_bitmap = kernels
     ids = layout.push_dst.dtype
-    weights = xp.zeros(1, dtype=op_type) if iso else layout.weights_as(op_type)
+    weights = placeholder(xp, op_type) if iso else layout.weights_as(op_type)
     iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
     active = active.astype(np.int64, copy=False)
     with translate_oom("sparse SpMSpV"):

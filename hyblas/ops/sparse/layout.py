@@ -16,6 +16,12 @@ vectorized array code and cached on the edge matrix:
   id, because they are combined straight into the user-indexed output with global atomics
   and need no translation.
 - **Iso matrices** (every stored value equal, e.g. an unweighted graph) keep no weights.
+
+The **flat layout** (:func:`flat_layout`) is the push adjacency with no high outputs: the CSR of
+``Eᵀ`` as it is, every output combined with global atomics. When that CSR is already at hand —
+``vxm`` multiplies by ``A`` and pushes over ``A``'s own rows, ``mxv`` once ``A.T`` exists — the
+flat layout borrows its arrays and costs no build, so ``executor='auto'`` can push a small
+frontier on a matrix it has no layout for yet.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from ...backend import to_numpy
 from .. import primitives as _prim
 from .params import SparseParams
 
-__all__ = ["SparseLayout", "build_layout", "layout_of"]
+__all__ = ["SparseLayout", "build_layout", "layout_of", "flat_layout", "FLAT_KEY"]
 
 
 @dataclass
@@ -49,22 +55,25 @@ class SparseLayout:
     push_weights: Any  # matrix dtype, aligned with push_dst (None when iso)
     iso_value: Any  # the one stored value of an iso matrix (NumPy scalar), else None
     build_seconds: float
+    borrowed: tuple[str, ...] = ()  # fields that are another matrix's arrays (flat layout)
 
     @property
     def nnz(self) -> int:
         return int(self.push_dst.size)
 
     def nbytes(self) -> int:
-        """Device bytes the layout holds (not the per-call or cached work arrays)."""
+        """Device bytes the layout holds (not the per-call or cached work arrays, nor the
+        arrays it borrows)."""
         return sum(int(v.nbytes) for k, v in vars(self).items()
-                   if hasattr(v, "shape") and not k.startswith("_"))  # fmt: skip
+                   if hasattr(v, "shape") and not k.startswith("_")
+                   and k not in self.borrowed)  # fmt: skip
 
     def weights_as(self, dtype: np.dtype) -> Any:
         """``push_weights`` cast to ``dtype`` (cached)."""
         key = f"_weights_as_{np.dtype(dtype).str}"
         cached = self.__dict__.get(key)
         if cached is None:
-            cached = self.push_weights.astype(dtype)
+            cached = self.push_weights.astype(dtype, copy=False)
             self.__dict__[key] = cached
         return cached
 
@@ -85,12 +94,61 @@ def layout_key(params: SparseParams) -> tuple[Any, ...]:
     return ("sparse_layout", params.group_bounds, params.shared_groups)
 
 
-def layout_of(matrix: Any, params: SparseParams) -> SparseLayout:
-    """The sparse layout of ``matrix`` (as the edge matrix) for ``params``, cached on it."""
+FLAT_KEY = ("sparse_flat_layout",)
+
+
+def layout_of(matrix: Any, params: SparseParams, *, build: bool = True) -> SparseLayout:
+    """The sparse layout of ``matrix`` (as the edge matrix) for ``params``, cached on it.
+
+    ``build=False``: a layout for ``params`` if one is built already, else the flat layout if
+    the CSR of the transpose is at hand (:func:`flat_layout`), else the layout is built.
+    """
     key = layout_key(params)
     if key not in matrix._cache:
+        if not build:
+            flat = flat_layout(matrix)
+            if flat is not None:
+                return flat
         matrix._cache[key] = build_layout(matrix, params)
     return matrix._cache[key]
+
+
+def flat_layout(matrix: Any) -> SparseLayout | None:
+    """The flat layout of ``matrix`` (see the module docstring), cached on it, or None when
+    the CSR of its transpose is not at hand."""
+    cached = matrix._cache.get(FLAT_KEY)
+    if cached is not None:
+        return cached
+    transpose = matrix._transpose_at_hand()
+    if transpose is None:
+        return None
+    started = time.perf_counter()
+    xp = matrix._xp
+    m, n = matrix.shape
+    ids = _prim.index_dtype(m, n)
+    indptr = transpose._indptr.astype(np.int64, copy=False)
+    dst = transpose._indices.astype(ids, copy=False)
+    values = transpose._values
+    iso_value = _iso_value(values)
+    borrowed = tuple(name for name, array, own in (("push_indptr", indptr, transpose._indptr),
+                                                   ("push_dst", dst, transpose._indices))
+                     if array is own)  # fmt: skip
+    layout = SparseLayout(
+        nrows=m, ncols=n, group_bounds=(), group_start=(0, m), high_count=0,
+        output_order=xp.zeros(0, dtype=ids), push_indptr=indptr, push_split=indptr[:-1],
+        push_dst=dst, push_weights=None if iso_value is not None else values,
+        iso_value=iso_value, build_seconds=time.perf_counter() - started,
+        borrowed=(*borrowed, "push_split", "push_weights"),
+    )  # fmt: skip
+    matrix._cache[FLAT_KEY] = layout
+    return layout
+
+
+def _iso_value(values: Any) -> Any:
+    """The one stored value if every entry holds it (a NumPy scalar), else None."""
+    if values.size and bool((values == values[0]).all()):
+        return np.dtype(values.dtype).type(values[:1].item())
+    return None
 
 
 def group_of(xp: Any, degrees: Any, bounds: tuple[int, ...]) -> Any:
@@ -135,9 +193,7 @@ def build_layout(matrix: Any, params: SparseParams) -> SparseLayout:
         xp.cumsum(xp.bincount(sorted_cols, minlength=n), out=push_indptr[1:])
     push_split = push_indptr[:-1] + (xp.bincount(sorted_cols[high], minlength=n) if nnz else 0)
     del sorted_cols, high
-    iso_value = None
-    if nnz and bool((values == values[0]).all()):
-        iso_value = np.dtype(values.dtype).type(values[:1].item())
+    iso_value = _iso_value(values)
     weights = None if iso_value is not None else values[order]
     return SparseLayout(
         nrows=m, ncols=n, group_bounds=bounds, group_start=group_start, high_count=high_count,
