@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from test_ops_properties import SEMIRINGS, served
 
 import hyblas as hb
+from hyblas.backend import to_numpy
 from hyblas.errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
 from hyblas.ops.loop import EXECUTORS, LoopParams, frontier_facts, loop_params
 from hyblas.ops.loop.kernels import IMPROVING_MONOIDS
@@ -299,6 +300,59 @@ def test_the_device_loop_leaves_rows_in_the_trace(backend: str) -> None:
     assert loop_rows[0].input_nnz == 1 and "rounds 1-19" in loop_rows[0].reason
     assert loop_rows[0].edges == A.nnz  # every vertex's out-edges walked once
     assert loop_rows[0].time_ms >= 0
+
+
+@given(data=st.data())
+def test_pull_rounds_equal_the_host_rounds_on_directed_graphs(backend: str, data: Any) -> None:
+    """Wide levels rounds of ``any_pair`` / ``any_second`` are pulled in the loop (in-edges:
+    the rows of ``A.T``), from a first frontier in or out of the state, a state stored sparse
+    or as a bitmap, rows walked by a lane or by the warp, and bounded rounds."""
+    n = data.draw(st.integers(1, 200))
+    A = _graph(data, n, 4 * n, np.float32, backend)
+    if data.draw(st.booleans()):
+        A.T  # noqa: B018 - at hand: a stay that starts narrow may pull when the rounds widen
+    name = data.draw(st.sampled_from(["any_pair", "any_second"]))
+    sr = hb.semiring[name][np.float32]
+    most = data.draw(st.sampled_from([2, n]))
+    ids = data.draw(st.lists(st.integers(0, n - 1), max_size=most, unique=True))
+    state = hb.Vector.from_coo(ids, np.zeros(len(ids), dtype=np.int64), size=n,
+                               dtype=np.int64, backend=backend)  # fmt: skip
+    starts = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+    frontier = hb.Vector.from_coo(starts, np.ones(len(starts), dtype=np.float32), size=n,
+                                  backend=backend)  # fmt: skip
+    max_rounds = data.draw(st.none() | st.integers(1, 6))
+    args = dict(levels=True, max_rounds=max_rounds)
+    want = _run(state, frontier, A, sr, executor="reference", **args)
+    params = LoopParams(exit_edges=data.draw(st.integers(0, 8)),
+                        thread_edges=data.draw(st.integers(0, 3)))  # fmt: skip
+    with loop_params(params):
+        got = _run(state, frontier, A, sr, executor="loop", **args)
+    assert got[2] == want[2] and got[0].isequal(want[0], check_dtype=True)
+    # the frontier left by max_rounds: the same vertices (values: any in-edge's weight)
+    assert got[1].to_coo()[0].tolist() == want[1].to_coo()[0].tolist()
+    if name == "any_pair":
+        assert got[1].isequal(want[1], check_dtype=True)
+
+
+@pytest.mark.parametrize("thread_edges", [0, 2, 8])
+def test_a_bfs_pulls_its_wide_rounds_in_one_stay(backend: str, thread_edges: int) -> None:
+    """With every round wider than ``exit_edges``, the loop pulls them all in one stay; with
+    pull rounds off, they are host rounds."""
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(10, 8, seed=4)
+        source = int(np.argmax(np.diff(to_numpy(A._indptr))))
+        want = hb.algorithms.bfs(A, source, executor="reference")
+        with hb.trace() as pulled, loop_params(exit_edges=0, thread_edges=thread_edges):
+            got = hb.algorithms.bfs(A, source, executor="loop")
+        with hb.trace() as hosted, loop_params(exit_edges=0, pull_rounds=False):
+            again = hb.algorithms.bfs(A, source, executor="loop")
+    assert got.isequal(want, check_dtype=True) and again.isequal(want, check_dtype=True)
+    rounds = int(want.reduce("max"))
+    assert [r.op for r in pulled] == ["loop"], pulled.table()
+    assert f"rounds 1-{rounds + 1}" in pulled[0].reason
+    # a pull reads at most every in-edge of the vertices not reached yet, once a round
+    assert 0 < pulled[0].edges <= (rounds + 1) * A.nnz
+    assert sum(r.op == "vxm" for r in hosted) >= rounds
 
 
 def test_device_loop_off_runs_every_round_on_the_host(backend: str) -> None:

@@ -14,7 +14,9 @@ vertices each round (a 512 x 512 grid's BFS: 0.16 s instead of 1.0 s).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,7 +25,7 @@ from ... import dtypes as _dt
 from ...errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
 from ...matrix import Matrix
 from ...semiring.operators import Semiring
-from ...vector import Vector
+from ...vector import SPARSE_BELOW, Vector
 from .. import api
 from .. import trace as _trace
 from . import emulation
@@ -135,10 +137,11 @@ def propagate(
         fits = device and _loop_fits(A, sr, frontier_work, buckets)
         # bucketed rounds check the state's values before entering: convert it once for both
         bitmap = state_work._as_bitmap() if fits and buckets else None
-        if fits and _narrow(A, frontier_work, limit, bitmap):
+        entering = _entering(A, sr, levels, frontier_work, limit, bitmap) if fits else None
+        if entering is not None:
             walked, frontier_work = _enter(state_work, bitmap, frontier_work, A, sr, levels,
                                            done + 1, max_rounds, limit, executor, buckets,
-                                           threshold)  # fmt: skip
+                                           threshold, entering)  # fmt: skip
             done, threshold = done + walked.rounds, walked.threshold
         elif buckets is not None:
             frontier_work, threshold = host_bucket_round(
@@ -220,19 +223,52 @@ def _loop_fits(A: Matrix, sr: Semiring, frontier: Vector,  # noqa: N803
     return sr.input_type(A.dtype, out_type) == op_type
 
 
-def _narrow(A: Matrix, frontier: Vector, limit: int,  # noqa: N803
-            state: tuple[Any, Any] | None) -> bool:  # fmt: skip
-    """Whether the frontier is one for the device loop: at most ``limit`` out-edges, no vertex
-    of more than ``huge``, and, given the state's bitmap (bucketed rounds, where the loop
-    carries a waiting vertex with the state's value), the state's values."""
+@dataclass
+class _Entering:
+    """The device loop takes the rounds, pulling wide ones over ``pull`` (None: no pulls),
+    the first one among them if ``first_pulls``."""
+
+    pull: Matrix | None
+    first_pulls: bool = False
+
+
+def pulls(sr: Semiring, levels: bool) -> bool:
+    """Whether the device loop may pull a wide round of ``levels`` rounds in ``sr``: the first
+    in-edge from the frontier then gives the product (the ``any`` monoid, and a multiply that
+    ignores the frontier's value, e.g. BFS's ``any_pair``) and the reached-once stamps tell the
+    frontier (the vertices the round before reached)."""
+    return (levels and current_params().pull_rounds and sr.monoid.name == "any"
+            and re.search(r"\bx\b", sr.binaryop.cuda) is None)  # fmt: skip
+
+
+def _entering(A: Matrix, sr: Semiring, levels: bool, frontier: Vector,  # noqa: N803
+              limit: int, state: tuple[Any, Any] | None) -> _Entering | None:  # fmt: skip
+    """Whether the device loop takes the next rounds, and how (None: a host round).
+
+    A frontier of at most ``limit`` out-edges and no vertex of more than ``huge`` is pushed in
+    the loop, given the state's bitmap (bucketed rounds, where the loop carries a waiting
+    vertex with the state's value) only if the frontier holds the state's values; a wider one
+    too where the loop :func:`pulls` (over ``A.T``, computed then if need be). A narrow stay
+    pulls the rounds that widen only if ``A.T`` is at hand already."""
     edges, widest = frontier_facts(A, frontier)
-    if edges > limit or widest > current_params().huge:
-        return False
-    if state is None:
-        return True
-    values, present = state
-    ids, x = frontier._as_sparse()
-    return bool(A._xp.all(present[ids] & (values[ids] == x)))
+    pull = pulls(sr, levels) and A.nrows == A.ncols
+    if edges > limit:
+        return _Entering(A.T, True) if pull and _same_index_types(A, A.T) else None
+    if widest > current_params().huge:
+        return None
+    if state is not None:
+        values, present = state
+        ids, x = frontier._as_sparse()
+        if not bool(A._xp.all(present[ids] & (values[ids] == x))):
+            return None
+    transpose = A._transpose_at_hand() if pull else None
+    return _Entering(transpose if transpose is not None and _same_index_types(A, transpose)
+                     else None)  # fmt: skip
+
+
+def _same_index_types(A: Matrix, B: Matrix) -> bool:  # noqa: N803
+    """The loop's kernel is specialized on ``A``'s index types; a pull reads ``B`` with them."""
+    return A._indptr.dtype == B._indptr.dtype and A._indices.dtype == B._indices.dtype
 
 
 def frontier_facts(A: Matrix, frontier: Vector) -> tuple[int, int]:  # noqa: N803
@@ -252,25 +288,27 @@ def frontier_facts(A: Matrix, frontier: Vector) -> tuple[int, int]:  # noqa: N80
 def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
            A: Matrix, sr: Semiring, levels: bool, first_round: int,  # noqa: N803
            max_rounds: int | None, limit: int, asked: str, buckets: Buckets | None,
-           threshold: Any) -> tuple[Walked, Vector]:  # fmt: skip
-    """Run rounds from ``first_round`` in the device loop; updates ``state`` (given its
-    bitmap if the caller has it) and returns what ran and the next frontier."""
+           threshold: Any, entering: _Entering) -> tuple[Walked, Vector]:  # fmt: skip
+    """Run rounds from ``first_round`` in the device loop (pulling as ``entering`` says);
+    updates ``state`` (given its bitmap if the caller has it) and returns what ran and the
+    next frontier."""
     op_type = sr.input_type(A.dtype, frontier.dtype)
     if levels:  # the loop reads the state as it is stored, and only writes what it reaches
         values, present = None, state._bitmap[1] if state._bitmap is not None else None
         state_ids = state._sparse[0] if state._bitmap is None else None
     else:
         (values, present), state_ids = bitmap or state._as_bitmap(), None
-    # the frontier as it is stored (a bitmap's vertices are found by the kernel)
-    if frontier._bitmap is not None:
-        (x, frontier_present), ids = frontier._bitmap, None
+    # the frontier as it is stored (a bitmap's vertices are found by the kernel); a first
+    # round that pulls reads it as a bitmap
+    if frontier._bitmap is not None or entering.first_pulls:
+        (x, frontier_present), ids = frontier._as_bitmap(), None
     else:
         (ids, x), frontier_present = frontier._sparse, None
     entry = Entry(A=A, semiring=sr, op_type=op_type, levels=levels, values=values,
                   present=present, ids=ids, x=x, first_round=first_round,
                   last_round=max_rounds or 2**62, exit_edges=limit, buckets=buckets,
                   threshold=threshold, state_ids=state_ids, first_count=frontier.nnz,
-                  frontier_present=frontier_present)  # fmt: skip
+                  frontier_present=frontier_present, pull=entering.pull)  # fmt: skip
     timer = _trace.start_timer(A.backend) if _trace.tracing() else None
     if A.backend == "cuda":
         from . import executor  # noqa: PLC0415 - compiled kernels only where there is a GPU
@@ -297,18 +335,22 @@ def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
 
 def _add_reached(state: Vector, reached: Any, rounds: Any) -> None:
     """Give the vertices a stay reached (none of them in ``state`` yet) their rounds: a merge
-    into a sparse state, a scatter into a bitmap one (in place: ``propagate``'s own copy)."""
+    into a sparse state that stays sparse, else a scatter into its bitmap (in place:
+    ``propagate``'s own copy), made from the sparse state if need be (sorting millions of ids
+    costs more than a pass over the vertices)."""
     xp = state._xp
     rounds = rounds.astype(state.dtype)
     if state._bitmap is None:
         ids, values = state._sparse
-        ids, values = xp.concatenate([ids, reached]), xp.concatenate([values, rounds])
-        order = xp.argsort(ids)
-        state._set_content(sparse=(ids[order], values[order]), nnz=int(ids.size))
-        return
-    values, present = state._bitmap
+        total = int(ids.size) + int(reached.size)
+        if total * SPARSE_BELOW < state.size:
+            ids, values = xp.concatenate([ids, reached]), xp.concatenate([values, rounds])
+            order = xp.argsort(ids)
+            state._set_content(sparse=(ids[order], values[order]), nnz=total)
+            return
+    known = int(state._sparse[0].size) if state._bitmap is None else state._nnz
+    values, present = state._as_bitmap()  # (a sparse state's: new arrays)
     values[reached] = rounds
     present[reached] = True
-    known = state._nnz
     state._set_content(bitmap=(values, present),
                        nnz=None if known is None else known + int(reached.size))

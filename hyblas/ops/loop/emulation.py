@@ -44,7 +44,19 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
     threshold = entry.threshold
     walked = 0
     r = entry.first_round
+    front_edges = int((indptr[ids + 1] - indptr[ids]).sum())
     while True:
+        if entry.pull is not None and front_edges > entry.exit_edges:
+            ids, x, examined = _pull_round(entry, stamps, prestamp, visited, ids, out_type)
+            walked += examined
+            stamps.stamp[ids] = r + offset
+            reached.append(ids)
+            front_edges = int((indptr[ids + 1] - indptr[ids]).sum())
+            if ids.size == 0 or r >= entry.last_round:
+                break
+            x = x.astype(entry.op_type, copy=False)
+            r += 1
+            continue
         waiting = ids[:0]
         if buckets is not None:  # the queue's minimum, combined from the identity as atomics do
             smallest = out_type.type(add.numpy.reduce(x, initial=identity))
@@ -73,8 +85,9 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
             values[targets], present[targets] = new, True
             ids = np.union1d(targets[changed], waiting)  # queued once (the round stamp)
             x = values[ids]  # the state after the round, as the kernel copies it out
-        next_edges = int((indptr[ids + 1] - indptr[ids]).sum())
-        if ids.size == 0 or r >= entry.last_round or next_edges > entry.exit_edges:
+        front_edges = int((indptr[ids + 1] - indptr[ids]).sum())
+        if ids.size == 0 or r >= entry.last_round or \
+                (front_edges > entry.exit_edges and entry.pull is None):  # fmt: skip
             break
         x = x.astype(entry.op_type, copy=False)
         r += 1
@@ -85,3 +98,31 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
     stamps.close(r, offset)
     reached_ids = np.concatenate(reached)
     return Walked(reached=reached_ids, reached_rounds=stamps.stamp[reached_ids] - offset, **common)
+
+
+def _pull_round(entry: Entry, stamps: LevelStamps, prestamp: int, visited: np.ndarray | None,
+                ids: np.ndarray, out_type: np.dtype) -> tuple[np.ndarray, np.ndarray, int]:
+    """A pull round as the kernel's: every vertex not reached yet reads its in-edges (rows of
+    ``entry.pull``) up to the first from the frontier ``ids``, which reaches it. Returns the
+    reached vertices (sorted), their values and the in-edges read."""
+    pull = entry.pull
+    indptr = pull._indptr.astype(np.int64)
+    sources = pull._indices.astype(np.int64)
+    in_frontier = np.zeros(pull.nrows, dtype=bool)
+    in_frontier[ids] = True
+    candidate = stamps.stamp < prestamp
+    if visited is not None:
+        candidate &= ~visited
+    rows = np.flatnonzero(candidate)
+    degrees = indptr[rows + 1] - indptr[rows]
+    edges, owner = _prim.ranges(np, indptr[rows], degrees)
+    hit = in_frontier[sources[edges]]
+    # the first hit of each row: edges come row by row, in order within a row
+    hit_rows, first = np.unique(owner[hit], return_index=True)
+    first_edge = edges[hit][first]
+    examined = int(degrees.sum()) - int(degrees[hit_rows].sum())
+    examined += int((first_edge - indptr[rows[hit_rows]] + 1).sum())
+    weights = pull._values[first_edge].astype(entry.op_type, copy=False)
+    mult = entry.semiring.binaryop.numpy
+    values = np.asarray(mult(np.zeros(weights.size, dtype=entry.op_type), weights))
+    return rows[hit_rows], values.astype(out_type, copy=False), examined

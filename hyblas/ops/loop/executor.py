@@ -13,7 +13,7 @@ from ...backend import compile_module, multiprocessor_count, translate_oom
 from ...matrix import Matrix
 from ...semiring.operators import Semiring
 from ...vector import Vector
-from ..kernels import cast_values
+from ..kernels import cast_values, placeholder
 from ..kernels.words import word_bytes
 from . import kernels as _k
 from .params import THREADS, current_params
@@ -62,6 +62,13 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
                      params.blocks_per_sm)  # fmt: skip
     identity = _identity_word(entry.semiring, out_type)
     weights = cast_values(A, op_type)
+    pull = entry.pull
+    if pull is not None:
+        pull_arrays = (pull._indptr, pull._indices, cast_values(pull, op_type))
+    else:  # read by pull rounds only
+        pull_arrays = (A._indptr, A._indices, weights)
+    pull_first = entry.frontier_present if entry.frontier_present is not None else \
+        placeholder(xp, np.bool_)  # fmt: skip
     # every CuPy call costs the host tens of microseconds, and a stay on a large graph may be
     # a few short rounds: the kernel builds the first queue itself, scratch arrays are only
     # allocated (empty), and the host reads the counters once, at the end
@@ -104,7 +111,8 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         minima, np.int64(warp_vertices), np.int64(params.thread_edges), visited,
         np.int32(entry.present is not None), np.int64(prestamp), np.int64(offset),
         np.int32(sparse), first_ids, first_present, entry.x.astype(op_type, copy=False),
-        np.int64(entry.ids.size if sparse else n),
+        np.int64(entry.ids.size if sparse else n), np.int32(pull is not None), *pull_arrays,
+        pull_first,
     ))  # fmt: skip
     host_counters = [int(c) for c in counters.get()]  # the stay's one host synchronisation
     rounds = host_counters[9]

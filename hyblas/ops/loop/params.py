@@ -23,6 +23,13 @@ class LoopParams:
     device_loop : bool
         False: every round is a host ``vxm`` (the pre-loop behaviour), e.g. to see the
         policy's choice for every round in a trace.
+    pull_rounds : bool
+        Levels rounds whose product is the first in-edge from the frontier (the ``any``
+        monoid and a multiply that ignores the frontier's value, as BFS's ``any_pair``) do
+        not go back to the host when the frontier is wider than ``exit_edges``: the loop
+        pulls them (every vertex not reached yet reads its in-edges up to the first from the
+        frontier, the direction-optimizing BFS's bottom-up step) and pushes again when the
+        frontier narrows. False: such rounds are host rounds, as for every other semiring.
     exit_edges : int or None
         The loop hands the rounds back to the host (one ``vxm`` per round on the executor the
         policy picks) when the next frontier has more out-edges than this, and takes them
@@ -64,6 +71,7 @@ class LoopParams:
     """
 
     device_loop: bool = True
+    pull_rounds: bool = True
     exit_edges: int | None = None
     exit_fraction: float = 1 / 64
     improve_exit_fraction: float = 1 / 2
@@ -75,8 +83,10 @@ class LoopParams:
     blocks_per_sm: int = 4
 
     def __post_init__(self) -> None:
-        if not isinstance(self.device_loop, bool):
-            raise InvalidValue(f"LoopParams.device_loop must be a bool, got {self.device_loop!r}")
+        for name in ("device_loop", "pull_rounds"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidValue(f"LoopParams.{name} must be a bool, got "
+                                   f"{getattr(self, name)!r}")  # fmt: skip
         for name in ("exit_edges", "warp_vertices"):
             value = getattr(self, name)
             if value is not None and (not _is_int(value) or value < 0):

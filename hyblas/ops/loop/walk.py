@@ -25,9 +25,11 @@ class Entry:
     vertices present in the bitmap ``frontier_present``, ``x`` holding a value for every
     vertex (the frontier's dtype, cast to ``op_type`` by the walk). Rounds ``first_round ..
     last_round`` may run; the loop stops early when the frontier empties or the next one has
-    more than ``exit_edges`` out-edges. With ``buckets`` the rounds are bucketed
-    (:mod:`.buckets`), starting from ``threshold`` (None: no threshold yet), and the frontier's
-    values are the state's.
+    more than ``exit_edges`` out-edges, unless ``pull`` is given (levels rounds only): then
+    such a round is a pull round over ``pull``, the transpose of ``A`` (its rows are the
+    in-edges), and the frontier must come as a bitmap if the first round pulls. With
+    ``buckets`` the rounds are bucketed (:mod:`.buckets`), starting from ``threshold`` (None:
+    no threshold yet), and the frontier's values are the state's.
     """
 
     A: Matrix  # noqa: N815 - math spelling
@@ -46,6 +48,7 @@ class Entry:
     state_ids: Any = None
     first_count: int = 0
     frontier_present: Any = None
+    pull: Matrix | None = None
 
 
 @dataclass

@@ -25,6 +25,13 @@
 // queue's values after the barrier. The rounds' queues follow each other in one region (each
 // vertex is queued once), so at the end the host finds every vertex reached in the queues, with
 // its round in stamp.
+// PULL rounds (LEVELS only, pull_rounds): a round whose frontier has more than exit_edges
+// out-edges does not push them; every vertex not reached yet walks its in-edges instead (row w
+// of the transpose's CSR, pull_indptr / pull_indices / pull_weights) until one comes from the
+// frontier, and the first such edge reaches it: the direction-optimizing BFS's bottom-up step.
+// The frontier is the vertices stamped in the round before (in the first round, pull_first).
+// propagate pulls only where that is the product: the add monoid is `any` and the multiply
+// ignores the frontier's value (pair, second).
 // Otherwise (improve): ws[v] is the state itself, present[v] its presence, and stamp[v] the last
 // round that queued v; a contribution that changes the state (or makes it present) queues v. The
 // queues alternate between two regions by round parity.
@@ -58,7 +65,8 @@ __device__ __forceinline__ hyblas_z hyblas_from_word(hyblas_word w) { ${FROM_WOR
 __device__ __forceinline__ void hyblas_atomic_combine(hyblas_word* slot, hyblas_z v) { ${ATOMIC} }
 
 // Counters of one queue: [light count, other count, edges of the queued vertices].
-// counters[6] sums the out-edges the rounds walked (for the trace).
+// counters[6] sums the out-edges the rounds walked and the in-edges pull rounds read (for the
+// trace).
 struct hyblas_loop_view {
     long long n;
     const hyblas_p* indptr;
@@ -318,6 +326,79 @@ __device__ __forceinline__ void hyblas_first_queue(const hyblas_loop_view& v,
     }
 }
 
+// The CSR whose rows are the in-edges, and the first round's frontier, of pull rounds.
+struct hyblas_pull_view {
+    const hyblas_p* indptr;
+    const hyblas_i* indices;
+    const hyblas_t* weights;
+    const bool* first;
+};
+
+__device__ __forceinline__ bool hyblas_in_frontier(const hyblas_loop_view& v,
+                                                   const hyblas_pull_view& p, long long u,
+                                                   long long r, bool first) {
+    return first ? p.first[u] : *(volatile long long*)&v.stamp[u] == r - 1 + v.stamp_offset;
+}
+
+// A pull round r (see the top): warps take 32 consecutive vertices; a lane walks up to
+// thread_edges of its vertex's in-edges, then the warp walks the rest of its lanes' rows one
+// after another, 32 edges a step. A reached vertex is stamped and queued, and its value left in
+// ws for the copy-out after the round. `examined` counts the in-edges read. Every thread calls
+// this.
+__device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_view& p,
+                                  const hyblas_queue& out, long long r, bool first,
+                                  long long thread_edges, long long tid, long long threads,
+                                  unsigned long long& next_edges, unsigned long long& examined) {
+    const int lane = threadIdx.x & (HYBLAS_WARP - 1);
+    const long long tag = r + v.stamp_offset;
+    for (long long base = tid - lane; base < v.n; base += threads) {
+        const long long w = base + lane;
+        const bool open = w < v.n && !(v.check_visited && v.visited[w]) &&
+                          *(volatile long long*)&v.stamp[w] < v.prestamp;
+        long long begin = 0, end = 0;
+        if (open) {
+            begin = (long long)p.indptr[w];
+            end = (long long)p.indptr[w + 1];
+        }
+        const long long own_end = min(end, begin + thread_edges);
+        long long hit = -1;
+        for (long long e = begin; e < own_end; ++e) {
+            if (hyblas_in_frontier(v, p, (long long)p.indices[e], r, first)) {
+                hit = e;
+                break;
+            }
+        }
+        if (open) examined += (unsigned long long)((hit >= 0 ? hit + 1 : own_end) - begin);
+        unsigned int rest = __ballot_sync(0xffffffffu, open && hit < 0 && own_end < end);
+        while (rest) {
+            const int source = __ffs(rest) - 1;
+            rest &= rest - 1;
+            const long long from = __shfl_sync(0xffffffffu, own_end, source);
+            const long long to = __shfl_sync(0xffffffffu, end, source);
+            long long found = -1;
+            for (long long k = from; k < to; k += HYBLAS_WARP) {
+                const long long e = k + lane;
+                const unsigned int hits = __ballot_sync(
+                    0xffffffffu, e < to && hyblas_in_frontier(v, p, (long long)p.indices[e], r, first));
+                if (hits) {  // the same in every lane
+                    found = k + __ffs(hits) - 1;
+                    break;
+                }
+            }
+            if (lane == source) {
+                hit = found;
+                examined += (unsigned long long)((found >= 0 ? found + 1 : to) - from);
+            }
+        }
+        const bool reached = hit >= 0;
+        if (reached) {
+            v.stamp[w] = tag;
+            v.ws[w] = hyblas_to_word(hyblas_mult((hyblas_t)0, p.weights[hit]));
+        }
+        hyblas_enqueue(v, out, reached, w, next_edges);
+    }
+}
+
 template <bool LEVELS>
 __global__ void __launch_bounds__(HYBLAS_THREADS, HYBLAS_BLOCKS_PER_SM)
 hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indices,
@@ -330,7 +411,9 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                      const bool* visited, int check_visited, long long prestamp,
                      long long stamp_offset, int first_sparse, const long long* first_ids,
                      const bool* first_present, const hyblas_t* first_x,
-                     long long first_count) {
+                     long long first_count, int pull_rounds, const hyblas_p* pull_indptr,
+                     const hyblas_i* pull_indices, const hyblas_t* pull_weights,
+                     const bool* pull_first) {
     // The first round's frontier: first_count vertices first_ids[i] of value first_x[i]
     // (first_sparse), or the vertices i < first_count with first_present[i] (value first_x[i]).
     // counters (zeros at the launch): [2][3] by round parity (a queue's counts), [6] the edges
@@ -338,6 +421,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     // (LEVELS; 0 otherwise), [9] the rounds run, [10] the first queue's light count.
     const hyblas_loop_view v = {n, indptr, indices, weights, first_values, ws, present, stamp,
                                 cap, heavy, visited, check_visited, prestamp, stamp_offset};
+    const hyblas_pull_view pull_view = {pull_indptr, pull_indices, pull_weights, pull_first};
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     const long long tid = (long long)blockIdx.x * HYBLAS_THREADS + threadIdx.x;
     const long long threads = (long long)gridDim.x * HYBLAS_THREADS;
@@ -395,10 +479,15 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         // dependent memory accesses, as short as it can be when each warp has one vertex);
         // beyond that, 32 queue entries a warp: a lane walks its own vertex if it has at most
         // thread_edges edges (all such lanes in step), the warp walks the others
+        const bool pulling = LEVELS && pull_rounds && q_in.count[2] > exit_edges;
+        if (pulling)
+            hyblas_pull_round(v, pull_view, q_out, r, first, thread_edges, tid, threads,
+                              next_edges_mine, walked);
         const bool one_each = light <= warp_vertices;
         const long long per_warp = one_each ? 1 : HYBLAS_WARP;
         const long long own_edges = one_each ? -1 : thread_edges;
-        for (long long base = warp * per_warp; base < light; base += warps * per_warp) {
+        for (long long base = warp * per_warp; !pulling && base < light;
+             base += warps * per_warp) {
             const long long i = base + (per_warp == 1 ? 0 : lane);
             hyblas_t x = (hyblas_t)0;
             long long begin = 0, end = 0;
@@ -431,7 +520,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                                           next_edges_mine);
             }
         }
-        for (long long i = blockIdx.x; i < other; i += gridDim.x) {
+        for (long long i = blockIdx.x; !pulling && i < other; i += gridDim.x) {
             const long long slot = hyblas_slot(v, q_in, light, light + i);
             const hyblas_t x = HYBLAS_VALUE(slot);
             if (HYBLAS_FAR((hyblas_z)x)) continue;
@@ -480,7 +569,8 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         }
         light_base = q_out.light_base;
         other_base = q_out.other_base;
-        if (next_light + next_other == 0 || r >= last_round || next_edges > exit_edges) break;
+        if (next_light + next_other == 0 || r >= last_round ||
+            (next_edges > exit_edges && !pull_rounds)) break;
         grid.sync();
         ++r;
     }
