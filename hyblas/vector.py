@@ -183,6 +183,15 @@ class Vector:
             return values, present
         return self._bitmap
 
+    def _presence(self) -> Any:
+        """Bool presence over all positions (the bitmap's flags, or made from the sparse ids
+        without a values array: what a structural mask reads)."""
+        if self._bitmap is not None:
+            return self._bitmap[1]
+        present = self._xp.zeros(self._size, dtype=bool)
+        present[self._sparse[0]] = True
+        return present
+
     def _set_content(self, *, sparse: tuple[Any, Any] | None = None,
                      bitmap: tuple[Any, Any] | None = None,
                      nnz: int | None = None) -> None:  # fmt: skip

@@ -708,12 +708,14 @@ def assign(out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = N
     return _assign_matrix(out, value, is_scalar, indices, m, accum_op, replace)
 
 
-def _assign_scalar_sparse(out: Vector, value: Any, idx: Any) -> Vector:
-    """``out(idx) = value`` into a sparse ``out``, no mask: a merge of the sorted indices into
-    its keys (O(entries + indices); no bitmap over ``out``'s size), a BFS's first level."""
+def _assign_scalar_sparse(out: Vector, value: Any, idx: Any, *,
+                          ascending: bool = False) -> Vector:  # fmt: skip
+    """``out(idx) = value`` into a sparse ``out``, no mask: a merge of the indices (sorted
+    here unless ``ascending``) into its keys (O(entries + indices); no bitmap over ``out``'s
+    size), a BFS's first level."""
     xp = out._xp
     keys, vals = out._sparse
-    idx = xp.sort(idx).astype(keys.dtype, copy=False)
+    idx = (idx if ascending else xp.sort(idx)).astype(keys.dtype, copy=False)
     fill = xp.full(idx.size, value, dtype=out.dtype)
     if keys.size:
         keys, fill = _prim.union_keys(xp, keys, vals, idx, fill, lambda _, new: new, out.dtype)
@@ -730,7 +732,7 @@ def _assign_scalar_where(out: Vector, value: Any, where: Vector) -> Vector:
     first, no list of the mask's positions)."""
     if out._sparse is not None and where._sparse is not None \
             and (out.nnz + where.nnz) * SPARSE_BELOW < out.size:
-        return _assign_scalar_sparse(out, value, where._sparse[0])
+        return _assign_scalar_sparse(out, value, where._sparse[0], ascending=True)
     xp = out._xp
     old_values, old_present = out._as_bitmap()
     if where._bitmap is not None:

@@ -95,8 +95,11 @@ def _accumulate(accum: BinaryOp, old: Any, new: Any, out_dtype: np.dtype) -> Any
 
 def vector_allowed(mask: Mask) -> Any:
     """Where a vector mask lets a result through (bool array over the output positions)."""
-    values, present = mask.parent._as_bitmap()
-    allowed = present if mask.structural else present & values.astype(bool)
+    if mask.structural:
+        allowed = mask.parent._presence()
+    else:
+        values, present = mask.parent._as_bitmap()
+        allowed = present & values.astype(bool)
     return ~allowed if mask.complement else allowed
 
 

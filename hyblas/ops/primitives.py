@@ -214,17 +214,27 @@ def union_keys(
     number of the other set's keys below it (binary searches), then one scatter.
     """
     in_b = member(xp, b_keys, a_keys)
+    if not bool(in_b.any()):  # disjoint (a BFS's levels): no compaction, one sync fewer each
+        return _merge_disjoint(xp, a_keys, a_vals.astype(dtype, copy=False), b_keys,
+                               b_vals.astype(dtype, copy=False))  # fmt: skip
     in_a = member(xp, a_keys, b_keys)
     a_out = a_vals.astype(dtype, copy=True)
     a_out[in_b] = combine(a_vals[in_b], b_vals[in_a]).astype(dtype, copy=False)  # same order
     only_b = ~in_a
     b_keys, b_out = b_keys[only_b], b_vals[only_b].astype(dtype, copy=False)
+    return _merge_disjoint(xp, a_keys, a_out, b_keys, b_out)
+
+
+def _merge_disjoint(xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any,
+                    b_vals: Any) -> tuple[Any, Any]:  # fmt: skip
+    """Sorted union of two ascending key sets with no key in both: each key's place is its
+    rank in its own set plus the other set's keys below it."""
     keys = xp.empty(a_keys.size + b_keys.size, dtype=np.result_type(a_keys, b_keys))
-    values = xp.empty(keys.size, dtype=dtype)
+    values = xp.empty(keys.size, dtype=a_vals.dtype)
     a_at = xp.arange(a_keys.size, dtype=np.int64) + xp.searchsorted(b_keys, a_keys)
     b_at = xp.arange(b_keys.size, dtype=np.int64) + xp.searchsorted(a_keys, b_keys)
-    keys[a_at], values[a_at] = a_keys, a_out
-    keys[b_at], values[b_at] = b_keys, b_out
+    keys[a_at], values[a_at] = a_keys, a_vals
+    keys[b_at], values[b_at] = b_keys, b_vals
     return keys, values
 
 

@@ -182,7 +182,9 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
     structural = has_mask and mask.structural
     complement = has_mask and mask.complement
     mask_values = mask_present = placeholder(xp, np.bool_)
-    if has_mask:
+    if structural:  # only the presence is read
+        mask_values, mask_present = placeholder(xp, mask.parent.dtype), mask.parent._presence()
+    elif has_mask:
         mask_values, mask_present = mask.parent._as_bitmap()
     kernels = _kernels(semiring, op_type, layout.push_dst.dtype,
                        mask_values.dtype if has_mask else None,
