@@ -28,8 +28,8 @@ def frontier_facts(A: Matrix, frontier: Vector) -> tuple[int, int]:  # noqa: N80
     read back, from the frontier as it is stored (``propagate`` asks before each round)."""
     xp = A._xp
     sparse = frontier._bitmap is None
-    ids = frontier._sparse[0] if sparse else xp.empty(1, dtype=np.int64)
-    present = xp.empty(1, dtype=bool) if sparse else frontier._bitmap[1]
+    ids = frontier._sparse[0] if sparse else placeholder(xp, np.int64)
+    present = placeholder(xp, np.bool_) if sparse else frontier._bitmap[1]
     count = int(ids.size) if sparse else frontier.size
     out = xp.zeros(2, dtype=np.uint64)
     blocks = max(1, min(-(-count // THREADS), 8 * multiprocessor_count()))
@@ -73,22 +73,22 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
     # a few short rounds: the kernel builds the first queue itself, scratch arrays are only
     # allocated (empty), and the host reads the counters once, at the end
     sparse = entry.ids is not None
-    first_ids = entry.ids if sparse else xp.empty(1, dtype=np.int64)
-    first_present = xp.empty(1, dtype=bool) if sparse else entry.frontier_present
+    first_ids = entry.ids if sparse else placeholder(xp, np.int64)
+    first_present = placeholder(xp, np.bool_) if sparse else entry.frontier_present
     with translate_oom("device loop work arrays"):
         if stamps is not None:
             # one queue region for all the rounds: each vertex is queued once, after the first
             # round's, which may hold vertices not in the state
             cap, regions = n + entry.first_count, 1
             prestamp, offset = stamps.open(entry.first_round, entry.state_ids)
-            ws, stamp, present = level_ws, stamps.stamp, xp.empty(1, dtype=np.int32)
-            visited = entry.present if entry.present is not None else xp.empty(1, dtype=bool)
+            ws, stamp, present = level_ws, stamps.stamp, placeholder(xp, np.int32)  # unread
+            visited = entry.present if entry.present is not None else placeholder(xp, np.bool_)
         else:
             cap, regions, prestamp, offset = n, 2, 0, 0
             ws = xp.where(entry.present, _to_words(entry.values.astype(out_type)), identity)
             present = entry.present.astype(np.int32)
             stamp = xp.zeros(n, dtype=np.int64)
-            visited = xp.empty(1, dtype=bool)
+            visited = placeholder(xp, np.bool_)
         queue = xp.empty(regions * cap, dtype=np.int64)
         values = xp.empty(regions * cap, dtype=out_type)
         first_values = xp.empty(max(cap, 1), dtype=op_type)
