@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from hyblas import dtypes as hb_dtypes
 from hyblas.ops import kernels
 from hyblas.ops.dense import kernels as dense_kernels
 from hyblas.ops.kernels import segments
@@ -115,9 +116,11 @@ def test_every_pull_specialization_compiles_for_sm90(tmp_path: Path) -> None:
 def test_every_loop_specialization_compiles_for_sm90(tmp_path: Path) -> None:
     """The device loop's persistent kernel (levels for every built-in semiring and dtype, the
     improving variant where the add monoid allows it), with both CSR index layouts; and its
-    entry test's facts kernel for both indptr types."""
+    entry test's facts kernel for both indptr types, and the kernel that writes a stay's levels
+    into the state for every state type (all but bool)."""
     specializations = list(loop_kernels.builtin_specializations())
-    assert len(specializations) == _expected_count() + 1 + 2  # + int32 indptr, + 2 facts
+    states = len(hb_dtypes.DTYPES) - 1
+    assert len(specializations) == _expected_count() + 1 + 2 + states  # + int32 indptr, facts
     _compile_all(specializations, tmp_path)
 
 

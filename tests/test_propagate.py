@@ -101,7 +101,7 @@ def test_bfs_levels_for_every_split_between_loop_and_host(
         want = hb.algorithms.bfs(A, 40, executor="reference")
         with loop_params(exit_edges=exit_edges, heavy=2):
             got = hb.algorithms.bfs(A, 40, executor="loop")
-        with loop_params(exit_edges=exit_edges, huge=3):  # the inner vertices end each stay
+        with loop_params(exit_edges=exit_edges, heavy=0, huge=3):  # inner ones: by the grid
             again = hb.algorithms.bfs(A, 40, executor="loop")
         with loop_params(exit_edges=exit_edges, warp_vertices=0, thread_edges=2):  # 32 a warp
             warps = hb.algorithms.bfs(A, 40, executor="loop")
@@ -353,6 +353,62 @@ def test_a_bfs_pulls_its_wide_rounds_in_one_stay(backend: str, thread_edges: int
     # a pull reads at most every in-edge of the vertices not reached yet, once a round
     assert 0 < pulled[0].edges <= (rounds + 1) * A.nnz
     assert sum(r.op == "vxm" for r in hosted) >= rounds
+
+
+@pytest.mark.parametrize("huge", [0, 5, 60])
+def test_huge_vertices_are_walked_by_the_whole_grid(backend: str, huge: int) -> None:
+    """A vertex of more than ``huge`` (and ``heavy``) out-edges is dealt out over the whole grid
+    when its round queues at most 256 such, and walked a block each when it queues more; a
+    BFS from the hub of a Kronecker graph has rounds of both kinds here. The BFS is one stay
+    that walks each reached vertex's out-edges once, and SSSP's plain and bucketed rounds
+    (far vertices carried, not walked) give the host rounds' distances."""
+    heavy = 4
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(11, 8, seed=3)
+        degrees = np.diff(to_numpy(A._indptr))
+        source = int(np.argmax(degrees))
+        want = hb.algorithms.bfs(A, source, executor="reference")
+        params = dict(exit_edges=10**9, heavy=heavy, huge=huge)
+        with hb.trace() as t, loop_params(pull_rounds=False, **params):
+            got = hb.algorithms.bfs(A, source, executor="loop")
+        W = hb.generators.random_weights(A, 1.0, 64.0, seed=2, dtype=np.float32)  # noqa: N806
+        dist = hb.Vector.from_coo([source], [0.0], size=A.nrows, dtype=np.float32)
+        min_plus = hb.semiring.min_plus[np.float32]
+        for delta in (None, 24.0):
+            want_dist = _run(dist, dist, W, min_plus, delta=delta, executor="reference")
+            with loop_params(**params):
+                _same(_run(dist, dist, W, min_plus, delta=delta, executor="loop"), want_dist)
+    assert got.isequal(want, check_dtype=True)
+    ids, levels = (to_numpy(a) for a in want.to_coo())
+    per_level = np.bincount(levels[degrees[ids] > max(huge, heavy)])
+    assert per_level[0] == 1 and (per_level.max() > 256) == (huge < 60)  # both kinds of round
+    assert [r.op for r in t] == ["loop"] and t[0].edges == int(degrees[ids].sum())
+
+
+@pytest.mark.parametrize("stored", ["sparse", "bitmap"])
+def test_a_stay_writes_its_levels_into_a_state_that_is_or_becomes_a_bitmap(
+        backend: str, stored: str) -> None:  # fmt: skip
+    """A levels stay lists the vertices it reached into a sparse state that stays sparse (a
+    few rounds of a grid's BFS), and writes their rounds into the state's bitmap, in one pass
+    over the stamps, where the state is one or becomes one: every round that is not this
+    stay's, earlier stays' on the same matrix included, is left as it was."""
+    with hb.using_backend(backend):
+        A = hb.generators.grid_2d(40, 40)
+        any_pair = hb.semiring.any_pair[np.bool_]
+        # a bitmap state: the last 600 of 1600 vertices are in it (level 0) from the start
+        ids = [0] if stored == "sparse" else [0, *range(1000, 1600)]
+        state = hb.Vector.from_coo(ids, np.zeros(len(ids), dtype=np.int64), size=A.nrows)
+        assert state.format == stored
+        frontier = hb.Vector.from_coo([0], [True], size=A.nrows, dtype=bool)
+        formats = []
+        for rounds in (2, None, 3, None):  # later calls: stamps of earlier stays on A
+            want = _run(state, frontier, A, any_pair, levels=True, max_rounds=rounds,
+                        executor="reference")  # fmt: skip
+            got = _run(state, frontier, A, any_pair, levels=True, max_rounds=rounds,
+                       executor="loop")  # fmt: skip
+            _same(got, want)
+            formats.append(got[0].format)
+    assert formats == ([stored, "bitmap"] * 2), formats
 
 
 def test_device_loop_off_runs_every_round_on_the_host(backend: str) -> None:

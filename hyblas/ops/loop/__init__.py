@@ -248,17 +248,15 @@ def _entering(A: Matrix, sr: Semiring, levels: bool, frontier: Vector,  # noqa: 
               limit: int, state: tuple[Any, Any] | None) -> _Entering | None:  # fmt: skip
     """Whether the device loop takes the next rounds, and how (None: a host round).
 
-    A frontier of at most ``limit`` out-edges and no vertex of more than ``huge`` is pushed in
-    the loop, given the state's bitmap (bucketed rounds, where the loop carries a waiting
-    vertex with the state's value) only if the frontier holds the state's values; a wider one
-    too where the loop :func:`pulls` (over ``A.T``, computed then if need be). A narrow stay
-    pulls the rounds that widen only if ``A.T`` is at hand already."""
-    edges, widest = frontier_facts(A, frontier)
+    A frontier of at most ``limit`` out-edges is pushed in the loop, given the state's bitmap
+    (bucketed rounds, where the loop carries a waiting vertex with the state's value) only if
+    the frontier holds the state's values; a wider one too where the loop :func:`pulls` (over
+    ``A.T``, computed then if need be). A narrow stay pulls the rounds that widen only if
+    ``A.T`` is at hand already."""
+    edges, _ = frontier_facts(A, frontier)
     pull = pulls(sr, levels) and A.nrows == A.ncols
     if edges > limit:
         return _Entering(A.T, True) if pull and _same_index_types(A, A.T) else None
-    if widest > current_params().huge:
-        return None
     if state is not None:
         values, present = state
         ids, x = frontier._as_sparse()
@@ -311,7 +309,8 @@ def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
                   present=present, ids=ids, x=x, first_round=first_round,
                   last_round=max_rounds or 2**62, exit_edges=limit, buckets=buckets,
                   threshold=threshold, state_ids=state_ids, first_count=frontier.nnz,
-                  frontier_present=frontier_present, pull=entering.pull)  # fmt: skip
+                  frontier_present=frontier_present, pull=entering.pull,
+                  into_bitmap=_reached_into(state) if levels else None)  # fmt: skip
     timer = _trace.start_timer(A.backend) if _trace.tracing() else None
     if A.backend == "cuda":
         from . import executor  # noqa: PLC0415 - compiled kernels only where there is a GPU
@@ -327,33 +326,43 @@ def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
             reason=f"rounds {first_round}-{last} in the device loop ({walked.rounds} rounds)",
         ), timer.stop())  # fmt: skip
     if levels:
-        _add_reached(state, walked.reached, walked.reached_rounds)
+        _add_reached(state, walked)
     else:
         state._set_content(bitmap=(walked.values, walked.present))
+    out_type = sr.output_type(op_type)
+    if walked.ids.size == 0:  # the rounds ran to the end (nothing to sort)
+        return walked, Vector.new(out_type, A.nrows, backend=A.backend)
     order = A._xp.argsort(walked.ids)
-    nxt = Vector(A.nrows, sr.output_type(op_type), backend=A.backend, nnz=int(walked.ids.size),
+    nxt = Vector(A.nrows, out_type, backend=A.backend, nnz=int(walked.ids.size),
                  sparse=(walked.ids[order], walked.x[order]))
     return walked, nxt._settled()
 
 
-def _add_reached(state: Vector, reached: Any, rounds: Any) -> None:
-    """Give the vertices a stay reached (none of them in ``state`` yet) their rounds: a merge
-    into a sparse state that stays sparse, else a scatter into its bitmap (in place:
-    ``propagate``'s own copy), made from the sparse state if need be (sorting millions of ids
-    costs more than a pass over the vertices)."""
-    xp = state._xp
-    rounds = rounds.astype(state.dtype)
-    if state._bitmap is None:
-        ids, values = state._sparse
-        total = int(ids.size) + int(reached.size)
-        if total * SPARSE_BELOW < state.size:
-            ids, values = xp.concatenate([ids, reached]), xp.concatenate([values, rounds])
-            order = xp.argsort(ids)
-            state._set_content(sparse=(ids[order], values[order]), nnz=total)
-            return
+def _reached_into(state: Vector) -> Callable[[int], tuple[Any, Any] | None]:
+    """Where a levels stay writes the rounds of the vertices it reached (none of them in
+    ``state`` yet): a sparse state that stays sparse takes them as a list; otherwise the
+    state's bitmap (``propagate``'s own copy: changed in place), made from a sparse state if
+    need be, takes them in one pass over the vertices (sorting or scattering millions of ids
+    costs more)."""
+
+    def into(count: int) -> tuple[Any, Any] | None:
+        if state._bitmap is None and (state._sparse[0].size + count) * SPARSE_BELOW < state.size:
+            return None
+        return state._as_bitmap()
+
+    return into
+
+
+def _add_reached(state: Vector, walked: Walked) -> None:
+    """Give ``state`` the vertices a levels stay reached, with their rounds."""
     known = int(state._sparse[0].size) if state._bitmap is None else state._nnz
-    values, present = state._as_bitmap()  # (a sparse state's: new arrays)
-    values[reached] = rounds
-    present[reached] = True
-    state._set_content(bitmap=(values, present),
-                       nnz=None if known is None else known + int(reached.size))
+    nnz = None if known is None else known + walked.reached_count
+    if walked.reached is None:  # written into the bitmap _reached_into gave
+        state._set_content(bitmap=(walked.values, walked.present), nnz=nnz)
+        return
+    xp = state._xp
+    ids, values = state._sparse
+    ids = xp.concatenate([ids, walked.reached])
+    values = xp.concatenate([values, walked.reached_rounds.astype(state.dtype, copy=False)])
+    order = xp.argsort(ids)
+    state._set_content(sparse=(ids[order], values[order]), nnz=nnz)

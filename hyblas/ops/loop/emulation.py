@@ -97,7 +97,16 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
         return Walked(values=values, present=present, **common)
     stamps.close(r, offset)
     reached_ids = np.concatenate(reached)
-    return Walked(reached=reached_ids, reached_rounds=stamps.stamp[reached_ids] - offset, **common)
+    count = int(reached_ids.size)
+    bitmap = entry.into_bitmap(count) if entry.into_bitmap is not None else None
+    if bitmap is not None:  # as the kernel does it: a pass over the stamps
+        values, present = bitmap
+        rounds = stamps.stamp - offset
+        hit = (rounds >= entry.first_round) & (rounds <= r)
+        values[hit], present[hit] = rounds[hit], True
+        return Walked(values=values, present=present, reached_count=count, **common)
+    return Walked(reached=reached_ids, reached_rounds=stamps.stamp[reached_ids] - offset,
+                  reached_count=count, **common)  # fmt: skip
 
 
 def _pull_round(entry: Entry, stamps: LevelStamps, prestamp: int, visited: np.ndarray | None,

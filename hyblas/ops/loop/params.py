@@ -60,11 +60,11 @@ class LoopParams:
         A queued vertex with more out-edges than this is walked by a thread block instead of
         a warp.
     huge : int
-        The loop is not entered while the frontier has a vertex of more out-edges than this:
-        the host's executors spread one vertex's edges over many blocks, where the loop gives
-        it one block. (A stay does not end when such a vertex is queued: every entry costs a
-        launch and a host synchronisation, and improving rounds a few passes over the
-        vertices to set the loop's arrays up.)
+        A queued vertex with more out-edges than this (and more than ``heavy``) is walked by
+        the whole grid, its edges dealt out over every thread, instead of by one block, when
+        the round has at most 256 such (more, and each gets a block: they keep the grid busy
+        then). So a stay may start from, or reach, a hub of a power-law graph, whose edges
+        one block would walk a few hundred at a time.
     blocks_per_sm : int
         Resident 256-thread blocks per multiprocessor (the kernel's launch bounds, and the
         grid is this times the multiprocessor count).
@@ -79,7 +79,7 @@ class LoopParams:
     warp_vertices: int | None = None
     thread_edges: int = 8
     heavy: int = 1024
-    huge: int = 1 << 16
+    huge: int = 1 << 13
     blocks_per_sm: int = 4
 
     def __post_init__(self) -> None:

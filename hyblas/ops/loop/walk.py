@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,10 @@ class Entry:
     such a round is a pull round over ``pull``, the transpose of ``A`` (its rows are the
     in-edges), and the frontier must come as a bitmap if the first round pulls. With
     ``buckets`` the rounds are bucketed (:mod:`.buckets`), starting from ``threshold`` (None:
-    no threshold yet), and the frontier's values are the state's.
+    no threshold yet), and the frontier's values are the state's. Levels rounds call
+    ``into_bitmap`` (if given) with the number of vertices they reached: it returns the
+    state's bitmap (``values``, ``present``; made from a sparse state if need be) to write
+    their rounds into, in place, or None to have them listed.
     """
 
     A: Matrix  # noqa: N815 - math spelling
@@ -49,15 +53,17 @@ class Entry:
     first_count: int = 0
     frontier_present: Any = None
     pull: Matrix | None = None
+    into_bitmap: Callable[[int], tuple[Any, Any] | None] | None = None
 
 
 @dataclass
 class Walked:
     """After the rounds: the next frontier (ids in any order, values in the output type), the
     rounds run, the edges they walked and, for bucketed rounds, the last round's threshold;
-    and the state: improve rounds give its new bitmap (``values``, ``present``), levels
-    rounds the vertices they reached (``reached``, int64, no repeats, any order) and the
-    round that reached each (``reached_rounds``)."""
+    and the state: improve rounds give its new bitmap (``values``, ``present``); levels
+    rounds the ``reached_count`` vertices they reached, written into the bitmap that
+    ``Entry.into_bitmap`` gave (``values``, ``present``) or listed (``reached``, int64, no
+    repeats, any order) with the round that reached each (``reached_rounds``)."""
 
     ids: Any
     x: Any
@@ -68,3 +74,4 @@ class Walked:
     present: Any = None
     reached: Any = None
     reached_rounds: Any = None
+    reached_count: int = 0

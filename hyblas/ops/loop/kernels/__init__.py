@@ -18,12 +18,14 @@ from .... import dtypes as _dt
 from ....semiring.operators import Semiring
 from ...kernels.words import accumulator_substitutions
 
-__all__ = ["specialize", "specialize_facts", "loop_name", "FACTS_NAME",
-           "builtin_specializations", "IMPROVING_MONOIDS"]
+__all__ = ["specialize", "specialize_facts", "specialize_reached", "loop_name", "FACTS_NAME",
+           "REACHED_NAME", "builtin_specializations", "IMPROVING_MONOIDS"]
 
 _SOURCE = Path(__file__).with_name("frontier_loop.cu")
 _FACTS_SOURCE = Path(__file__).with_name("frontier_facts.cu")
+_REACHED_SOURCE = Path(__file__).with_name("reached_levels.cu")
 FACTS_NAME = "hyblas_frontier_facts"
+REACHED_NAME = "hyblas_reached_levels"
 
 # Monoids with x ⊕ x == x that only ever move a value one way: a vertex improves finitely
 # often, so propagate(levels=False) ends (the others only with levels=True).
@@ -39,6 +41,12 @@ def specialize_facts(indptr_dtype: np.dtype) -> str:
     """``frontier_facts.cu`` (a frontier's out-edges and widest vertex) for a CSR indptr type."""
     return string.Template(_text(_FACTS_SOURCE)).substitute(
         P=_dt.cuda_name(np.dtype(indptr_dtype)))
+
+
+def specialize_reached(state_dtype: np.dtype) -> str:
+    """``reached_levels.cu`` (a levels stay's rounds into the state's bitmap) for a state type."""
+    return string.Template(_text(_REACHED_SOURCE)).substitute(
+        V=_dt.cuda_name(np.dtype(state_dtype)))
 
 
 def specialize(semiring: Semiring, op_type: np.dtype, *, indptr_dtype: np.dtype,
@@ -61,7 +69,7 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     """``(label, source, kernel names)`` for every built-in semiring and dtype (compile test):
     the levels kernel for all, the improving kernel where the add monoid allows it; int64
     indptr with int32 indices, and one more with int32 / int64; then the facts kernel for
-    both indptr types."""
+    both indptr types, and the reached-levels kernel for every state type (all but bool)."""
     from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
     int32, int64 = np.dtype(np.int32), np.dtype(np.int64)
@@ -80,3 +88,7 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     yield "loop_min_plus_int32_indptr", source, [loop_name(True), loop_name(False)]
     for indptr in (int32, int64):
         yield f"loop_facts_{indptr.name}", specialize_facts(indptr), [FACTS_NAME]
+    for state_dtype in _dt.DTYPES:
+        if not _dt.is_bool(state_dtype):
+            source = specialize_reached(state_dtype)
+            yield f"loop_reached_{state_dtype.name}", source, [REACHED_NAME]

@@ -10,7 +10,10 @@
 //   indptr / indices types, ${BLOCKS_PER_SM} the occupancy the launch bounds promise.
 //
 // A round walks the out-edges (row u of A's CSR) of every queued vertex u: light ones of at most
-// thread_edges edges a thread each, other light ones a warp each, heavy ones a block each; and
+// thread_edges edges a thread each, other light ones a warp each, heavy ones a block each, and
+// huge ones (more than `huge` edges) with the whole grid, their edges dealt out evenly over all
+// the threads in one pass (when a round queues at most HYBLAS_HUGE_LIST of them; more, and they
+// are heavy ones, the grid kept busy anyway); and
 // appends each vertex that the round changes to the next queue (light at the front, the others
 // from the back of the queue's region) with warp-aggregated atomics, adding up the next queue's
 // edges as it goes. After the barrier every thread reads the same counts, so all of them take the
@@ -57,6 +60,8 @@ typedef ${I} hyblas_i;
 #define HYBLAS_THREADS 256   // THREADS in params.py
 #define HYBLAS_WARP 32
 #define HYBLAS_BLOCKS_PER_SM ${BLOCKS_PER_SM}
+#define HYBLAS_HUGE_LIST 256  // HUGE_LIST in executor.py; at most HYBLAS_THREADS
+#define HYBLAS_PULL_STEP 4
 
 __device__ __forceinline__ hyblas_z hyblas_mult(hyblas_t x, hyblas_t y) { return (hyblas_z)(${MULT}); }
 __device__ __forceinline__ hyblas_z hyblas_add(hyblas_z x, hyblas_z y) { return (hyblas_z)(${ADD}); }
@@ -78,6 +83,7 @@ struct hyblas_loop_view {
     long long* stamp;
     long long cap;                 // a queue region's length
     long long heavy;               // more edges than this: a block per vertex, not a warp
+    long long huge;                // more edges than this (and heavy): the grid, not a block
     const bool* visited;           // LEVELS: the state's presence (read when check_visited)
     int check_visited;
     long long prestamp;            // LEVELS: stamps below this are older than the call
@@ -85,13 +91,22 @@ struct hyblas_loop_view {
 };
 
 // One round's queue: its region of the queue and value arrays, its counters ([light count,
-// other count, edges of the queued vertices]), and where its light / other entries start.
+// other count, edges of the queued vertices]), where its light / other entries start, and the
+// slots of its huge vertices (the first HYBLAS_HUGE_LIST of them; huge_count counts all).
 struct hyblas_queue {
     long long* ids;
     hyblas_z* values;
     unsigned long long* count;
     long long light_base, other_base;
+    unsigned long long* huge_count;
+    long long* huge_slots;
 };
+
+// List the huge vertex at `slot` of q (one atomic per huge vertex: few of them).
+__device__ __forceinline__ void hyblas_list_huge(const hyblas_queue& q, long long slot) {
+    const unsigned long long k = atomicAdd(q.huge_count, 1ull);
+    if (k < HYBLAS_HUGE_LIST) q.huge_slots[k] = slot;
+}
 
 // The queue's i-th entry: light vertices from the front of the region, the others from the back.
 __device__ __forceinline__ long long hyblas_slot(const hyblas_loop_view& v, const hyblas_queue& q,
@@ -177,6 +192,7 @@ __device__ __forceinline__ long long hyblas_enqueue(const hyblas_loop_view& v,
         ? q.light_base + (long long)(light_base + __popc(light_lanes & below))
         : v.cap - 1 - q.other_base - (long long)(other_base + __popc(other_lanes & below));
     q.ids[slot] = vertex;
+    if (!light && degree > v.huge) hyblas_list_huge(q, slot);
     return slot;
 }
 
@@ -296,7 +312,8 @@ __device__ __forceinline__ void hyblas_first_queue(const hyblas_loop_view& v,
         const long long i = base + threadIdx.x;
         const bool valid = i < hi && (sparse || present[i]);
         const long long u = valid ? (sparse ? ids[i] : i) : 0;
-        const bool light = valid && hyblas_degree(v, u) <= v.heavy;
+        const long long degree = valid ? hyblas_degree(v, u) : 0;
+        const bool light = valid && degree <= v.heavy;
         const unsigned int light_lanes = __ballot_sync(0xffffffffu, light);
         const unsigned int other_lanes = __ballot_sync(0xffffffffu, valid && !light);
         if (lane == 0) {
@@ -320,10 +337,68 @@ __device__ __forceinline__ void hyblas_first_queue(const hyblas_loop_view& v,
                 : v.cap - 1 - q.other_base - (other_at + other_before + __popc(other_lanes & below));
             q.ids[slot] = u;
             v.first_values[slot] = x[i];
+            if (!light && degree > v.huge) hyblas_list_huge(q, slot);
         }
         light_at += light_all;
         other_at += other_all;
     }
+}
+
+// Walk the huge vertices of q_in (`count` <= HYBLAS_HUGE_LIST of them; with `bucketed`, not
+// those far from the round's threshold: carried, not walked) with the whole grid: their edges,
+// one vertex's after another's, are dealt out over all the threads; a thread finds its edge's
+// vertex by a binary search of the vertices' summed edge counts, which each block keeps in
+// shared memory. Every thread calls this.
+template <bool LEVELS>
+__device__ void hyblas_huge_walk(const hyblas_loop_view& v, long long r, const hyblas_queue& q_in,
+                                 const hyblas_queue& out, bool first, int count, bool bucketed,
+                                 hyblas_z threshold, hyblas_z smallest, long long tid,
+                                 long long threads, unsigned long long& next_edges,
+                                 unsigned long long& walked) {
+    __shared__ long long ends[HYBLAS_HUGE_LIST];    // edges of the vertices up to this one
+    __shared__ long long begins[HYBLAS_HUGE_LIST];  // the vertex's first edge in the CSR
+    __shared__ hyblas_t xs[HYBLAS_HUGE_LIST];
+    __shared__ long long warp_sums[HYBLAS_BLOCK_WARPS];
+    const int lane = threadIdx.x & (HYBLAS_WARP - 1), warp = threadIdx.x / HYBLAS_WARP;
+    const int j = threadIdx.x;
+    long long degree = 0;
+    if (j < count) {
+        const long long slot = q_in.huge_slots[j];
+        const hyblas_t x = first ? v.first_values[slot] : (hyblas_t)q_in.values[slot];
+        const bool far = bucketed && (hyblas_z)x >= threshold && (hyblas_z)x != smallest;
+        const long long u = q_in.ids[slot];
+        begins[j] = (long long)v.indptr[u];
+        degree = far ? 0 : (long long)v.indptr[u + 1] - begins[j];
+        xs[j] = x;
+    }
+    long long sum = degree;  // inclusive scan: within the warp, then over the warps before it
+    for (int offset = 1; offset < HYBLAS_WARP; offset *= 2) {
+        const long long other = __shfl_up_sync(0xffffffffu, sum, offset);
+        if (lane >= offset) sum += other;
+    }
+    if (lane == HYBLAS_WARP - 1) warp_sums[warp] = sum;
+    __syncthreads();
+    for (int w = 0; w < warp; ++w) sum += warp_sums[w];
+    if (j < count) ends[j] = sum;
+    __syncthreads();
+    const long long total = ends[count - 1];
+    if (tid == 0) walked += (unsigned long long)total;
+    for (long long base = tid - lane; base < total; base += threads) {
+        const long long g = base + lane;
+        long long e = 0;
+        hyblas_t x = (hyblas_t)0;
+        if (g < total) {
+            int lo = 0, hi = count - 1;  // the first vertex whose edges end after g
+            while (lo < hi) {
+                const int mid = (lo + hi) / 2;
+                if (ends[mid] > g) hi = mid; else lo = mid + 1;
+            }
+            e = begins[lo] + g - (lo ? ends[lo - 1] : 0ll);
+            x = xs[lo];
+        }
+        hyblas_loop_edge<LEVELS>(v, r, out, g < total, e, x, next_edges);
+    }
+    __syncthreads();  // the shared arrays are written again in the next round
 }
 
 // The CSR whose rows are the in-edges, and the first round's frontier, of pull rounds.
@@ -337,12 +412,16 @@ struct hyblas_pull_view {
 __device__ __forceinline__ bool hyblas_in_frontier(const hyblas_loop_view& v,
                                                    const hyblas_pull_view& p, long long u,
                                                    long long r, bool first) {
-    return first ? p.first[u] : *(volatile long long*)&v.stamp[u] == r - 1 + v.stamp_offset;
+    // (read through L2, where the round before's stamps are; this round's change no frontier
+    // vertex's)
+    return first ? p.first[u] : __ldcg(&v.stamp[u]) == r - 1 + v.stamp_offset;
 }
 
 // A pull round r (see the top): warps take 32 consecutive vertices; a lane walks up to
-// thread_edges of its vertex's in-edges, then the warp walks the rest of its lanes' rows one
-// after another, 32 edges a step. A reached vertex is stamped and queued, and its value left in
+// thread_edges of its vertex's in-edges, HYBLAS_PULL_STEP a step with the step's loads issued
+// together (a chain of one load after another is the round's time otherwise), and stops
+// after the step that finds one from the frontier; then the warp walks the rest of its lanes'
+// rows one after another, 32 edges a step. A reached vertex is stamped and queued, and its value left in
 // ws for the copy-out after the round. `examined` counts the in-edges read. Every thread calls
 // this.
 __device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_view& p,
@@ -362,11 +441,18 @@ __device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_v
         }
         const long long own_end = min(end, begin + thread_edges);
         long long hit = -1;
-        for (long long e = begin; e < own_end; ++e) {
-            if (hyblas_in_frontier(v, p, (long long)p.indices[e], r, first)) {
-                hit = e;
-                break;
-            }
+        for (long long e = begin; e < own_end && hit < 0; e += HYBLAS_PULL_STEP) {
+            long long u[HYBLAS_PULL_STEP];
+            bool in[HYBLAS_PULL_STEP];
+            #pragma unroll
+            for (int k = 0; k < HYBLAS_PULL_STEP; ++k)
+                u[k] = e + k < own_end ? (long long)p.indices[e + k] : -1;
+            #pragma unroll
+            for (int k = 0; k < HYBLAS_PULL_STEP; ++k)
+                in[k] = u[k] >= 0 && hyblas_in_frontier(v, p, u[k], r, first);
+            #pragma unroll
+            for (int k = HYBLAS_PULL_STEP - 1; k >= 0; --k)
+                if (in[k]) hit = e + k;  // the first in the step
         }
         if (open) examined += (unsigned long long)((hit >= 0 ? hit + 1 : own_end) - begin);
         unsigned int rest = __ballot_sync(0xffffffffu, open && hit < 0 && own_end < end);
@@ -413,14 +499,16 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                      const bool* first_present, const hyblas_t* first_x,
                      long long first_count, int pull_rounds, const hyblas_p* pull_indptr,
                      const hyblas_i* pull_indices, const hyblas_t* pull_weights,
-                     const bool* pull_first) {
+                     const bool* pull_first, long long huge, long long* huge_slots_all) {
     // The first round's frontier: first_count vertices first_ids[i] of value first_x[i]
     // (first_sparse), or the vertices i < first_count with first_present[i] (value first_x[i]).
     // counters (zeros at the launch): [2][3] by round parity (a queue's counts), [6] the edges
     // walked, [7] / [8] where the last queue's light / other entries start in its region
-    // (LEVELS; 0 otherwise), [9] the rounds run, [10] the first queue's light count.
+    // (LEVELS; 0 otherwise), [9] the rounds run, [10] the first queue's light count, [11 + parity]
+    // the queue's huge vertices (listed in huge_slots_all + parity * HYBLAS_HUGE_LIST).
     const hyblas_loop_view v = {n, indptr, indices, weights, first_values, ws, present, stamp,
-                                cap, heavy, visited, check_visited, prestamp, stamp_offset};
+                                cap, heavy, huge, visited, check_visited, prestamp,
+                                stamp_offset};
     const hyblas_pull_view pull_view = {pull_indptr, pull_indices, pull_weights, pull_first};
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     const long long tid = (long long)blockIdx.x * HYBLAS_THREADS + threadIdx.x;
@@ -441,7 +529,8 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     {  // the first queue (and, bucketed, its minimum; later queues' come with their values)
         const int in = (int)((r - 1) & 1);
         const hyblas_queue first = {queue_all + (LEVELS ? 0 : in * cap),
-                                    values_all + (LEVELS ? 0 : in * cap), counters + 3 * in, 0, 0};
+                                    values_all + (LEVELS ? 0 : in * cap), counters + 3 * in, 0, 0,
+                                    counters + 11 + in, huge_slots_all + in * HYBLAS_HUGE_LIST};
         if (bucketed) {
             if (tid == 0) minima[0] = minima[1] = no_minimum;
             grid.sync();
@@ -455,11 +544,16 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         const int in = (int)((r - 1) & 1), out = (int)(r & 1);
         const long long in_region = LEVELS ? 0 : in * cap, out_region = LEVELS ? 0 : out * cap;
         const hyblas_queue q_in = {queue_all + in_region, values_all + in_region,
-                                   counters + 3 * in, light_base, other_base};
+                                   counters + 3 * in, light_base, other_base, counters + 11 + in,
+                                   huge_slots_all + in * HYBLAS_HUGE_LIST};
         const long long light = (long long)q_in.count[0], other = (long long)q_in.count[1];
         const hyblas_queue q_out = {queue_all + out_region, values_all + out_region,
                                     counters + 3 * out, LEVELS ? light_base + light : 0,
-                                    LEVELS ? other_base + other : 0};
+                                    LEVELS ? other_base + other : 0, counters + 11 + out,
+                                    huge_slots_all + out * HYBLAS_HUGE_LIST};
+        // the huge vertices go to the whole grid if they are few enough to be listed
+        const unsigned long long huge_n = *q_in.huge_count;
+        const bool spread = huge_n <= HYBLAS_HUGE_LIST;
         const bool first = r == first_round;
         unsigned long long next_edges_mine = 0;  // out-edges of the vertices this thread queued
         // the value of the queue's entry at `slot` (the first round's are the frontier's)
@@ -526,10 +620,14 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
             if (HYBLAS_FAR((hyblas_z)x)) continue;
             const long long u = q_in.ids[slot];
             const long long begin = (long long)v.indptr[u], end = (long long)v.indptr[u + 1];
+            if (spread && end - begin > v.huge) continue;
             if (threadIdx.x == 0) walked += (unsigned long long)(end - begin);
             hyblas_loop_range<LEVELS>(v, r, q_out, begin, end, threadIdx.x, HYBLAS_THREADS, x,
                                       next_edges_mine);
         }
+        if (!pulling && spread && huge_n)
+            hyblas_huge_walk<LEVELS>(v, r, q_in, q_out, first, (int)huge_n, bucketed, threshold,
+                                     smallest, tid, threads, next_edges_mine, walked);
         if (bucketed) {
             for (long long base = tid - lane; base < light + other; base += threads) {
                 const long long i = base + lane;
@@ -564,7 +662,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
             if (bucketed) hyblas_warp_min_key(&minima[out], valid, value);
         }
         if (tid == 0) {
-            q_in.count[0] = q_in.count[1] = q_in.count[2] = 0ull;
+            q_in.count[0] = q_in.count[1] = q_in.count[2] = *q_in.huge_count = 0ull;
             if (bucketed) minima[in] = no_minimum;  // read at this round's start, by now by all
         }
         light_base = q_out.light_base;
