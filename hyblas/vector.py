@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import dtypes as _dt
-from .backend import resolve, to_backend, to_numpy, xp_for
+from .backend import is_cuda_array, resolve, to_backend, to_numpy, xp_for
 from .errors import DimensionMismatch, IndexOutOfBounds, InvalidObject, InvalidValue
 from .matrix import _as_index_array, _check_bounds, _values_array
 from .ops import primitives as _prim
@@ -21,6 +21,16 @@ __all__ = ["Vector"]
 
 # A vector with fewer than size / SPARSE_BELOW entries is kept sparse, else as a bitmap.
 SPARSE_BELOW = 32
+# from_coo checks and sorts at most this many entries given as host data on the host (NumPy),
+# more on the vector's backend.
+FEW_ON_THE_HOST = 4096
+
+
+def _few_on_the_host(indices: Any, values: Any) -> bool:
+    """Whether ``from_coo``'s input is host data (not device arrays) of a few entries."""
+    if is_cuda_array(indices) or is_cuda_array(values):
+        return False
+    return np.size(indices) <= FEW_ON_THE_HOST
 
 
 class Vector:
@@ -90,6 +100,11 @@ class Vector:
         backend : {'cpu', 'cuda'}, optional
         """
         name = resolve(backend)
+        if name != "cpu" and _few_on_the_host(indices, values):
+            # checked, sorted and combined on the host, then copied once: a few entries given
+            # from Python (a search's source) cost no device round trip
+            return cls.from_coo(indices, values, size=size, dtype=dtype, dup_op=dup_op,
+                                backend="cpu").to_backend(name)  # fmt: skip
         xp = xp_for(name)
         idx = _as_index_array(xp, indices, "indices")
         vals = _values_array(xp, values, idx.size, dtype, "values")

@@ -52,6 +52,10 @@ def test_typed_operators() -> None:
     assert np.dtype("bool") not in hb.binary.minus.types
     with pytest.raises(KeyError):
         hb.binary.minus[bool]
+    # one object per type (kernels compiled for it are found again), also through a typed one
+    assert hb.semiring.min_plus[np.float32] is hb.semiring.min_plus["float32"] is typed
+    assert hb.semiring.min_plus[np.int32][np.float32] is typed
+    assert hb.semiring.min_plus[np.int32] is not typed
 
 
 @pytest.mark.parametrize(

@@ -64,10 +64,9 @@ def bfs(
     n = A.nrows
     source = vertex(source, n, "bfs")
     backend = A.backend
-    levels = Vector.new(np.int64, n, backend=backend)
     if return_parents:
-        return _bfs_with_parents(A, source, levels, executor)
-    ops.assign(levels, 0, [source])
+        return _bfs_with_parents(A, source, Vector.new(np.int64, n, backend=backend), executor)
+    levels = Vector.from_coo([source], [0], size=n, dtype=np.int64, backend=backend)
     frontier = Vector.from_coo([source], [True], size=n, dtype=bool, backend=backend)
     ops.propagate(levels, frontier, A, _semiring["any_pair"][np.bool_], levels=True,
                   executor=executor)  # fmt: skip

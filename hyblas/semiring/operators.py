@@ -50,13 +50,21 @@ class Operator:
         self.dtype: np.dtype | None = None  # set on typed instances only
 
     def __getitem__(self, dtype: Any) -> Operator:
-        """The operator typed for ``dtype``; ``KeyError`` if it does not serve that type."""
+        """The operator typed for ``dtype``; ``KeyError`` if it does not serve that type.
+
+        The same object each time (as python-graphblas's typed operators), so that what is
+        cached per operator, compiled kernels above all, is found again on the next call."""
         dt = np.dtype(dtype)
+        typed_ones = self.__dict__.setdefault("_typed", {})  # shared with the typed ones
+        typed = typed_ones.get(dt)
+        if typed is not None:
+            return typed
         if dt not in self.types:
             served = ", ".join(sorted(t.name for t in self.types))
             raise KeyError(f"{self.kind} {self.name!r} does not serve dtype {dt.name} ({served})")
         typed = object.__new__(type(self))
         typed.__dict__.update(self.__dict__, dtype=dt)
+        typed_ones[dt] = typed
         return typed
 
     def input_type(self, *operand_dtypes: np.dtype) -> np.dtype:
