@@ -329,12 +329,12 @@ def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
         _add_reached(state, walked)
     else:
         state._set_content(bitmap=(walked.values, walked.present))
-    out_type = sr.output_type(op_type)
-    if walked.ids.size == 0:  # the rounds ran to the end (nothing to sort)
-        return walked, Vector.new(out_type, A.nrows, backend=A.backend)
-    order = A._xp.argsort(walked.ids)
-    nxt = Vector(A.nrows, out_type, backend=A.backend, nnz=int(walked.ids.size),
-                 sparse=(walked.ids[order], walked.x[order]))
+    ids, x = walked.ids, walked.x
+    if ids.size:  # else the rounds ran to the end: the walk's empty arrays, nothing to sort
+        order = A._xp.argsort(ids)
+        ids, x = ids[order], x[order]
+    nxt = Vector(A.nrows, sr.output_type(op_type), backend=A.backend, nnz=int(ids.size),
+                 sparse=(ids, x))
     return walked, nxt._settled()
 
 
