@@ -99,12 +99,14 @@ def matrices(draw: Any, nrows: int | None = None, ncols: int | None = None,
 
 
 @st.composite
-def vectors(draw: Any, size: int | None = None, dtype: Any = None) -> VectorData:
+def vectors(draw: Any, size: int | None = None, dtype: Any = None,
+            max_entries: int | None = None) -> VectorData:  # fmt: skip
     """A random sparse vector: any size (0 included), empty to full, dense enough at times to
-    be stored as a bitmap."""
+    be stored as a bitmap; at most ``max_entries`` entries if given."""
     size = draw(dims) if size is None else size
     dtype = draw(dtypes) if dtype is None else np.dtype(dtype)
-    idx = sorted(draw(st.sets(st.integers(0, size - 1), max_size=size)) if size else [])
+    most = size if max_entries is None else min(size, max_entries)
+    idx = sorted(draw(st.sets(st.integers(0, size - 1), max_size=most)) if size else [])
     vals = [draw(values_of(dtype)) for _ in idx]
     return VectorData(size, np.array(idx, dtype=np.int64), np.array(vals, dtype=dtype))
 
@@ -116,9 +118,14 @@ def like(data: MatrixData | VectorData, dtype: Any = None) -> st.SearchStrategy[
     return matrices(nrows=data.nrows, ncols=data.ncols, dtype=dtype)
 
 
-def shaped(shape: tuple[int, ...], dtype: Any = None) -> st.SearchStrategy[Any]:
-    """Random content of a given shape: a vector for ``(n,)``, a matrix for ``(m, n)``."""
+def shaped(shape: tuple[int, ...], dtype: Any = None,
+           max_entries: int | None = None) -> st.SearchStrategy[Any]:  # fmt: skip
+    """Random content of a given shape: a vector for ``(n,)`` (at most ``max_entries``
+    entries if given, or any number: both are drawn), a matrix for ``(m, n)``."""
     if len(shape) == 1:
+        if max_entries is not None:
+            return vectors(size=shape[0], dtype=dtype, max_entries=max_entries) | \
+                vectors(size=shape[0], dtype=dtype)  # fmt: skip
         return vectors(size=shape[0], dtype=dtype)
     return matrices(nrows=shape[0], ncols=shape[1], dtype=dtype)
 
@@ -156,17 +163,19 @@ def accum_names_for(dtype: Any) -> list[str]:
 
 @st.composite
 def write_controls(draw: Any, shape: tuple[int, ...], out_dtype: Any, *,
-                   accum: bool = True, need_out: bool = False) -> WriteControls:
+                   accum: bool = True, need_out: bool = False,
+                   max_entries: int | None = None) -> WriteControls:  # fmt: skip
     """Mask, accum, replace and an existing ``out`` for a result of ``shape``.
 
     ``out_dtype`` is the dtype of the existing output when one is drawn; the accumulator is
-    drawn among those serving it. ``accum=False`` never draws an accumulator.
+    drawn among those serving it. ``accum=False`` never draws an accumulator. With
+    ``max_entries``, vector masks and outputs are also drawn with that many entries at most.
     """
     kind = draw(st.sampled_from(MASK_KINDS))
-    mask = None if kind == "none" else draw(shaped(shape))
+    mask = None if kind == "none" else draw(shaped(shape, max_entries=max_entries))
     spelling = draw(st.sampled_from(("object", "view")))
     has_out = need_out or draw(st.booleans())
-    out = draw(shaped(shape, dtype=out_dtype)) if has_out else None
+    out = draw(shaped(shape, dtype=out_dtype, max_entries=max_entries)) if has_out else None
     acc = None
     if accum and has_out:
         acc = draw(st.none() | st.sampled_from(accum_names_for(out_dtype)))

@@ -295,6 +295,42 @@ def test_select(backend: str, data: st.DataObject) -> None:
     assert_matches(result, expected_after(ctl, t))
 
 
+# Long vectors with few entries are stored sparse (a vector keeps a bitmap only from size / 32
+# entries on), as are some of their masks and outputs: the paths that skip passes over every
+# position (a sparse result with no output to write through, a mask read at the entries only).
+LONG = 8 * hb.vector.SPARSE_BELOW + 1
+
+
+@pytest.mark.parametrize("which", ["ewise_add", "ewise_mult", "apply", "select"])
+@given(data=st.data())
+def test_vector_ops_on_sparse_storage(backend: str, which: str, data: st.DataObject) -> None:
+    size = data.draw(st.integers(LONG, LONG + 40))
+    if which.startswith("ewise"):
+        arg, op, dtype = data.draw(binary_and_dtype())
+        x, y = (data.draw(S.vectors(size=size, dtype=dtype, max_entries=8)) for _ in "xy")
+        t = getattr(model, which)(model.of(x), model.of(y), op)
+        args, kwargs = (x.hyblas(backend), y.hyblas(backend), arg), {}
+    elif which == "apply":
+        op = hb.unary[data.draw(st.sampled_from(UNARY))]
+        dtype = data.draw(st.sampled_from(served(op)))
+        x = data.draw(S.vectors(size=size, dtype=dtype, max_entries=8))
+        with np.errstate(all="ignore"):
+            t = model.apply_unary(model.of(x), op)
+        args, kwargs = (x.hyblas(backend), op), {}
+    else:
+        name = data.draw(st.sampled_from(SELECTS))
+        dtype = data.draw(S.dtypes)
+        x = data.draw(S.vectors(size=size, dtype=dtype, max_entries=8))
+        thunk = data.draw(S.values_of(dtype) if name.startswith("value") else st.integers(-2, 4))
+        t = model.select(model.of(x), name, thunk)
+        args, kwargs = (x.hyblas(backend), name, thunk), {}
+    assert args[0].format == "sparse"
+    ctl = data.draw(S.write_controls(x.shape, t.dtype, max_entries=8))
+    with np.errstate(all="ignore"):
+        result = run_op(getattr(hb.ops, which), ctl, backend, *args, **kwargs)
+    assert_matches(result, expected_after(ctl, t))
+
+
 # --- reductions ---------------------------------------------------------------------------------
 
 

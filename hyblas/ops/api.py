@@ -331,7 +331,9 @@ def _ewise(name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: b
             values, present = _ewise_bitmaps(x, y, bop, union=combine is reference.ewise_union)
             return _write_vector(out, values, present, m, accum, replace, backend)
         (xi, xv), (yi, yv) = x._as_sparse(), y._as_sparse()
-        keys, values = combine(xp, xi, xv, yi, yv, bop)
+        keys, values = combine(xp, xi, xv, yi, yv, bop)  # new arrays
+        if out is None:
+            return _new_sparse(x.size, keys, values, m, backend)
         out_values = xp.zeros(x.size, dtype=values.dtype)
         present = xp.zeros(x.size, dtype=bool)
         out_values[keys], present[keys] = values, True
@@ -403,6 +405,9 @@ def _rebuild(x: Any, keep: Any, values: Any, out: Any, m: Any, accum: Any, repla
         idx, _ = x._as_sparse()
         if keep is not None:
             idx = idx[keep]
+        if out is None:  # x's own arrays (and values) may be these: copies
+            return _new_sparse(x.size, idx.copy() if keep is None else idx, values.copy(), m,
+                               backend)  # fmt: skip
         out_values = xp.zeros(x.size, dtype=values.dtype)
         present = xp.zeros(x.size, dtype=bool)
         out_values[idx], present[idx] = values, True
@@ -411,6 +416,16 @@ def _rebuild(x: Any, keep: Any, values: Any, out: Any, m: Any, accum: Any, repla
     if keep is not None:
         keys = keys[keep]
     return _write_matrix(out, keys, values, x.shape, m, accum, replace, backend)
+
+
+def _new_sparse(size: int, ids: Any, values: Any, mask: Any, backend: str) -> Vector:
+    """A new vector of the sorted entries ``ids`` / ``values`` (arrays taken) the mask allows:
+    with no output to write through, a sparse result needs no pass over every position."""
+    if mask is not None:
+        keep = _mask.vector_allowed_at(mask, ids)
+        ids, values = ids[keep], values[keep]
+    return Vector(size, values.dtype, backend=backend, sparse=(ids, values),
+                  nnz=int(ids.size))._settled()  # fmt: skip
 
 
 def _quiet(placeholders: bool) -> Any:

@@ -24,7 +24,7 @@ from ..semiring.operators import BinaryOp, Monoid
 from . import primitives as _prim
 
 __all__ = ["Mask", "as_mask", "check_accum", "accum_type", "write_vector", "write_matrix",
-           "mask_shape", "check_output"]
+           "mask_shape", "check_output", "vector_allowed", "vector_allowed_at"]
 
 
 class Mask:
@@ -100,6 +100,27 @@ def vector_allowed(mask: Mask) -> Any:
     else:
         values, present = mask.parent._as_bitmap()
         allowed = present & values.astype(bool)
+    return ~allowed if mask.complement else allowed
+
+
+def vector_allowed_at(mask: Mask, ids: Any) -> Any:
+    """Whether a vector mask lets a result through at each of the ascending positions ``ids``
+    (reads the mask's entries there only: no array over all positions)."""
+    parent = mask.parent
+    xp = parent._xp
+    if parent._bitmap is not None:
+        values, present = parent._bitmap
+        allowed = present[ids]
+        if not mask.structural:
+            allowed &= values[ids].astype(bool)
+    elif parent._sparse[0].size == 0:
+        allowed = xp.zeros(ids.shape, dtype=bool)
+    else:
+        mask_ids, mask_values = parent._sparse
+        at = xp.minimum(xp.searchsorted(mask_ids, ids), mask_ids.size - 1)
+        allowed = mask_ids[at] == ids
+        if not mask.structural:
+            allowed &= mask_values[at].astype(bool)
     return ~allowed if mask.complement else allowed
 
 
