@@ -1,6 +1,7 @@
 """One round of :func:`hyblas.ops.propagate` written with the GraphBLAS operations: what the
 rounds mean, what the CPU runs, and what the GPU runs when the frontier is too wide for the
-device loop."""
+device loop. An improving round's state update is :func:`.improve.improve`, the four
+operations of :func:`.improve.improve_with_ops` done in one step."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ...semiring.operators import Semiring
 from ...vector import Vector
 from .. import api
 from .buckets import Buckets
+from .improve import improve
 
 __all__ = ["host_round", "host_bucket_round"]
 
@@ -43,9 +45,4 @@ def host_bucket_round(state: Vector, frontier: Vector, A: Matrix,  # noqa: N803
 def _improve(state: Vector, frontier: Vector, A: Matrix, semiring: Semiring,  # noqa: N803
              executor: str) -> Vector:
     reached = api.vxm(frontier, A, semiring, executor=executor)
-    add = semiring.monoid.binaryop
-    combined = api.ewise_add(reached, state, add, mask=reached.S)
-    unchanged = api.ewise_mult(combined, state, "eq")
-    improved = api.apply(combined, "identity", mask=~unchanged)
-    api.assign(state, improved, None, mask=improved.S)
-    return improved
+    return improve(state, reached, semiring.monoid.binaryop)

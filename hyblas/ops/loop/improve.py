@@ -1,0 +1,114 @@
+"""The state update of an improving round (``propagate(levels=False)``), in one step.
+
+A round's products ``reached`` improve the state where ``state ⊕ reached`` differs from the
+state (or the state has no entry yet); those entries are written into the state and are the
+next frontier. Written with the GraphBLAS operations (:func:`improve_with_ops`) that is four
+calls, each a pass over every position of the vector (a mask, a bitmap, a scatter): on kron24
+about 5 ms a round on the H100, more than the dense product itself. :func:`improve` does the
+same on the storages as they are: a pass over ``reached``'s entries when it is sparse, one
+element-wise pass over the positions when it is a bitmap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...semiring.operators import BinaryOp
+from ...vector import Vector
+from .. import api
+from .. import primitives as _prim
+
+__all__ = ["improve", "improve_with_ops"]
+
+
+def improve(state: Vector, reached: Vector, add: BinaryOp) -> Vector:
+    """``state ⊕= reached`` where that changes ``state``; returns the entries that changed it.
+
+    The entries of ``reached`` whose position the state lacks, or where ``add(reached,
+    state)`` is not the state's value, take that combined value in ``state`` (updated in
+    place; its arrays may be changed where they lie) and in the returned vector. Equal to
+    :func:`improve_with_ops`.
+
+    Parameters
+    ----------
+    state : Vector
+        Changed in place: give it arrays no other vector shares.
+    reached : Vector
+        Same size as ``state``.
+    add : BinaryOp
+        The add monoid's operator.
+
+    Returns
+    -------
+    Vector
+        The improved entries, of ``add``'s output type.
+    """
+    op_type = add.input_type(reached.dtype, state.dtype)
+    out_type = add.output_type(op_type)
+    if reached._bitmap is not None:
+        return _over_positions(state, reached, add, op_type, out_type)
+    return _over_entries(state, reached, add, op_type, out_type)
+
+
+def _combine(add: BinaryOp, reached: Any, current: Any, had: Any, op_type: np.dtype,
+             out_type: np.dtype, xp: Any) -> tuple[Any, Any]:  # fmt: skip
+    """The combined values (``reached``'s own where the state had none) and where they
+    differ from ``current`` or the state had none."""
+    with np.errstate(all="ignore"):  # placeholders of absent positions are combined too
+        both = add.numpy(reached.astype(op_type, copy=False), current.astype(op_type, copy=False))
+        combined = xp.where(had, xp.asarray(both).astype(out_type, copy=False),
+                            reached.astype(out_type, copy=False))  # fmt: skip
+        better = ~had | (combined != current)
+    return combined, better
+
+
+def _over_positions(state: Vector, reached: Vector, add: BinaryOp, op_type: np.dtype,
+                    out_type: np.dtype) -> Vector:  # fmt: skip
+    """``reached`` is a bitmap: one element-wise pass over the positions."""
+    xp = state._xp
+    r_values, r_present = reached._bitmap
+    values, present = state._as_bitmap()
+    combined, better = _combine(add, r_values, values, present, op_type, out_type, xp)
+    better &= r_present
+    xp.copyto(values, combined.astype(state.dtype, copy=False), where=better)
+    present |= better
+    state._set_content(bitmap=(values, present))
+    return Vector._from_bitmap(combined, better, backend=state.backend)
+
+
+def _over_entries(state: Vector, reached: Vector, add: BinaryOp, op_type: np.dtype,
+                  out_type: np.dtype) -> Vector:  # fmt: skip
+    """``reached`` is sparse: a pass over its entries, gathering the state's values there."""
+    xp = state._xp
+    ids, r_values = reached._sparse
+    if state._bitmap is not None:
+        values, present = state._bitmap
+        current, had = values[ids], present[ids]
+    else:
+        s_ids, s_values = state._sparse
+        at = xp.minimum(xp.searchsorted(s_ids, ids), max(s_ids.size - 1, 0))
+        had = s_ids[at] == ids if s_ids.size else xp.zeros(ids.size, dtype=bool)
+        current = s_values[at] if s_ids.size else xp.zeros(ids.size, dtype=state.dtype)
+    combined, better = _combine(add, r_values, current, had, op_type, out_type, xp)
+    keep = xp.flatnonzero(better)
+    ids, combined = ids[keep], combined[keep]
+    if state._bitmap is not None:
+        values[ids], present[ids] = combined.astype(state.dtype, copy=False), True
+        state._set_content(bitmap=(values, present))
+    else:
+        merged = _prim.union_keys(xp, s_ids, s_values, ids, combined, lambda old, new: new,
+                                  state.dtype)  # fmt: skip
+        state._set_content(sparse=merged, nnz=int(merged[0].size))
+    return Vector(state.size, out_type, backend=state.backend, sparse=(ids, combined),
+                  nnz=int(ids.size))._settled()  # fmt: skip
+
+
+def improve_with_ops(state: Vector, reached: Vector, add: BinaryOp) -> Vector:
+    """What :func:`improve` does, written with the GraphBLAS operations (the definition)."""
+    combined = api.ewise_add(reached, state, add, mask=reached.S)
+    unchanged = api.ewise_mult(combined, state, "eq")
+    improved = api.apply(combined, "identity", mask=~unchanged)
+    api.assign(state, improved, None, mask=improved.S)
+    return improved
