@@ -125,6 +125,11 @@ def sssp(
     return dist
 
 
+_WARP = 32.0  # edges settled per bucket (Davidson et al.'s near-far rule)
+# width >= 2 mean weights  <=>  mean out-degree <= _WARP / 2
+_MOST_MEAN_DEGREE = _WARP / 2
+
+
 def _bucket_width(A: Matrix, dtype: np.dtype, delta: Any) -> Any:  # noqa: N803
     """The ``delta`` to pass to propagate: None for plain rounds."""
     if delta is None:
@@ -133,6 +138,9 @@ def _bucket_width(A: Matrix, dtype: np.dtype, delta: Any) -> Any:  # noqa: N803
     if delta != "auto" and (isinstance(delta, bool) or not number):
         raise InvalidValue(f"sssp: delta must be 'auto', None or a number > 0, got {delta!r}")
     if A.nnz == 0:
+        return None
+    if delta == "auto" and A.nnz > _MOST_MEAN_DEGREE * A.nrows:
+        # the rule below gives plain rounds whatever the weights: no pass over them
         return None
     negative = A.dtype.kind in "if" and ops.reduce_scalar(A, "min") < 0
     if delta != "auto":
@@ -143,7 +151,7 @@ def _bucket_width(A: Matrix, dtype: np.dtype, delta: Any) -> Any:  # noqa: N803
     if negative:
         return None
     mean_weight = float(ops.reduce_scalar(A, _monoid["plus"][np.float64])) / A.nnz
-    width = 32.0 * mean_weight / (A.nnz / A.nrows)
+    width = _WARP * mean_weight / (A.nnz / A.nrows)
     if not (math.isfinite(width) and width > 0 and width >= 2 * mean_weight):
         return None  # all weights 0 or infinite, or a low-diameter graph: plain rounds
     return width if dtype.kind == "f" else max(1, math.ceil(width))

@@ -133,7 +133,11 @@ def reduce_all(xp: ModuleType, values: Any, monoid: Monoid) -> Any:
     if whole is not None:  # one library reduction instead of a segmented scan
         with warnings.catch_warnings():  # nanmin / nanmax of all-NaN: NaN, as fmin gives
             warnings.simplefilter("ignore", RuntimeWarning)
-            reduced = getattr(xp, whole)(_cast(values, op_type))
+            if whole in ("sum", "prod") and values.dtype.kind in "iuf" and op_type.kind in "iuf":
+                # cast inside the reduction: float32 -> float64 would copy the whole array first
+                reduced = getattr(xp, whole)(values, dtype=op_type)
+            else:
+                reduced = getattr(xp, whole)(_cast(values, op_type))
         return out_type.type(to_numpy(xp.asarray(reduced).astype(out_type)).reshape(()))
     starts = xp.zeros(1, dtype=np.int64)
     reduced = _prim.segment_reduce(xp, _cast(values, op_type), starts, monoid.binaryop)
