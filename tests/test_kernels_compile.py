@@ -117,10 +117,14 @@ def test_every_loop_specialization_compiles_for_sm90(tmp_path: Path) -> None:
     """The device loop's persistent kernel (levels for every built-in semiring and dtype, the
     improving variant where the add monoid allows it), with both CSR index layouts; and its
     entry test's facts kernel for both indptr types, and the kernel that writes a stay's levels
-    into the state for every state type (all but bool)."""
+    into the state for every state type (all but bool), and the improving rounds' bitmap
+    update: min / max on every type, lor / land on bool, bor / band on the integers."""
     specializations = list(loop_kernels.builtin_specializations())
     states = len(hb_dtypes.DTYPES) - 1
-    assert len(specializations) == _expected_count() + 1 + 2 + states  # + int32 indptr, facts
+    integers = sum(dt.kind in "iu" for dt in hb_dtypes.DTYPES)
+    improves = 2 * len(hb_dtypes.DTYPES) + 2 + 2 * integers
+    # + int32 indptr, facts, reached levels, improve
+    assert len(specializations) == _expected_count() + 1 + 2 + states + improves
     _compile_all(specializations, tmp_path)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...backend import compile_module, multiprocessor_count, translate_oom
 from ...matrix import Matrix
-from ...semiring.operators import Semiring
+from ...semiring.operators import BinaryOp, Semiring
 from ...vector import Vector
 from ..kernels import cast_values, placeholder
 from ..kernels.words import word_bytes
@@ -20,7 +20,7 @@ from .params import THREADS, current_params
 from .stamps import LevelStamps, borrow, borrow_stamps
 from .walk import Entry, Walked
 
-__all__ = ["walk", "frontier_facts", "HUGE_LIST"]
+__all__ = ["walk", "frontier_facts", "improve_bitmaps", "HUGE_LIST"]
 
 HUGE_LIST = 256  # HYBLAS_HUGE_LIST in frontier_loop.cu: a round's huge vertices the grid walks
 
@@ -39,6 +39,23 @@ def frontier_facts(A: Matrix, frontier: Vector) -> tuple[int, int]:  # noqa: N80
         np.int32(sparse), ids, present, np.int64(count), A._indptr, out))  # fmt: skip
     edges, widest = (int(v) for v in out.get())
     return edges, widest
+
+
+def improve_bitmaps(xp: Any, add: BinaryOp, state: tuple[Any, Any],
+                    reached: tuple[Any, Any]) -> tuple[Any, Any, int, int]:  # fmt: skip
+    """An improving round's state update over bitmaps (values, presence) of one value type,
+    in one pass (``improve_bitmap.cu``): the state's arrays are updated in place. Returns
+    the improved entries' bitmap, their count and the state's count of entries after."""
+    (values, present), (r_values, r_present) = state, reached
+    n = values.size
+    improved = xp.empty(n, dtype=values.dtype)
+    improved_present = xp.empty(n, dtype=bool)
+    counts = xp.zeros(2, dtype=np.uint64)
+    blocks = max(1, min(-(-n // THREADS), 8 * multiprocessor_count()))
+    _improve_kernel(add, values.dtype)((blocks,), (THREADS,), (
+        np.int64(n), r_values, r_present, values, present, improved, improved_present, counts))
+    found, entries = (int(c) for c in counts.get())
+    return improved, improved_present, found, entries
 
 
 def walk(entry: Entry) -> Walked:
@@ -197,6 +214,12 @@ def _facts_kernel(indptr_dtype: np.dtype) -> Any:
 def _reached_kernel(state_dtype: np.dtype) -> Any:
     source = _k.specialize_reached(state_dtype)
     return compile_module(source, (_k.REACHED_NAME,)).get_function(_k.REACHED_NAME)
+
+
+@functools.lru_cache(maxsize=64)
+def _improve_kernel(add: BinaryOp, dtype: np.dtype) -> Any:
+    source = _k.specialize_improve(add, dtype)
+    return compile_module(source, (_k.IMPROVE_NAME,)).get_function(_k.IMPROVE_NAME)
 
 
 def _word_type(dtype: np.dtype) -> np.dtype:

@@ -6,7 +6,8 @@ next frontier. Written with the GraphBLAS operations (:func:`improve_with_ops`) 
 calls, each a pass over every position of the vector (a mask, a bitmap, a scatter): on kron24
 about 5 ms a round on the H100, more than the dense product itself. :func:`improve` does the
 same on the storages as they are: a pass over ``reached``'s entries when it is sparse, one
-element-wise pass over the positions when it is a bitmap.
+element-wise pass over the positions when it is a bitmap (on the GPU one kernel,
+``kernels/improve_bitmap.cu``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ...semiring.operators import BinaryOp
 from ...vector import Vector
 from .. import api
 from .. import primitives as _prim
+from .kernels import improve_types
 
 __all__ = ["improve", "improve_with_ops"]
 
@@ -66,10 +68,19 @@ def _combine(add: BinaryOp, reached: Any, current: Any, had: Any, op_type: np.dt
 
 def _over_positions(state: Vector, reached: Vector, add: BinaryOp, op_type: np.dtype,
                     out_type: np.dtype) -> Vector:  # fmt: skip
-    """``reached`` is a bitmap: one element-wise pass over the positions."""
+    """``reached`` is a bitmap: one element-wise pass over the positions (one kernel on the
+    GPU where state and products have one type the kernel serves)."""
     xp = state._xp
     r_values, r_present = reached._bitmap
     values, present = state._as_bitmap()
+    if state.backend == "cuda" and state.dtype == reached.dtype == op_type == out_type and \
+            out_type in improve_types(add):  # fmt: skip
+        from . import executor  # noqa: PLC0415 - compiled kernels only where there is a GPU
+
+        improved, improved_present, found, entries = executor.improve_bitmaps(
+            xp, add, (values, present), (r_values, r_present))
+        state._set_content(bitmap=(values, present), nnz=entries)
+        return Vector._from_bitmap(improved, improved_present, backend=state.backend, nnz=found)
     combined, better = _combine(add, r_values, values, present, op_type, out_type, xp)
     better &= r_present
     xp.copyto(values, combined.astype(state.dtype, copy=False), where=better)

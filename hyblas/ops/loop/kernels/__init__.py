@@ -15,17 +15,20 @@ from pathlib import Path
 import numpy as np
 
 from .... import dtypes as _dt
-from ....semiring.operators import Semiring
+from ....semiring.operators import BinaryOp, Semiring
 from ...kernels.words import accumulator_substitutions
 
-__all__ = ["specialize", "specialize_facts", "specialize_reached", "loop_name", "FACTS_NAME",
-           "REACHED_NAME", "builtin_specializations", "IMPROVING_MONOIDS"]
+__all__ = ["specialize", "specialize_facts", "specialize_reached", "specialize_improve",
+           "improve_types", "loop_name", "FACTS_NAME", "REACHED_NAME", "IMPROVE_NAME",
+           "builtin_specializations", "IMPROVING_MONOIDS"]
 
 _SOURCE = Path(__file__).with_name("frontier_loop.cu")
 _FACTS_SOURCE = Path(__file__).with_name("frontier_facts.cu")
 _REACHED_SOURCE = Path(__file__).with_name("reached_levels.cu")
+_IMPROVE_SOURCE = Path(__file__).with_name("improve_bitmap.cu")
 FACTS_NAME = "hyblas_frontier_facts"
 REACHED_NAME = "hyblas_reached_levels"
+IMPROVE_NAME = "hyblas_improve_bitmap"
 
 # Monoids with x ⊕ x == x that only ever move a value one way: a vertex improves finitely
 # often, so propagate(levels=False) ends (the others only with levels=True).
@@ -49,6 +52,21 @@ def specialize_reached(state_dtype: np.dtype) -> str:
         V=_dt.cuda_name(np.dtype(state_dtype)))
 
 
+@functools.cache
+def improve_types(add: BinaryOp) -> tuple[np.dtype, ...]:
+    """The value types ``improve_bitmap.cu`` serves for ``add``: those it combines in and
+    gives back (state, products and improved entries all of one type)."""
+    return tuple(dt for dt in _dt.DTYPES if dt in add.types and add.input_type(dt, dt) == dt
+                 and add.output_type(dt) == dt)  # fmt: skip
+
+
+def specialize_improve(add: BinaryOp, dtype: np.dtype) -> str:
+    """``improve_bitmap.cu`` (an improving round's state update over bitmaps) for the add
+    monoid's operator on values of ``dtype`` (one of :func:`improve_types`)."""
+    return string.Template(_text(_IMPROVE_SOURCE)).substitute(
+        Z=_dt.cuda_name(np.dtype(dtype)), ADD=add.cuda)
+
+
 def specialize(semiring: Semiring, op_type: np.dtype, *, indptr_dtype: np.dtype,
                index_dtype: np.dtype, blocks_per_sm: int) -> str:  # fmt: skip
     """``frontier_loop.cu`` for ``semiring`` on ``op_type`` over a CSR of the given index types,
@@ -69,7 +87,8 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     """``(label, source, kernel names)`` for every built-in semiring and dtype (compile test):
     the levels kernel for all, the improving kernel where the add monoid allows it; int64
     indptr with int32 indices, and one more with int32 / int64; then the facts kernel for
-    both indptr types, and the reached-levels kernel for every state type (all but bool)."""
+    both indptr types, the reached-levels kernel for every state type (all but bool), and the
+    improving rounds' bitmap update for every improving monoid and type it serves."""
     from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
     int32, int64 = np.dtype(np.int32), np.dtype(np.int64)
@@ -92,3 +111,8 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
         if not _dt.is_bool(state_dtype):
             source = specialize_reached(state_dtype)
             yield f"loop_reached_{state_dtype.name}", source, [REACHED_NAME]
+    for monoid_name in sorted(IMPROVING_MONOIDS):
+        add = NAMESPACES["monoid"][monoid_name].binaryop
+        for dtype in improve_types(add):
+            yield (f"loop_improve_{monoid_name}_{dtype.name}", specialize_improve(add, dtype),
+                   [IMPROVE_NAME])  # fmt: skip
