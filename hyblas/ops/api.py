@@ -405,9 +405,10 @@ def _rebuild(x: Any, keep: Any, values: Any, out: Any, m: Any, accum: Any, repla
         idx, _ = x._as_sparse()
         if keep is not None:
             idx = idx[keep]
-        if out is None:  # x's own arrays (and values) may be these: copies
-            return _new_sparse(x.size, idx.copy() if keep is None else idx, values.copy(), m,
-                               backend)  # fmt: skip
+        if out is None:
+            if keep is None:  # x's own arrays (apply's values too, cast with copy=False)
+                idx, values = idx.copy(), values.copy()
+            return _new_sparse(x.size, idx, values, m, backend)
         out_values = xp.zeros(x.size, dtype=values.dtype)
         present = xp.zeros(x.size, dtype=bool)
         out_values[idx], present[idx] = values, True

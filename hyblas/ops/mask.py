@@ -117,8 +117,7 @@ def vector_allowed_at(mask: Mask, ids: Any) -> Any:
         allowed = xp.zeros(ids.shape, dtype=bool)
     else:
         mask_ids, mask_values = parent._sparse
-        at = xp.minimum(xp.searchsorted(mask_ids, ids), mask_ids.size - 1)
-        allowed = mask_ids[at] == ids
+        at, allowed = _prim.locate(xp, mask_ids, ids)
         if not mask.structural:
             allowed &= mask_values[at].astype(bool)
     return ~allowed if mask.complement else allowed

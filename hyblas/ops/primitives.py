@@ -29,6 +29,7 @@ __all__ = [
     "csr_keys",
     "transpose_csr",
     "coo_to_csr",
+    "locate",
     "member",
     "union_keys",
 ]
@@ -238,10 +239,15 @@ def _merge_disjoint(xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any,
     return keys, values
 
 
+def locate(xp: ModuleType, sorted_set: Any, queries: Any) -> tuple[Any, Any]:
+    """``(at, found)``: whether each query occurs in the non-empty ascending array
+    ``sorted_set``, and where (``at`` is a valid position even where it does not)."""
+    at = xp.minimum(xp.searchsorted(sorted_set, queries), sorted_set.size - 1)
+    return at, sorted_set[at] == queries
+
+
 def member(xp: ModuleType, sorted_set: Any, queries: Any) -> Any:
     """Bool array: whether each query occurs in the ascending array ``sorted_set``."""
     if sorted_set.size == 0:
         return xp.zeros(queries.shape, dtype=bool)
-    pos = xp.searchsorted(sorted_set, queries)
-    pos = xp.minimum(pos, sorted_set.size - 1)
-    return sorted_set[pos] == queries
+    return locate(xp, sorted_set, queries)[1]

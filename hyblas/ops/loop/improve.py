@@ -99,9 +99,11 @@ def _over_entries(state: Vector, reached: Vector, add: BinaryOp, op_type: np.dty
         current, had = values[ids], present[ids]
     else:
         s_ids, s_values = state._sparse
-        at = xp.minimum(xp.searchsorted(s_ids, ids), max(s_ids.size - 1, 0))
-        had = s_ids[at] == ids if s_ids.size else xp.zeros(ids.size, dtype=bool)
-        current = s_values[at] if s_ids.size else xp.zeros(ids.size, dtype=state.dtype)
+        if s_ids.size:
+            at, had = _prim.locate(xp, s_ids, ids)
+            current = s_values[at]
+        else:
+            had, current = xp.zeros(ids.size, dtype=bool), xp.zeros(ids.size, dtype=state.dtype)
     combined, better = _combine(add, r_values, current, had, op_type, out_type, xp)
     keep = xp.flatnonzero(better)
     ids, combined = ids[keep], combined[keep]
