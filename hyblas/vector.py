@@ -190,12 +190,7 @@ class Vector:
         """(values of length size, bool presence), converting from sparse if needed."""
         if self._bitmap is None:
             idx, vals = self._sparse
-            xp = self._xp
-            values = xp.zeros(self._size, dtype=self._dtype)
-            present = xp.zeros(self._size, dtype=bool)
-            values[idx] = vals
-            present[idx] = True
-            return values, present
+            return _prim.to_bitmap(self._xp, self._size, idx, vals.astype(self._dtype, copy=False))
         return self._bitmap
 
     def _presence(self) -> Any:
@@ -208,11 +203,16 @@ class Vector:
         return present
 
     def _set_content(self, *, sparse: tuple[Any, Any] | None = None,
-                     bitmap: tuple[Any, Any] | None = None,
-                     nnz: int | None = None) -> None:  # fmt: skip
-        """Replace the entries (same size and dtype); ``nnz`` when the caller knows it."""
+                     bitmap: tuple[Any, Any] | None = None, nnz: int | None = None,
+                     settle: bool = True) -> None:  # fmt: skip
+        """Replace the entries (same size and dtype); ``nnz`` when the caller knows it.
+
+        ``settle=False`` keeps the storage given, whatever the density, and the count unknown
+        until asked: for a working vector whose next step reads that storage anyway (settling
+        counts a bitmap's flags, a device sync, and may convert it, for nothing)."""
         self._sparse, self._bitmap, self._nnz = sparse, bitmap, nnz
-        self._settled()
+        if settle:
+            self._settled()
 
     def clear(self) -> None:
         """Remove every entry."""

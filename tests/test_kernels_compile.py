@@ -17,7 +17,7 @@ import pytest
 from hyblas import dtypes as hb_dtypes
 from hyblas.ops import kernels
 from hyblas.ops.dense import kernels as dense_kernels
-from hyblas.ops.kernels import segments
+from hyblas.ops.kernels import scatter, segments
 from hyblas.ops.loop import kernels as loop_kernels
 from hyblas.ops.pull import kernels as pull_kernels
 from hyblas.ops.sparse import kernels as sparse_kernels
@@ -86,6 +86,14 @@ def test_every_segment_reduce_specialization_compiles_for_sm90(tmp_path: Path) -
     ops = [NAMESPACES["monoid"][n].binaryop for n in BUILTIN_NAMES["monoid"]]
     ops += [NAMESPACES["binary"][n] for n in ("first", "second")]
     assert len(specializations) == sum(len(op.types) for op in ops)
+    _compile_all(specializations, tmp_path)
+
+
+def test_every_scatter_bitmap_specialization_compiles_for_sm90(tmp_path: Path) -> None:
+    """The sparse-to-bitmap scatter, for every value size of the built-in dtypes."""
+    specializations = list(scatter.builtin_specializations())
+    sizes = {hb_dtypes.lookup(dt).itemsize for dt in hb_dtypes.DTYPES}
+    assert {int(label.rsplit("_", 1)[1]) for label, _, _ in specializations} == sizes
     _compile_all(specializations, tmp_path)
 
 

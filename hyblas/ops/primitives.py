@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import InvalidValue
 from ..semiring.operators import BinaryOp
+from .kernels.scatter import scatter_bitmap
 from .kernels.segments import reduce_offsets
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "locate",
     "member",
     "union_keys",
+    "to_bitmap",
 ]
 
 _INT32_MAX = np.iinfo(np.int32).max
@@ -251,3 +253,16 @@ def member(xp: ModuleType, sorted_set: Any, queries: Any) -> Any:
     if sorted_set.size == 0:
         return xp.zeros(queries.shape, dtype=bool)
     return locate(xp, sorted_set, queries)[1]
+
+
+def to_bitmap(xp: ModuleType, size: int, ids: Any, values: Any) -> tuple[Any, Any]:
+    """Fresh bitmap arrays ``(values, presence)`` of ``size`` positions holding ``values`` at
+    ``ids`` (no repeats), zeros and False elsewhere. On the GPU one kernel writes both
+    (:mod:`hyblas.ops.kernels.scatter`)."""
+    if xp is not np:
+        return scatter_bitmap(xp, size, ids, values)
+    out = np.zeros(size, dtype=values.dtype)
+    present = np.zeros(size, dtype=bool)
+    out[ids] = values
+    present[ids] = True
+    return out, present
