@@ -93,6 +93,38 @@ def test_the_loop_equals_the_rounds_written_with_ops(backend: str, case: dict[st
     _same(got, want)
 
 
+@given(data=st.data(), levels=st.booleans(), executor=st.sampled_from(["loop", "auto",
+                                                                       "reference"]),
+       exit_edges=st.none() | st.integers(0, 12), max_rounds=st.none() | st.integers(1, 4))
+def test_propagate_never_writes_into_its_arguments_arrays(
+        backend: str, data: Any, levels: bool, executor: str, exit_edges: int | None,
+        max_rounds: int | None) -> None:  # fmt: skip
+    """The rounds work on arrays of their own: a sparse argument's arrays are shared with
+    them, not copied, so every one of its arrays must hold what it held before, and the
+    arguments change only by taking the result at the end."""
+    with hb.using_backend(backend):
+        W, _ = _weighted_grid(12, 9, seed=7, source=0)  # noqa: N806
+        n = W.nrows
+        dense = data.draw(st.booleans())  # a bitmap argument (copied) or a sparse one (shared)
+        ids = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=60 if dense else 3,
+                                 unique=True))  # fmt: skip
+        values = np.arange(len(ids), dtype=np.float32)
+        if levels:
+            sr = hb.semiring.any_pair[np.float32]
+            state = hb.Vector.from_coo(ids, np.zeros(len(ids), dtype=np.int64), size=n)
+        else:
+            sr = hb.semiring.min_plus[np.float32]
+            state = hb.Vector.from_coo(ids, values, size=n)
+        frontier = hb.Vector.from_coo(ids, values, size=n)
+        arrays = [a for v in (state, frontier) for a in (v._sparse or v._bitmap)]
+        before = [to_numpy(a).copy() for a in arrays]
+        with loop_params(exit_edges=exit_edges):
+            hb.ops.propagate(state, frontier, W, sr, levels=levels, executor=executor,
+                             max_rounds=max_rounds)  # fmt: skip
+    for array, was in zip(arrays, before):
+        np.testing.assert_array_equal(to_numpy(array), was)
+
+
 @pytest.mark.parametrize("exit_edges", [None, 0, 1, 3, 7, 10**9])
 def test_bfs_levels_for_every_split_between_loop_and_host(
         backend: str, exit_edges: int | None) -> None:  # fmt: skip
@@ -225,6 +257,38 @@ def test_sssp_rounds_with_the_loop_and_a_bounded_number_of_rounds(backend: str) 
             for exit_edges in (None, 0, 5):
                 with loop_params(exit_edges=exit_edges, heavy=1):
                     _same(_run(dist, dist, W, min_plus, max_rounds=rounds, executor="loop"), want)
+
+
+@pytest.mark.parametrize("levels", [True, False])
+def test_the_out_edges_a_round_counts_on_the_way_are_the_frontiers(
+        backend: str, levels: bool, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """A stay that ends on a wide frontier counts that frontier's out-edges (the kernel's
+    queue counter), and so does an improving host round's update on the GPU (with its
+    kernel); propagate takes the next round's decision from that count instead of counting
+    again: it must be the frontier's out-edges."""
+    from hyblas.ops import loop  # noqa: PLC0415 - the module whose step is watched
+
+    compared = []
+    entering = loop._entering
+
+    def checked(A: hb.Matrix, sr: Any, levels: bool, frontier: hb.Vector, limit: int,  # noqa: N803
+                state: Any, edges: int | None = None) -> Any:  # fmt: skip
+        if edges is not None:
+            compared.append((edges, frontier_facts(A, frontier)[0]))
+        return entering(A, sr, levels, frontier, limit, state, edges)
+
+    monkeypatch.setattr(loop, "_entering", checked)
+    with hb.using_backend(backend):
+        W, dist = _weighted_grid(12, 9, seed=4, source=5)  # noqa: N806
+        sr = hb.semiring.any_pair[np.float32] if levels else hb.semiring.min_plus[np.float32]
+        state = hb.Vector.from_coo([5], [0], size=W.nrows, dtype=np.int64) if levels else dist
+        frontier = dist.dup(dtype=bool) if levels else dist
+        want = _run(state, frontier, W, sr, levels=levels, executor="reference")
+        for exit_edges in (3, 5, 8, 12, 20):
+            with loop_params(exit_edges=exit_edges, pull_rounds=False):
+                _same(_run(state, frontier, W, sr, levels=levels, executor="loop"), want)
+    assert len(compared) >= 5, compared
+    assert all(counted == edges for counted, edges in compared), compared
 
 
 @given(data=st.data(), delta=st.sampled_from([1e-3, 0.5, 2.0, 1e9]),

@@ -29,7 +29,7 @@ from ...errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidV
 from ...matrix import Matrix
 from ...semiring.operators import Semiring
 from ...vector import SPARSE_BELOW, Vector
-from .. import api
+from .. import api, primitives
 from .. import trace as _trace
 from . import emulation
 from .buckets import Buckets
@@ -130,30 +130,33 @@ def propagate(
     sr = api._operator(semiring, (Semiring,), "semiring")
     _check(state, frontier, A, sr, levels, max_rounds, executor)
     buckets = _buckets(delta, levels, sr, state, frontier)
-    state_work, frontier_work = state.dup(), frontier.dup()  # the arguments change at the end
+    state_work, frontier_work = _working_copy(state), _working_copy(frontier)
     params = current_params()
     limit = params.exit_limit(A.nnz, levels)
     device = params.device_loop and executor in ("auto", "loop")
     vxm_executor = "auto" if executor in ("auto", "loop") else executor
     done, threshold = 0, None
+    edges = None  # the frontier's out-edges, where the round before counted them
     while (max_rounds is None or done < max_rounds) and frontier_work.nnz:
         fits = device and _loop_fits(A, sr, frontier_work, buckets)
         # bucketed rounds check the state's values before entering: convert it once for both
         bitmap = state_work._as_bitmap() if fits and buckets else None
-        entering = _entering(A, sr, levels, frontier_work, limit, bitmap) if fits else None
+        entering = _entering(A, sr, levels, frontier_work, limit, bitmap, edges) if fits else None
+        edges = None
         if entering is not None:
             walked, frontier_work = _enter(state_work, bitmap, frontier_work, A, sr, levels,
                                            done + 1, max_rounds, limit, executor, buckets,
                                            threshold, entering)  # fmt: skip
-            done, threshold = done + walked.rounds, walked.threshold
+            done, threshold, edges = done + walked.rounds, walked.threshold, walked.next_edges
         elif buckets is not None:
             frontier_work, threshold = host_bucket_round(
                 state_work, frontier_work, A, sr, buckets=buckets, threshold=threshold,
                 executor=vxm_executor)  # fmt: skip
             done += 1
         else:
-            frontier_work = host_round(state_work, frontier_work, A, sr, levels=levels,
-                                       round_number=done + 1, executor=vxm_executor)  # fmt: skip
+            frontier_work, edges = host_round(state_work, frontier_work, A, sr, levels=levels,
+                                              round_number=done + 1,
+                                              executor=vxm_executor)  # fmt: skip
             done += 1
         if on_rounds is not None:
             on_rounds(done, frontier_work.nnz)
@@ -163,6 +166,17 @@ def propagate(
     frontier._set_content(sparse=frontier_work._sparse, bitmap=frontier_work._bitmap,
                           nnz=frontier_work._nnz)  # fmt: skip
     return done
+
+
+def _working_copy(vector: Vector) -> Vector:
+    """What the rounds work on: the arguments change only at the end (not at all if a round
+    raises). The rounds write into bitmaps only (a state's, in place); a sparse vector's
+    arrays are never written, only replaced, so a sparse argument's are shared, not copied
+    (each copy costs the host tens of microseconds on the GPU)."""
+    if vector._bitmap is not None:
+        return vector.dup()
+    return Vector(vector.size, vector.dtype, backend=vector.backend, sparse=vector._sparse,
+                  nnz=vector._nnz)  # fmt: skip
 
 
 def _check(state: Any, frontier: Any, A: Any, sr: Semiring, levels: bool,  # noqa: N803
@@ -245,15 +259,17 @@ def pulls(sr: Semiring, levels: bool) -> bool:
 
 
 def _entering(A: Matrix, sr: Semiring, levels: bool, frontier: Vector,  # noqa: N803
-              limit: int, state: tuple[Any, Any] | None) -> _Entering | None:  # fmt: skip
+              limit: int, state: tuple[Any, Any] | None,
+              edges: int | None = None) -> _Entering | None:  # fmt: skip
     """Whether the device loop takes the next rounds, and how (None: a host round).
 
-    A frontier of at most ``limit`` out-edges is pushed in the loop, given the state's bitmap
-    (bucketed rounds, where the loop carries a waiting vertex with the state's value) only if
-    the frontier holds the state's values; a wider one too where the loop :func:`pulls` (over
-    ``A.T``, computed then if need be). A narrow stay pulls the rounds that widen only if
-    ``A.T`` is at hand already."""
-    edges, _ = frontier_facts(A, frontier)
+    A frontier of at most ``limit`` out-edges (``edges``, counted here if None) is pushed in
+    the loop, given the state's bitmap (bucketed rounds, where the loop carries a waiting
+    vertex with the state's value) only if the frontier holds the state's values; a wider one
+    too where the loop :func:`pulls` (over ``A.T``, computed then if need be). A narrow stay
+    pulls the rounds that widen only if ``A.T`` is at hand already."""
+    if edges is None:
+        edges = frontier_facts(A, frontier)[0]
     pull = pulls(sr, levels) and A.nrows == A.ncols
     if edges > limit:
         return _Entering(A.T, True) if pull and _same_index_types(A, A.T) else None
@@ -327,15 +343,26 @@ def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
         ), timer.stop())  # fmt: skip
     if levels:
         _add_reached(state, walked)
-    else:
-        state._set_content(bitmap=(walked.values, walked.present))
-    ids, x = walked.ids, walked.x
+    else:  # the next round reads it as a bitmap: no count (a device sync) until the end
+        state._set_content(bitmap=(walked.values, walked.present), settle=False)
+    return walked, _next_frontier(A, sr.output_type(op_type), walked, limit)
+
+
+def _next_frontier(A: Matrix, dtype: np.dtype, walked: Walked, limit: int) -> Vector:  # noqa: N803
+    """The frontier a stay hands back, from its queue (ids in any order). One wider than
+    ``limit`` out-edges ended the stay: the next round is a host round, whose product (dense,
+    pull) reads a bitmap, so it is handed over as one, scattered from the queue, whatever its
+    density; sorting the ids for a sparse vector would cost more host time than the scatter
+    the product would then do anyway. A narrower one (the last round asked for) is sorted."""
+    xp, ids, x = A._xp, walked.ids, walked.x
+    if ids.size and walked.next_edges > limit:
+        bitmap = primitives.to_bitmap(xp, A.nrows, ids, x.astype(dtype, copy=False))
+        return Vector(A.nrows, dtype, backend=A.backend, bitmap=bitmap, nnz=int(ids.size))
     if ids.size:  # else the rounds ran to the end: the walk's empty arrays, nothing to sort
-        order = A._xp.argsort(ids)
+        order = xp.argsort(ids)
         ids, x = ids[order], x[order]
-    nxt = Vector(A.nrows, sr.output_type(op_type), backend=A.backend, nnz=int(ids.size),
-                 sparse=(ids, x))
-    return walked, nxt._settled()
+    nxt = Vector(A.nrows, dtype, backend=A.backend, nnz=int(ids.size), sparse=(ids, x))
+    return nxt._settled()
 
 
 def _reached_into(state: Vector) -> Callable[[int], tuple[Any, Any] | None]:

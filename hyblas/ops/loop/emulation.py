@@ -92,7 +92,7 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
         x = x.astype(entry.op_type, copy=False)
         r += 1
     common = dict(ids=ids, x=x.astype(out_type, copy=False), rounds=r - entry.first_round + 1,
-                  edges=walked, threshold=threshold)  # fmt: skip
+                  edges=walked, next_edges=front_edges, threshold=threshold)  # fmt: skip
     if stamps is None:
         return Walked(values=values, present=present, **common)
     stamps.close(r, offset)

@@ -41,21 +41,28 @@ def frontier_facts(A: Matrix, frontier: Vector) -> tuple[int, int]:  # noqa: N80
     return edges, widest
 
 
-def improve_bitmaps(xp: Any, add: BinaryOp, state: tuple[Any, Any],
-                    reached: tuple[Any, Any]) -> tuple[Any, Any, int, int]:  # fmt: skip
+def improve_bitmaps(xp: Any, add: BinaryOp, state: tuple[Any, Any], reached: tuple[Any, Any],
+                    indptr: Any = None) -> tuple[Any, Any, int, int, int | None]:  # fmt: skip
     """An improving round's state update over bitmaps (values, presence) of one value type,
     in one pass (``improve_bitmap.cu``): the state's arrays are updated in place. Returns
-    the improved entries' bitmap, their count and the state's count of entries after."""
+    the improved entries' bitmap, their count, the state's count of entries after and, given
+    the CSR ``indptr`` of a matrix whose rows are the vertices, the improved vertices'
+    out-edges (``frontier_facts.cu`` on the improved bitmap, read back with the counts: the
+    next round's test then costs no read of its own), else None."""
     (values, present), (r_values, r_present) = state, reached
     n = values.size
     improved = xp.empty(n, dtype=values.dtype)
     improved_present = xp.empty(n, dtype=bool)
-    counts = xp.zeros(2, dtype=np.uint64)
+    counts = xp.zeros(2 if indptr is None else 4, dtype=np.uint64)
     blocks = max(1, min(-(-n // THREADS), 8 * multiprocessor_count()))
     _improve_kernel(add, values.dtype)((blocks,), (THREADS,), (
         np.int64(n), r_values, r_present, values, present, improved, improved_present, counts))
-    found, entries = (int(c) for c in counts.get())
-    return improved, improved_present, found, entries
+    if indptr is not None:
+        _facts_kernel(indptr.dtype)((blocks,), (THREADS,), (
+            np.int32(0), placeholder(xp, np.int64), improved_present, np.int64(n), indptr,
+            counts[2:]))  # fmt: skip
+    found, entries, *facts = (int(c) for c in counts.get())
+    return improved, improved_present, found, entries, facts[0] if facts else None
 
 
 def walk(entry: Entry) -> Walked:
@@ -148,7 +155,8 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         x = xp.concatenate([values[front], values[back]])
     else:  # the rounds ran to the end (new arrays: views would keep the queues alive)
         ids, x = xp.empty(0, dtype=queue.dtype), xp.empty(0, dtype=values.dtype)
-    common = dict(ids=ids, x=x, rounds=rounds, edges=host_counters[6])
+    common = dict(ids=ids, x=x, rounds=rounds, edges=host_counters[6],
+                  next_edges=host_counters[3 * out + 2])  # fmt: skip
     if stamps is None:
         threshold = None
         if entry.buckets is not None:

@@ -16,13 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from ...matrix import Matrix
 from ...semiring.operators import BinaryOp
 from ...vector import Vector
 from .. import api
 from .. import primitives as _prim
 from .kernels import improve_types
 
-__all__ = ["improve", "improve_with_ops"]
+__all__ = ["improve", "improve_counting", "improve_with_ops"]
 
 
 def improve(state: Vector, reached: Vector, add: BinaryOp) -> Vector:
@@ -47,11 +48,18 @@ def improve(state: Vector, reached: Vector, add: BinaryOp) -> Vector:
     Vector
         The improved entries, of ``add``'s output type.
     """
+    return improve_counting(state, reached, add)[0]
+
+
+def improve_counting(state: Vector, reached: Vector, add: BinaryOp,
+                     A: Matrix | None = None) -> tuple[Vector, int | None]:  # noqa: N803
+    """:func:`improve`, and the improved vertices' out-edges in ``A`` (rows are the vertices)
+    where the update counted them on the way (the GPU's one-kernel update), else None."""
     op_type = add.input_type(reached.dtype, state.dtype)
     out_type = add.output_type(op_type)
     if reached._bitmap is not None:
-        return _over_positions(state, reached, add, op_type, out_type)
-    return _over_entries(state, reached, add, op_type, out_type)
+        return _over_positions(state, reached, add, op_type, out_type, A)
+    return _over_entries(state, reached, add, op_type, out_type), None
 
 
 def _combine(add: BinaryOp, reached: Any, current: Any, had: Any, op_type: np.dtype,
@@ -67,9 +75,10 @@ def _combine(add: BinaryOp, reached: Any, current: Any, had: Any, op_type: np.dt
 
 
 def _over_positions(state: Vector, reached: Vector, add: BinaryOp, op_type: np.dtype,
-                    out_type: np.dtype) -> Vector:  # fmt: skip
+                    out_type: np.dtype, A: Matrix | None) -> tuple[Vector, int | None]:  # noqa: N803
     """``reached`` is a bitmap: one element-wise pass over the positions (one kernel on the
-    GPU where state and products have one type the kernel serves)."""
+    GPU where state and products have one type the kernel serves, which also counts the
+    improved vertices' out-edges in ``A``)."""
     xp = state._xp
     r_values, r_present = reached._bitmap
     values, present = state._as_bitmap()
@@ -77,16 +86,19 @@ def _over_positions(state: Vector, reached: Vector, add: BinaryOp, op_type: np.d
             out_type in improve_types(add):  # fmt: skip
         from . import executor  # noqa: PLC0415 - compiled kernels only where there is a GPU
 
-        improved, improved_present, found, entries = executor.improve_bitmaps(
-            xp, add, (values, present), (r_values, r_present))
+        improved, improved_present, found, entries, edges = executor.improve_bitmaps(
+            xp, add, (values, present), (r_values, r_present),
+            None if A is None else A._indptr)  # fmt: skip
         state._set_content(bitmap=(values, present), nnz=entries)
-        return Vector._from_bitmap(improved, improved_present, backend=state.backend, nnz=found)
+        improved_vector = Vector._from_bitmap(improved, improved_present, backend=state.backend,
+                                              nnz=found)  # fmt: skip
+        return improved_vector, edges
     combined, better = _combine(add, r_values, values, present, op_type, out_type, xp)
     better &= r_present
     xp.copyto(values, combined.astype(state.dtype, copy=False), where=better)
     present |= better
     state._set_content(bitmap=(values, present))
-    return Vector._from_bitmap(combined, better, backend=state.backend)
+    return Vector._from_bitmap(combined, better, backend=state.backend), None
 
 
 def _over_entries(state: Vector, reached: Vector, add: BinaryOp, op_type: np.dtype,

@@ -12,18 +12,20 @@ from ...semiring.operators import Semiring
 from ...vector import Vector
 from .. import api
 from .buckets import Buckets
-from .improve import improve
+from .improve import improve_counting
 
 __all__ = ["host_round", "host_bucket_round"]
 
 
 def host_round(state: Vector, frontier: Vector, A: Matrix, semiring: Semiring, *,  # noqa: N803
-               levels: bool, round_number: int, executor: str) -> Vector:  # fmt: skip
-    """Run one round; updates ``state`` in place and returns the next frontier."""
+               levels: bool, round_number: int,
+               executor: str) -> tuple[Vector, int | None]:  # fmt: skip
+    """Run one round; updates ``state`` in place and returns the next frontier, and its
+    out-edges in ``A`` where the round counted them on the way (else None)."""
     if levels:
         reached = api.vxm(frontier, A, semiring, mask=~state.S, executor=executor)
         api.assign(state, round_number, None, mask=reached.S)
-        return reached
+        return reached, None
     return _improve(state, frontier, A, semiring, executor)
 
 
@@ -38,11 +40,11 @@ def host_bucket_round(state: Vector, frontier: Vector, A: Matrix,  # noqa: N803
     threshold = buckets.next_threshold(smallest, threshold)
     far = api.select(api.select(frontier, "valuege", threshold), "valuene", smallest)
     near = api.apply(frontier, "identity", mask=~far.S)
-    improved = _improve(state, near, A, semiring, executor)
+    improved, _ = _improve(state, near, A, semiring, executor)
     return api.ewise_add(far, improved, monoid.binaryop), threshold
 
 
 def _improve(state: Vector, frontier: Vector, A: Matrix, semiring: Semiring,  # noqa: N803
-             executor: str) -> Vector:
+             executor: str) -> tuple[Vector, int | None]:
     reached = api.vxm(frontier, A, semiring, executor=executor)
-    return improve(state, reached, semiring.monoid.binaryop)
+    return improve_counting(state, reached, semiring.monoid.binaryop, A)

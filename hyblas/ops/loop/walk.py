@@ -58,8 +58,9 @@ class Entry:
 
 @dataclass
 class Walked:
-    """After the rounds: the next frontier (ids in any order, values in the output type), the
-    rounds run, the edges they walked and, for bucketed rounds, the last round's threshold;
+    """After the rounds: the next frontier (ids in any order, values in the output type) and
+    its out-edges (``next_edges``), the rounds run, the edges they walked and, for bucketed
+    rounds, the last round's threshold;
     and the state: improve rounds give its new bitmap (``values``, ``present``); levels
     rounds the ``reached_count`` vertices they reached, written into the bitmap that
     ``Entry.into_bitmap`` gave (``values``, ``present``) or listed (``reached``, int64, no
@@ -69,6 +70,7 @@ class Walked:
     x: Any
     rounds: int
     edges: int
+    next_edges: int = 0
     threshold: Any = None
     values: Any = None
     present: Any = None
