@@ -211,10 +211,19 @@ def launch(kernel: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tup
            shared_bytes: int = 0) -> None:  # fmt: skip
     """Launch ``kernel`` (from :func:`compile_module`) with ``shared_bytes`` of dynamic shared
     memory, first raising the kernel's limit when it asks for more than the default 48 KiB."""
-    if shared_bytes > _DEFAULT_SHARED_LIMIT and \
-            kernel.max_dynamic_shared_size_bytes < shared_bytes:  # fmt: skip
-        kernel.max_dynamic_shared_size_bytes = shared_bytes
+    if shared_bytes > _DEFAULT_SHARED_LIMIT:
+        # the limit is read from the driver only the first time: each read is a driver call,
+        # host time on every product (the entry keeps the kernel, so its id stays its own)
+        raised = _RAISED_SHARED.get(id(kernel))
+        if raised is None or raised[0] is not kernel:
+            raised = _RAISED_SHARED[id(kernel)] = (kernel, kernel.max_dynamic_shared_size_bytes)
+        if raised[1] < shared_bytes:
+            kernel.max_dynamic_shared_size_bytes = shared_bytes
+            _RAISED_SHARED[id(kernel)] = (kernel, shared_bytes)
     kernel(grid, block, args, shared_mem=shared_bytes)
+
+
+_RAISED_SHARED: dict[int, tuple[Any, int]] = {}  # id(kernel) -> (kernel, its dynamic limit)
 
 
 def multiprocessor_count() -> int:

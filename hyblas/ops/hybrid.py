@@ -32,6 +32,7 @@ Every choice is recorded by an open :func:`hyblas.trace` with the estimates and 
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -184,7 +185,15 @@ class _Facts:
         self.input_nnz = u.nnz
         self._frontier: float | None = None
         self._allowed: tuple[Any, int] | None = None
-        self._rng = np.random.default_rng(self.input_nnz * 7919 + self.outputs)
+        self._rng: np.random.Generator | None = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The samples' generator, seeded by the call's sizes (made on first use: a remembered
+        decision samples nothing, and making one costs more host time than the rest of it)."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self.input_nnz * 7919 + self.outputs)
+        return self._rng
 
     @property
     def frontier_edges(self) -> float:
@@ -231,11 +240,11 @@ def _frontier_edges(f: _Facts) -> float:
     if f.u.format == "sparse":
         active = f.u._as_sparse()[0]
         if f.input_nnz > SAMPLE:
-            pick = f.xp.asarray(f._rng.integers(0, f.input_nnz, SAMPLE))
+            pick = f.xp.asarray(f.rng.integers(0, f.input_nnz, SAMPLE))
             return float(degrees[active[pick]].mean()) * f.input_nnz
         return float(degrees[active].sum())
     present = f.u._as_bitmap()[1]
-    pick = f.xp.asarray(f._rng.integers(0, f.inputs, 4 * SAMPLE))
+    pick = f.xp.asarray(f.rng.integers(0, f.inputs, 4 * SAMPLE))
     return float((degrees[pick] * present[pick]).mean()) * f.inputs
 
 
@@ -246,9 +255,9 @@ def _pull_edges(f: _Facts) -> float:
     if f.allowed_count == 0 or f.nnz == 0:
         return 0.0
     if f.mask is None:
-        rows = xp.asarray(f._rng.integers(0, f.outputs, SAMPLE))
+        rows = xp.asarray(f.rng.integers(0, f.outputs, SAMPLE))
     else:
-        candidates = xp.asarray(f._rng.integers(0, f.outputs, 8 * SAMPLE))
+        candidates = xp.asarray(f.rng.integers(0, f.outputs, 8 * SAMPLE))
         rows = candidates[f.allowed[candidates]][:SAMPLE]
         if rows.size == 0:
             rows = xp.flatnonzero(f.allowed)[:SAMPLE]
@@ -331,7 +340,7 @@ def _estimate(f: _Facts, executor: str) -> float:
 
 def _bucket(count: int) -> int:
     """Half-octave size classes: calls of about the same size share a decision."""
-    return int(2 * np.log2(count + 1))
+    return int(2 * math.log2(count + 1))
 
 
 def _sampling(f: _Facts) -> Choice:

@@ -181,7 +181,11 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
     nnz = None
     if all_present and mask is None and (out is None or accum is None):
         nnz = nonempty_rows(edges)[1]  # every row with an entry, and nothing else
-    if out is None:
-        return Vector._from_bitmap(new_values, new_present, backend=backend, nnz=nnz)
-    out._set_content(bitmap=(new_values, new_present), nnz=nnz)
-    return out
+    # otherwise the bitmap is kept as the kernel wrote it, counted when the count is asked
+    # for: counting now would make the host wait for the kernels (a device sync) where the
+    # next step, e.g. an improving round's update, reads the bitmap and needs no count
+    bitmap = (new_values, new_present)
+    result = out if out is not None else Vector(layout.nrows, out_dtype, backend=backend,
+                                                bitmap=bitmap)  # fmt: skip
+    result._set_content(bitmap=bitmap, nnz=nnz, settle=nnz is not None)
+    return result
