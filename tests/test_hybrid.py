@@ -220,3 +220,22 @@ def test_vxm_pushes_over_the_matrix_itself_without_building_a_layout(backend: st
 def _layouts(A: hb.Matrix) -> list:  # noqa: N803
     sparse = sparse_layout_key(sparse_current_params())
     return [k for k in A._cache if k == sparse or isinstance(k, tuple) and k[0] == "dense_layout"]
+
+
+def test_a_few_entries_held_in_a_bitmap_are_sampled_as_entries(backend: str) -> None:
+    """A product may hand back a bitmap it did not count (the dense executor's); the
+    sampling policy estimates a frontier of few entries from its entries, as for a sparse
+    vector, not from random positions, which would rarely hit one."""
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(10, 8, seed=3)  # noqa: N806
+        n = A.nrows
+        ids = np.arange(0, n, 97)  # 11 of 1024: far fewer than size / SPARSE_BELOW
+        sparse = hb.Vector.from_coo(ids, np.ones(ids.size), size=n)
+        held = hb.Vector(n, sparse.dtype, backend=backend, bitmap=sparse._as_bitmap())
+        assert held.format == "bitmap"
+        sr = hb.semiring.plus_times[np.float64]
+        want = hybrid.choose(A.T, sparse, sr, None, flip=True)
+        A.T._cache.pop("auto_decisions")  # sample again, not remember
+        got = hybrid.choose(A.T, held, sr, None, flip=True)
+        degrees = to_numpy(hybrid.input_degrees(A.T))
+    assert got.frontier_edges == want.frontier_edges == float(degrees[ids].sum())
