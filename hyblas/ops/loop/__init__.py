@@ -351,9 +351,10 @@ def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
 def _next_frontier(A: Matrix, dtype: np.dtype, walked: Walked, limit: int) -> Vector:  # noqa: N803
     """The frontier a stay hands back, from its queue (ids in any order). One wider than
     ``limit`` out-edges ended the stay: the next round is a host round, whose product (dense,
-    pull) reads a bitmap, so it is handed over as one, scattered from the queue, whatever its
-    density; sorting the ids for a sparse vector would cost more host time than the scatter
-    the product would then do anyway. A narrower one (the last round asked for) is sorted."""
+    pull) reads a bitmap, or a stay that pulls it, which reads it as a bitmap too; so it is
+    handed over as one, scattered from the queue, whatever its density (sorting the ids for
+    a sparse vector would cost more host time than the scatter the next round would do
+    anyway). A narrower one (the last round asked for) is sorted."""
     xp, ids, x = A._xp, walked.ids, walked.x
     if ids.size and walked.next_edges > limit:
         bitmap = primitives.to_bitmap(xp, A.nrows, ids, x.astype(dtype, copy=False))
