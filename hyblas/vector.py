@@ -37,8 +37,8 @@ class Vector:
     """A sparse vector. Absent entries are GraphBLAS "no value", not zero.
 
     The storage (sorted indices + values, or a bitmap of values + presence flags) follows the
-    density and converts on demand (a GPU product may hand back its bitmap uncounted, to be
-    settled when its count is first needed); it never changes what the vector means.
+    density and converts on demand (a GPU product may hand back its bitmap as written,
+    counted only when asked); it never changes what the vector means.
     """
 
     __array_priority__ = 20
