@@ -334,9 +334,7 @@ def _ewise(name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: b
         keys, values = combine(xp, xi, xv, yi, yv, bop)  # new arrays
         if out is None:
             return _new_sparse(x.size, keys, values, m, backend)
-        out_values = xp.zeros(x.size, dtype=values.dtype)
-        present = xp.zeros(x.size, dtype=bool)
-        out_values[keys], present[keys] = values, True
+        out_values, present = _prim.to_bitmap(xp, x.size, keys, values)
         return _write_vector(out, out_values, present, m, accum, replace, backend)
     keys, values = combine(xp, _matrix_keys(x), x._values, _matrix_keys(y), y._values, bop)
     return _write_matrix(out, keys, values, x.shape, m, accum, replace, backend)
@@ -409,9 +407,7 @@ def _rebuild(x: Any, keep: Any, values: Any, out: Any, m: Any, accum: Any, repla
             if keep is None:  # x's own arrays (apply's values too, cast with copy=False)
                 idx, values = idx.copy(), values.copy()
             return _new_sparse(x.size, idx, values, m, backend)
-        out_values = xp.zeros(x.size, dtype=values.dtype)
-        present = xp.zeros(x.size, dtype=bool)
-        out_values[idx], present[idx] = values, True
+        out_values, present = _prim.to_bitmap(xp, x.size, idx, values)
         return _write_vector(out, out_values, present, m, accum, replace, backend)
     keys = _matrix_keys(x)
     if keep is not None:
@@ -645,9 +641,7 @@ def extract(x: Any, *indices: Any, mask: Any = None, accum: Any = None, replace:
         slots = slot_c if row_scalar else slot_r
         m = _check_mask_and_out("extract", mask, out, Vector, (size,))
         backend = _same_backend("extract", x=x, mask=m, out=out)
-        out_values = xp.zeros(size, dtype=x.dtype)
-        present = xp.zeros(size, dtype=bool)
-        out_values[slots], present[slots] = values, True
+        out_values, present = _prim.to_bitmap(xp, size, slots, values.astype(x.dtype, copy=False))
         return _write_vector(out, out_values, present, m, accum, replace, backend)
     shape = (rows.size, cols.size)
     m = _check_mask_and_out("extract", mask, out, Matrix, shape)

@@ -42,7 +42,6 @@ import numpy as np
 
 from ..errors import InvalidValue
 from ..semiring.operators import Semiring
-from ..vector import SPARSE_BELOW
 from . import mask as _mask
 from .dense import executor as _dense
 from .dense.params import current_params as _dense_params
@@ -238,9 +237,9 @@ def _frontier_edges(f: _Facts) -> float:
     degrees = input_degrees(f.edges)
     if f.input_nnz == f.inputs:
         return float(f.nnz)
-    if f.u._bitmap is not None and f.input_nnz * SPARSE_BELOW < f.inputs:
-        # a product's bitmap, kept uncounted: its few entries are sampled, not its positions
-        f.u._settled()
+    # a product's bitmap may be kept as written: few entries are sampled as entries, not
+    # from its positions
+    f.u._settled()
     if f.u.format == "sparse":
         active = f.u._as_sparse()[0]
         if f.input_nnz > SAMPLE:

@@ -100,12 +100,7 @@ def scatter_segments(
     """Reduce ``values`` grouped by ascending ``ids`` into a bitmap of length ``size``."""
     starts = _prim.segment_starts(xp, ids)
     reduced = _prim.segment_reduce(xp, values, starts, monoid.binaryop)
-    out_values = xp.zeros(size, dtype=dtype)
-    out_present = xp.zeros(size, dtype=bool)
-    targets = ids[starts]
-    out_values[targets] = _cast(reduced, dtype)
-    out_present[targets] = True
-    return out_values, out_present
+    return _prim.to_bitmap(xp, size, ids[starts], _cast(reduced, dtype))
 
 
 def reduce_rows(matrix: Any, monoid: Monoid) -> tuple[Any, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ...backend import compile_module, multiprocessor_count, translate_oom
+from ...backend import compile_module, multiprocessor_count, translate_oom, xp_for
 from ...matrix import Matrix
 from ...semiring.operators import BinaryOp, Semiring
 from ...vector import Vector
@@ -28,17 +28,25 @@ HUGE_LIST = 256  # HYBLAS_HUGE_LIST in frontier_loop.cu: a round's huge vertices
 def frontier_facts(A: Matrix, frontier: Vector) -> tuple[int, int]:  # noqa: N803
     """The frontier's out-edges in ``A`` and the most of any one vertex: one kernel and one
     read back, from the frontier as it is stored (``propagate`` asks before each round)."""
-    xp = A._xp
-    sparse = frontier._bitmap is None
-    ids = frontier._sparse[0] if sparse else placeholder(xp, np.int64)
-    present = placeholder(xp, np.bool_) if sparse else frontier._bitmap[1]
-    count = int(ids.size) if sparse else frontier.size
-    out = xp.zeros(2, dtype=np.uint64)
-    blocks = max(1, min(-(-count // THREADS), 8 * multiprocessor_count()))
-    _facts_kernel(A._indptr.dtype)((blocks,), (THREADS,), (
-        np.int32(sparse), ids, present, np.int64(count), A._indptr, out))  # fmt: skip
+    out = A._xp.zeros(2, dtype=np.uint64)
+    if frontier._bitmap is None:
+        _launch_facts(A._indptr, out, ids=frontier._sparse[0])
+    else:
+        _launch_facts(A._indptr, out, present=frontier._bitmap[1])
     edges, widest = (int(v) for v in out.get())
     return edges, widest
+
+
+def _launch_facts(indptr: Any, out: Any, *, ids: Any = None, present: Any = None) -> None:
+    """Queue ``frontier_facts.cu`` over the vertices ``ids``, or those with ``present``:
+    their out-edges and the widest one's are added into ``out[0]`` / ``out[1]``."""
+    xp = xp_for("cuda")
+    sparse = ids is not None
+    count = int(ids.size) if sparse else int(present.size)
+    blocks = max(1, min(-(-count // THREADS), 8 * multiprocessor_count()))
+    _facts_kernel(indptr.dtype)((blocks,), (THREADS,), (
+        np.int32(sparse), ids if sparse else placeholder(xp, np.int64),
+        placeholder(xp, np.bool_) if sparse else present, np.int64(count), indptr, out))
 
 
 def improve_bitmaps(xp: Any, add: BinaryOp, state: tuple[Any, Any], reached: tuple[Any, Any],
@@ -58,9 +66,7 @@ def improve_bitmaps(xp: Any, add: BinaryOp, state: tuple[Any, Any], reached: tup
     _improve_kernel(add, values.dtype)((blocks,), (THREADS,), (
         np.int64(n), r_values, r_present, values, present, improved, improved_present, counts))
     if indptr is not None:
-        _facts_kernel(indptr.dtype)((blocks,), (THREADS,), (
-            np.int32(0), placeholder(xp, np.int64), improved_present, np.int64(n), indptr,
-            counts[2:]))  # fmt: skip
+        _launch_facts(indptr, counts[2:], present=improved_present)
     found, entries, *facts = (int(c) for c in counts.get())
     return improved, improved_present, found, entries, facts[0] if facts else None
 
