@@ -254,6 +254,76 @@ def test_frontier_order_does_not_matter(backend: str) -> None:
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
 
 
+def test_any_calls_claim_their_outputs_anew_each_call(backend: str) -> None:
+    """An ``any`` call sets its flags from its own mask and leaves them set (claimed and masked
+    outputs): the next call, with another mask, none, or another monoid on the same result type,
+    must not see them."""
+    rng = np.random.default_rng(21)
+    with hb.using_backend(backend):
+        A = _shaped_matrix("power_law", rng, "bool")
+        visited = hb.Vector.from_coo(rng.choice(A.nrows, 500, replace=False), True,
+                                     size=A.nrows)  # fmt: skip
+        valued = hb.Vector.from_coo(rng.choice(A.nrows, 700, replace=False),
+                                    rng.random(700) < 0.5, size=A.nrows)  # fmt: skip
+        for params in (SHAPED_PARAMS[0], SHAPED_PARAMS[1]):
+            with sparse_params(params):
+                for name, mask in (("any_pair", ~visited.S), ("any_pair", None),
+                                   ("lor_land", None), ("any_pair", valued),
+                                   ("any_pair", visited.S), ("lor_land", ~visited.S),
+                                   ("any_pair", ~valued)):  # fmt: skip
+                    keep = np.flatnonzero(rng.random(A.ncols) < 0.3)
+                    u = hb.Vector.from_coo(keep, True, size=A.ncols)
+                    got = hb.ops.mxv(A, u, name, mask=mask, executor="sparse")
+                    want = hb.ops.mxv(A, u, name, mask=mask, executor="reference")
+                    assert got.isequal(want), (name, mask)
+
+
+@pytest.mark.parametrize("name", ["any_pair", "plus_times", "min_first"])
+def test_every_size_of_result_is_read_out_alike(backend: str, name: str) -> None:
+    """A small result is read out from its list and sorted, a large one (a bitmap anyway) in a
+    pass over every output; each call must also leave nothing behind for the next, a small one
+    after a large one."""
+    rng = np.random.default_rng(4)
+    n = 4096
+    with hb.using_backend(backend):  # two in-edges per output: outputs follow the frontier
+        rows = np.concatenate([np.arange(n), np.arange(n)])
+        cols = np.concatenate([rng.permutation(n), rng.permutation(n)])
+        A = hb.Matrix.from_coo(rows, cols, rng.integers(1, 5, 2 * n).astype(np.float64),
+                               nrows=n, ncols=n, dup_op=hb.binary.plus)  # fmt: skip
+        visited = hb.Vector.from_coo(rng.choice(n, n // 10, replace=False), True, size=n)
+        for size in (5, 60, n // 3, 5, n, 60):  # 60 inputs: at most 120 outputs, a list
+            keep = np.sort(rng.choice(n, size, replace=False))
+            u = hb.Vector.from_coo(keep, rng.integers(1, 4, size).astype(np.float64), size=n)
+            for mask in (None, ~visited.S):
+                got = hb.ops.mxv(A, u, name, mask=mask, executor="sparse")
+                want = hb.ops.mxv(A, u, name, mask=mask, executor="reference")
+                assert got.isequal(want), (size, mask)
+
+
+@pytest.mark.parametrize("name", ["plus_times", "any_pair"])
+@pytest.mark.parametrize("degree", [224, 2048, 5000])
+def test_blocks_that_find_more_outputs_than_they_stage(backend: str, name: str,
+                                                       degree: int) -> None:  # fmt: skip
+    """A block stages the outputs it lists in shared memory (2048 of them) and flushes them at
+    its barriers: 64 inputs of 224 edges (stage 2, per warp: staged past the area, the rest
+    listed straight away), of 2048 (stage 3, flushed between its chunks) and of 5000 (the
+    spreading kernel, flushed between chunks) all find distinct outputs."""
+    rng = np.random.default_rng(degree)
+    inputs = 64
+    n = inputs * degree
+    with hb.using_backend(backend):
+        rows = rng.permutation(n)  # input j reaches its own `degree` outputs
+        cols = np.repeat(np.arange(inputs), degree)
+        A = hb.Matrix.from_coo(rows, cols, rng.integers(1, 5, n).astype(np.float64), nrows=n,
+                               ncols=inputs)  # fmt: skip
+        u = hb.Vector.from_coo(np.arange(inputs), rng.integers(1, 4, inputs).astype(np.float64),
+                               size=inputs)  # fmt: skip
+        visited = hb.Vector.from_coo(rng.choice(n, n // 7, replace=False), True, size=n)
+        for mask in (None, ~visited.S):
+            got = hb.ops.mxv(A, u, name, mask=mask, executor="sparse")
+            assert got.isequal(hb.ops.mxv(A, u, name, mask=mask, executor="reference"))
+
+
 def test_repeated_calls_reuse_a_clean_workspace(backend: str) -> None:
     """The work array is reset after each call: results do not leak into the next product."""
     rng = np.random.default_rng(8)
@@ -271,14 +341,15 @@ def test_repeated_calls_reuse_a_clean_workspace(backend: str) -> None:
 # --- the walk and the layout ---------------------------------------------------------------------
 
 
-@given(A=S.matrices(dtype=np.float64), params=small_params(), data=st.data())
-def test_walk_takes_every_edge_once(A: S.MatrixData, params: SparseParams,
+@given(A=S.matrices(dtype=np.float64), params=small_params(), segments=st.booleans(),
+       data=st.data())  # fmt: skip
+def test_walk_takes_every_edge_once(A: S.MatrixData, params: SparseParams, segments: bool,
                                     data: st.DataObject) -> None:  # fmt: skip
     matrix = A.hyblas("cpu")
     layout = build_layout(matrix, params)
     active = np.array(data.draw(st.permutations(range(A.ncols))), dtype=np.int64)
     active = active[: data.draw(st.integers(0, A.ncols))]
-    _check_walk(layout, params, active)
+    _check_walk(layout, params, active, segments=segments)
 
 
 def test_walk_stages_on_long_inputs() -> None:
@@ -299,13 +370,20 @@ def test_walk_stages_on_long_inputs() -> None:
     for params in (SHAPED_PARAMS[1], SHAPED_PARAMS[3]):
         plan = walk_plan(build_layout(power_law, params), params, np.arange(power_law.ncols))
         assert plan["segment"][0].size and plan["virtual"][0].size
+        # an ``any`` call walks no segments: those edges take the global paths
+        plan = _check_walk(build_layout(power_law, params), params, np.arange(power_law.ncols),
+                           segments=False)  # fmt: skip
+        assert plan["segment"][0].size == 0 and plan["virtual"][0].size
     huge = _shaped_matrix("huge_input", rng, "float64")
     plan = walk_plan(build_layout(huge, SHAPED_PARAMS[1]), SHAPED_PARAMS[1], np.array([3, 100]))
     assert plan["spread"][0].size == 1400
 
 
-def _check_walk(layout: Any, params: SparseParams, active: np.ndarray) -> dict:
-    plan = walk_plan(layout, params, active)
+def _check_walk(layout: Any, params: SparseParams, active: np.ndarray, *,
+                segments: bool = True) -> dict:  # fmt: skip
+    plan = walk_plan(layout, params, active, segments=segments)
+    if not segments:
+        assert plan["segment"][0].size == 0
     indptr = layout.push_indptr
     expected = np.concatenate([np.arange(indptr[j], indptr[j + 1]) for j in active] or [[]])
     taken = np.concatenate([plan[p][0] for p in plan])

@@ -19,15 +19,16 @@ from .params import INPUTS_PER_BLOCK, THREADS, WARP, SparseParams
 __all__ = ["walk_plan", "push"]
 
 
-def walk_plan(layout: SparseLayout, params: SparseParams,
-              active: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:  # fmt: skip
+def walk_plan(layout: SparseLayout, params: SparseParams, active: np.ndarray, *,
+              segments: bool = True) -> dict[str, tuple[np.ndarray, np.ndarray]]:  # fmt: skip
     """Which path takes each edge of the active inputs: ``{path: (edges, owner)}``.
 
     ``owner`` is the position in ``active``. Paths: ``'spread'`` (gathered inputs: more than
     ``reach`` edges), ``'segment'`` (edges into high outputs, walked segment by segment in
-    shared memory by blocks with at least ``segment_min_edges`` of them), and the three stages
-    of the rest of each input's edges: ``'block'`` (whole multiples of ``THREADS``), ``'warp'``
-    (then multiples of ``WARP``), ``'virtual'`` (the last ``E mod WARP``).
+    shared memory by blocks with at least ``segment_min_edges`` of them; none without
+    ``segments``, as for the ``any`` monoid, whose calls claim outputs instead), and the three
+    stages of the rest of each input's edges: ``'block'`` (whole multiples of ``THREADS``),
+    ``'warp'`` (then multiples of ``WARP``), ``'virtual'`` (the last ``E mod WARP``).
     """
     active = np.asarray(active, dtype=np.int64)
     begin = layout.push_indptr[active]
@@ -37,7 +38,7 @@ def walk_plan(layout: SparseLayout, params: SparseParams,
     block = np.arange(active.size, dtype=np.int64) // INPUTS_PER_BLOCK
     high_edges = np.where(gathered, 0, split - begin)
     block_high = np.bincount(block, weights=high_edges, minlength=1).astype(np.int64)
-    segment_block = (block_high > 0) & (block_high >= params.segment_min_edges)
+    segment_block = segments & (block_high > 0) & (block_high >= params.segment_min_edges)
     segmented = segment_block[block] & ~gathered
     low = np.where(gathered, end, np.where(segmented, split, begin))
     count = end - low
@@ -72,7 +73,7 @@ def push(layout: SparseLayout, params: SparseParams, active: np.ndarray, x: np.n
         xs = x[owner]
         return np.asarray(mult(xs, a) if flip else mult(a, xs)).astype(out_type, copy=False)
 
-    plan = walk_plan(layout, params, active)
+    plan = walk_plan(layout, params, active, segments=semiring.monoid.name != "any")
     users, values = [], []
     for path in ("spread", "block", "warp", "virtual"):  # global atomics, mask before each
         edges, owner = plan[path]

@@ -31,12 +31,13 @@ __all__ = ["spmspv", "push", "kernel_timing", "segment_bytes"]
 _timed: list[tuple[Any, ...]] | None = None  # events of each GPU call inside kernel_timing()
 
 
+
 @contextlib.contextmanager
 def kernel_timing() -> Iterator[list[dict[str, float]]]:
     """Time the GPU calls of the sparse executor made inside the block (for benchmarks).
 
     Yields a list that, when the block ends, holds one dict per call: ``walk_ms`` (the push and
-    spreading kernels), ``sync_gap_ms`` (the GPU idle while the host reads the output count and
+    spreading kernels, after an ``any`` call's claims kernel), ``sync_gap_ms`` (the GPU idle while the host reads the output count and
     launches the rest) and ``finish_ms`` (reading the values out, resetting, sorting).
     """
     global _timed
@@ -129,24 +130,35 @@ def segment_bytes(params: SparseParams, out_type: np.dtype) -> int:
 
 def _workspace(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
                out_type: np.dtype) -> list[Any]:  # fmt: skip
-    """[work words, presence bits (32 outputs a word), clean]: user-indexed, reset between
-    calls by the finish kernel, cached on the layout per result type and identity. A call that
-    failed part-way leaves its workspace marked not clean, and the next call refills it."""
+    """[work words, presence bits (32 outputs a word), clean, claim bits of the high outputs,
+    blocked bits]: user-indexed (the claim bits by internal id), reset between calls by the
+    finish kernel, cached on the layout per result type, identity and whether the monoid is
+    ``any`` (whose calls rewrite the presence, claim and blocked bits whole before they walk,
+    and leave them set). A call that failed part-way leaves its workspace marked not clean,
+    and the next call refills it."""
     cache = layout.__dict__.setdefault("_workspaces", {})
     key = (np.dtype(out_type).itemsize == 8, np.dtype(out_type).str,
-           repr(semiring.monoid.identity(out_type)))  # fmt: skip
+           repr(semiring.monoid.identity(out_type)), _is_any(semiring))  # fmt: skip
     entry = cache.get(key)
     if entry is None:
         word = np.uint64 if key[0] else np.uint32
         with translate_oom("sparse SpMSpV work array"):
             entry = cache[key] = [xp.empty(max(layout.nrows, 1), dtype=word),
                                   xp.empty(-(-max(layout.nrows, 1) // 32), dtype=np.uint32),
-                                  False]  # fmt: skip
+                                  False,
+                                  xp.empty(-(-max(layout.high_count, 1) // 32), dtype=np.uint32),
+                                  xp.empty(-(-max(layout.nrows, 1) // 32) if key[3] else 1,
+                                           dtype=np.uint32)]  # fmt: skip
     if not entry[2]:
         launch(module.get_function(_k.FILL), (_blocks(layout.nrows),), (THREADS,),
                (np.int64(layout.nrows), entry[0], entry[1]))  # fmt: skip
         entry[2] = True
     return entry
+
+
+def _is_any(semiring: Semiring) -> bool:
+    """The ``any`` monoid's calls claim outputs (``sparse_push.cu``'s header)."""
+    return semiring.monoid.name == "any"
 
 
 def _sparse_below() -> int:
@@ -158,12 +170,16 @@ def _sparse_below() -> int:
 @functools.lru_cache(maxsize=256)
 def _kernels(semiring: Semiring, op_type: np.dtype, ids: np.dtype, mask_dtype: np.dtype | None,
              flags: tuple[bool, ...]) -> tuple[Any, ...]:  # fmt: skip
-    """(module, push, spread, finish, finish_bitmap) for one specialization (cached: building
-    the source and looking the module up cost more than a small frontier's kernels)."""
+    """(module, push, spread, finish, finish_dense, claims) for one specialization (cached:
+    building the source and looking the module up cost more than a small frontier's
+    kernels). ``flags``: flip, iso, and the mask's three; an ``any`` call's push and spread
+    do not read the mask (the claims kernel folds it into the presence bits first)."""
     source = _k.specialize(semiring, op_type, index_dtype=ids, mask_dtype=mask_dtype)
-    names = (_k.push_name(*flags), _k.spread_name(*flags), _k.FINISH, _k.FINISH_BITMAP, _k.FILL)
+    walk_flags = (*flags[:2], False, False, False) if _is_any(semiring) else flags
+    names = (_k.push_name(*walk_flags), _k.spread_name(*walk_flags), _k.FINISH,
+             _k.FINISH_DENSE, _k.claims_name(*flags[2:]), _k.FILL)  # fmt: skip
     module = compile_module(source, names)
-    return (module, *(module.get_function(name) for name in names[:4]))
+    return (module, *(module.get_function(name) for name in names[:5]))
 
 
 def _blocks(n: int) -> int:
@@ -189,31 +205,37 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
     kernels = _kernels(semiring, op_type, layout.push_dst.dtype,
                        mask_values.dtype if has_mask else None,
                        (flip, iso, has_mask, structural, complement))  # fmt: skip
-    module, push_kernel, spread_kernel, finish, finish_bitmap = kernels
+    module, push_kernel, spread_kernel, finish, finish_dense, claims = kernels
     ids = layout.push_dst.dtype
     weights = placeholder(xp, op_type) if iso else layout.weights_as(op_type)
     iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
     active = active.astype(np.int64, copy=False)
     with translate_oom("sparse SpMSpV"):
         workspace = _workspace(layout, xp, module, semiring, out_type)
-        ws, presence = workspace[0], workspace[1]
+        ws, presence, claim_bits, blocked = workspace[0], workspace[1], *workspace[3:]
         workspace[2] = False  # dirty until the finish kernel has reset what this call touched
         counters = xp.zeros(2, dtype=np.uint64)
         listed = xp.empty(max(layout.nrows, 1), dtype=ids)
-        gathered = xp.empty(n_active, dtype=np.int64)
-        shared = segment_bytes(params, out_type) if layout.high_count else 0
+        gathered = xp.empty(2 * n_active, dtype=np.int64)  # slots, then their first chunks
+        claiming = _is_any(semiring)
+        shared = segment_bytes(params, out_type) if layout.high_count and not claiming else 0
         events = [record_event()] if _timed is not None else None
+        if claiming:
+            launch(claims, (_blocks(layout.nrows),), (THREADS,), (
+                np.int64(layout.nrows), np.int64(layout.high_count), layout.output_order,
+                mask_values, mask_present, presence, claim_bits, blocked,
+            ))  # fmt: skip
         launch(push_kernel, (-(-n_active // INPUTS_PER_BLOCK),), (THREADS,), (
             np.int64(n_active), active, x, layout.push_indptr, layout.push_split,
             layout.push_dst, weights, iso_value, layout.output_order,
             np.int64(layout.high_count), np.int32(params.segment), np.int64(params.reach),
             np.int64(params.segment_min_edges), mask_values, mask_present, ws, presence,
-            listed, counters, gathered,
+            claim_bits, listed, counters, gathered,
         ), shared)  # fmt: skip
         launch(spread_kernel, (params.spread_blocks,), (THREADS,), (
-            active, x, layout.push_indptr, layout.push_split, layout.push_dst, weights,
-            iso_value, layout.output_order, mask_values, mask_present, ws, presence, listed,
-            counters, gathered,
+            np.int64(n_active), active, x, layout.push_indptr, layout.push_split,
+            layout.push_dst, weights, iso_value, layout.output_order, mask_values,
+            mask_present, ws, presence, claim_bits, listed, counters, gathered,
         ))  # fmt: skip
         if events is not None:
             events.append(record_event())
@@ -221,10 +243,10 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         if events is not None:
             events.append(record_event())
         if count * _sparse_below() >= layout.nrows:  # a bitmap result: no sort
-            values = xp.zeros(layout.nrows, dtype=out_type)
-            present = xp.zeros(layout.nrows, dtype=bool)
-            launch(finish_bitmap, (_blocks(count),), (THREADS,),
-                   (np.int64(count), listed, ws, presence, values, present))  # fmt: skip
+            values = xp.empty(layout.nrows, dtype=out_type)
+            present = xp.empty(layout.nrows, dtype=bool)
+            launch(finish_dense, (_blocks(layout.nrows),), (THREADS,),
+                   (np.int64(layout.nrows), ws, presence, blocked, values, present))  # fmt: skip
             result = Result(count, bitmap=(values, present))
         else:
             values = xp.empty(count, dtype=out_type)

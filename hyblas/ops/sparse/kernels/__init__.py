@@ -18,12 +18,12 @@ from .... import dtypes as _dt
 from ....semiring.operators import Semiring
 from ...kernels.words import accumulator_substitutions
 
-__all__ = ["specialize", "push_name", "spread_name", "FINISH", "FINISH_BITMAP", "FILL",
-           "builtin_specializations"]  # fmt: skip
+__all__ = ["specialize", "push_name", "spread_name", "claims_name", "FINISH", "FINISH_DENSE",
+           "FILL", "builtin_specializations"]  # fmt: skip
 
 _SOURCE = Path(__file__).with_name("sparse_push.cu")
 FINISH = "hyblas_sparse_finish"
-FINISH_BITMAP = "hyblas_sparse_finish_bitmap"
+FINISH_DENSE = "hyblas_sparse_finish_dense"
 FILL = "hyblas_sparse_fill"
 
 
@@ -57,17 +57,23 @@ def spread_name(flip: bool, iso: bool, has_mask: bool, structural: bool,
     return f"hyblas_sparse_spread<{_flags(flip, iso, has_mask, structural, complement)}>"
 
 
+def claims_name(has_mask: bool, structural: bool, complement: bool) -> str:
+    """The kernel that sets up an ``any`` call's flags and claim bits from the mask."""
+    return f"hyblas_sparse_claims<{_flags(has_mask, structural, complement)}>"
+
+
 def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     """``(label, source, kernel names)`` for every built-in semiring and dtype (compile test).
 
     Each specialization instantiates the push and spread kernels (flipped, weighted, with a
-    complemented value mask: every semiring- and type-dependent line) and the finish and fill
-    kernels; one more, plus_times with int64 ids and an int8 mask, instantiates the other flags.
+    complemented value mask: every semiring- and type-dependent line), the claims kernel with
+    that mask, and the two finish kernels and the fill kernel; one more, plus_times with int64 ids and an int8
+    mask, instantiates the other flags.
     """
     from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
     names = [push_name(True, False, True, False, True), spread_name(True, False, True, False, True),
-             FINISH, FINISH_BITMAP, FILL]  # fmt: skip
+             claims_name(True, False, True), FINISH, FINISH_DENSE, FILL]  # fmt: skip
     int32 = np.dtype(np.int32)
     for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
         semiring = NAMESPACES["semiring"][semiring_name]
@@ -79,4 +85,5 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
                         mask_dtype=np.dtype(np.int8))  # fmt: skip
     yield "sparse_plus_times_int64_ids", source, [
         push_name(False, True, False, False, False), push_name(False, False, True, True, False),
-        spread_name(False, True, False, False, False), FINISH, FILL]
+        spread_name(False, True, False, False, False), claims_name(False, False, False),
+        claims_name(True, True, False), FINISH, FILL]

@@ -12,6 +12,15 @@
 // Results are combined into a user-indexed work array `ws` (identity everywhere between calls)
 // with presence bits `flags` (0 between calls); the call that makes an output present appends it to
 // `list` (warp-aggregated atomics); hyblas_sparse_finish reads the values out and resets both.
+//
+// The `any` monoid (HYBLAS_ANY, e.g. BFS's any_pair) keeps the first value to arrive, so nothing
+// is accumulated and every output is settled by its first edge: such a call *claims* outputs
+// instead. hyblas_sparse_claims first sets the flag of every output the mask does not allow
+// (flags are rewritten whole each call, not reset), and `claims`, one bit per high in-degree
+// output in the layout's internal order, the same for those; then an edge into a claimed or
+// masked output costs one bit read (the internal bits of the high outputs, a few tens of KB,
+// stay in L1, and skip the read of `order`), and the segment walk is not used: there is nothing
+// to combine in shared memory.
 
 typedef ${T} hyblas_t;
 typedef ${Z} hyblas_z;
@@ -25,6 +34,18 @@ typedef ${M} hyblas_m;
 #define HYBLAS_VWARP 4       // HYBLAS_THREADS / HYBLAS_INPUTS: one virtual warp per input
 #define HYBLAS_ANY ${ANY}
 #define HYBLAS_NONE 0x7fffffffffffffffLL
+// counters[1] packs the gathered inputs (high bits) and their chunks of HYBLAS_THREADS edges (low
+// bits), so that one atomicAdd gives a gathered input both its slot and its first chunk
+#define HYBLAS_CHUNK_BITS 36
+#define HYBLAS_CHUNK_MASK ((1ull << HYBLAS_CHUNK_BITS) - 1ull)
+// Outputs a block stages in shared memory before it lists them with one global atomic: one
+// counter for the whole list, taken by every warp, was the walk's bottleneck (the push kernel
+// took 3.8x as long as without listing on a 1% frontier of kron24). A block flushes at barriers
+// once more than STAGE_SPILL are staged, so that a flush always leaves room for a whole block's
+// edges; stage 1 starts empty and stages at most HYBLAS_INPUTS * 31 < HYBLAS_STAGE, so it needs
+// no barrier of its own. Beyond the area, outputs are listed straight away (spilled).
+#define HYBLAS_STAGE 2048
+#define HYBLAS_STAGE_SPILL (HYBLAS_STAGE - HYBLAS_THREADS)
 
 __device__ __forceinline__ hyblas_z hyblas_mult(hyblas_t x, hyblas_t y) { return (hyblas_z)(${MULT}); }
 __device__ __forceinline__ hyblas_z hyblas_add(hyblas_z x, hyblas_z y) { return (hyblas_z)(${ADD}); }
@@ -44,8 +65,11 @@ struct hyblas_push_view {
     const bool* mask_present;
     hyblas_word* ws;
     unsigned int* flags;  // presence bits, 32 outputs a word
+    unsigned int* claims;  // HYBLAS_ANY: claim bits of the high outputs, by internal id
     hyblas_i* list;
     unsigned long long* count;
+    hyblas_i* staged;  // the block's outputs to list, in shared memory (HYBLAS_STAGE of them)
+    unsigned int* staged_count;  // how many the block's threads tried to stage (may pass it)
 };
 
 template <bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
@@ -62,27 +86,59 @@ __device__ __forceinline__ bool hyblas_global_push(const hyblas_push_view& v, lo
                                                    hyblas_z z) {
     unsigned int* word = &v.flags[user >> 5];
     const unsigned int bit = 1u << (user & 31);
-#if HYBLAS_ANY
-    if ((*(volatile unsigned int*)word & bit) != 0u || (atomicOr(word, bit) & bit) != 0u)
-        return false;
-    v.ws[user] = hyblas_to_word(z);
-    return true;
-#else
     hyblas_atomic_combine(&v.ws[user], z);
     return (*(volatile unsigned int*)word & bit) == 0u && (atomicOr(word, bit) & bit) == 0u;
-#endif
 }
 
-// Append `user` to the output list where `want`; every lane of the warp must call this.
+// Set `bit` of *word; true for the one call that set it. The plain read first may see an old
+// 0 (the atomic then decides) but never a wrong 1: bits are only set during a kernel.
+__device__ __forceinline__ bool hyblas_claim(unsigned int* word, unsigned int bit) {
+    return (*word & bit) == 0u && (atomicOr(word, bit) & bit) == 0u;
+}
+
+// Append `user` to the output list where `want`; every lane of the warp must call this. The
+// block's staging area takes it (a warp-aggregated shared atomic), or the global list where the
+// area is full (a warp-aggregated global atomic).
 __device__ __forceinline__ void hyblas_append(const hyblas_push_view& v, bool want, long long user) {
     const unsigned int lanes = __ballot_sync(0xffffffffu, want);
     if (lanes == 0u) return;
     const int lane = threadIdx.x & (HYBLAS_WARP - 1);
     const int leader = __ffs(lanes) - 1;
+    const unsigned int below = lanes & ((1u << lane) - 1u);
+    unsigned int at = 0;
+    if (lane == leader) at = atomicAdd(v.staged_count, (unsigned int)__popc(lanes));
+    at = __shfl_sync(0xffffffffu, at, leader) + __popc(below);
+    const bool spill = want && at >= HYBLAS_STAGE;
+    if (want && !spill) v.staged[at] = (hyblas_i)user;
+    const unsigned int spilled = __ballot_sync(0xffffffffu, spill);
+    if (spilled == 0u) return;
+    const int first = __ffs(spilled) - 1;
     unsigned long long base = 0;
-    if (lane == leader) base = atomicAdd(v.count, (unsigned long long)__popc(lanes));
-    base = __shfl_sync(0xffffffffu, base, leader);
-    if (want) v.list[base + __popc(lanes & ((1u << lane) - 1u))] = (hyblas_i)user;
+    if (lane == first) base = atomicAdd(v.count, (unsigned long long)__popc(spilled));
+    base = __shfl_sync(0xffffffffu, base, first);
+    if (spill) v.list[base + __popc(spilled & ((1u << lane) - 1u))] = (hyblas_i)user;
+}
+
+// List the block's staged outputs with one global atomic and empty the area. Every thread of
+// the block calls this, at a point where all have staged what they will.
+__device__ void hyblas_flush(const hyblas_push_view& v) {
+    __shared__ unsigned long long s_base;
+    __syncthreads();
+    const unsigned int staged = min(*v.staged_count, (unsigned int)HYBLAS_STAGE);
+    if (threadIdx.x == 0 && staged > 0u) s_base = atomicAdd(v.count, (unsigned long long)staged);
+    __syncthreads();
+    for (unsigned int k = threadIdx.x; k < staged; k += HYBLAS_THREADS)
+        v.list[s_base + k] = v.staged[k];
+    __syncthreads();
+    if (threadIdx.x == 0) *v.staged_count = 0u;
+    __syncthreads();
+}
+
+// At a barrier-free point of uniform flow: flush if the area is filling up (every thread reads
+// the same count after the barrier; no thread stages between it and the flush's own barrier).
+__device__ __forceinline__ void hyblas_maybe_flush(const hyblas_push_view& v) {
+    __syncthreads();
+    if (*v.staged_count > (unsigned int)HYBLAS_STAGE_SPILL) hyblas_flush(v);
 }
 
 // One edge on the global path: the mask first (a masked output costs this one read), then
@@ -94,11 +150,26 @@ __device__ __forceinline__ void hyblas_edge(const hyblas_push_view& v, bool vali
     long long user = 0;
     if (valid) {
         const long long d = (long long)v.dst[e];
+#if HYBLAS_ANY  // the mask is in the flags and claims already (hyblas_sparse_claims)
+        bool open = true;
+        if (e < split) {
+            open = hyblas_claim(&v.claims[d >> 5], 1u << (d & 31));
+            if (open) user = (long long)v.order[d];
+        } else {
+            user = d;
+        }
+        if (open && hyblas_claim(&v.flags[user >> 5], 1u << (user & 31))) {
+            const hyblas_t a = ISO ? v.iso : v.weights[e];
+            v.ws[user] = hyblas_to_word(FLIP ? hyblas_mult(x, a) : hyblas_mult(a, x));
+            first = true;
+        }
+#else
         user = e < split ? (long long)v.order[d] : d;
         if (hyblas_allowed<HAS_MASK, STRUCTURAL, COMPLEMENT>(v, user)) {
             const hyblas_t a = ISO ? v.iso : v.weights[e];
             first = hyblas_global_push(v, user, FLIP ? hyblas_mult(x, a) : hyblas_mult(a, x));
         }
+#endif
     }
     hyblas_append(v, first, user);
 }
@@ -193,6 +264,7 @@ __device__ void hyblas_segment_walk(
                     first = hyblas_global_push(v, user, z);
             }
             hyblas_append(v, first, user);
+            hyblas_maybe_flush(v);
         }
         if (tid < HYBLAS_INPUTS) s_cursor[tid] += s_len[tid];
         __syncthreads();
@@ -223,19 +295,26 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_push(
     const bool* __restrict__ mask_present,
     hyblas_word* ws,
     unsigned int* flags,
+    unsigned int* claims,
     hyblas_i* list,
-    unsigned long long* counters,  // [0] outputs listed, [1] inputs gathered
-    long long* gathered)
+    unsigned long long* counters,  // [0] outputs listed, [1] inputs gathered and their chunks
+    long long* gathered)  // 2 * n_active: gathered inputs (positions in `active`), first chunks
 {
     __shared__ long long s_begin[HYBLAS_INPUTS], s_split[HYBLAS_INPUTS], s_low[HYBLAS_INPUTS],
         s_end[HYBLAS_INPUTS];
     __shared__ hyblas_t s_x[HYBLAS_INPUTS];
     __shared__ unsigned long long s_high;
+    __shared__ hyblas_i s_staged[HYBLAS_STAGE];
+    __shared__ unsigned int s_staged_count;
     extern __shared__ __align__(16) unsigned char hyblas_smem[];
     const hyblas_push_view v = {indptr, split, dst, weights, iso, order, mask_values,
-                                mask_present, ws, flags, list, counters};
+                                mask_present, ws, flags, claims, list, counters, s_staged,
+                                &s_staged_count};
     const int tid = threadIdx.x;
-    if (tid == 0) s_high = 0ull;
+    if (tid == 0) {
+        s_high = 0ull;
+        s_staged_count = 0u;
+    }
     __syncthreads();
     if (tid < HYBLAS_INPUTS) {
         const long long k = (long long)blockIdx.x * HYBLAS_INPUTS + tid;
@@ -248,7 +327,13 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_push(
             high_end = split[j];
             x = xs[k];
             if (end - begin > reach) {
-                gathered[atomicAdd(&counters[1], 1ull)] = k;
+                const unsigned long long chunks =
+                    (unsigned long long)((end - begin + HYBLAS_THREADS - 1) / HYBLAS_THREADS);
+                const unsigned long long at =
+                    atomicAdd(&counters[1], (1ull << HYBLAS_CHUNK_BITS) + chunks);
+                gathered[at >> HYBLAS_CHUNK_BITS] = k;
+                gathered[n_active + (long long)(at >> HYBLAS_CHUNK_BITS)] =
+                    (long long)(at & HYBLAS_CHUNK_MASK);
                 begin = high_end = end;  // nothing left for this block
             }
         }
@@ -259,12 +344,13 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_push(
         if (high_end > begin) atomicAdd(&s_high, (unsigned long long)(high_end - begin));
     }
     __syncthreads();
-    const bool segmented = high_count > 0 && s_high > 0ull && (long long)s_high >= segment_min_edges;
+    const bool segmented = !HYBLAS_ANY && high_count > 0 && s_high > 0ull &&
+                           (long long)s_high >= segment_min_edges;
     if (tid < HYBLAS_INPUTS) s_low[tid] = segmented ? s_split[tid] : s_begin[tid];
     if (segmented)
         hyblas_segment_walk<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, segment, s_begin, s_split,
                                                                       s_x, hyblas_smem);
-    __syncthreads();
+    hyblas_flush(v);  // stage 1 starts empty; a barrier too: it reads s_low
     {  // stage 1: the last E mod 32 edges of input i by virtual warp i
         const int i = tid / HYBLAS_VWARP;
         const long long end = s_end[i];
@@ -275,6 +361,7 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_push(
                                                                  s_split[i], s_x[i]);
         }
     }
+    hyblas_maybe_flush(v);
     {  // stage 2: then whole warps' worth by warps
         const int warp = tid / HYBLAS_WARP, lane = tid % HYBLAS_WARP;
         for (int i = warp; i < HYBLAS_INPUTS; i += HYBLAS_THREADS / HYBLAS_WARP) {
@@ -286,20 +373,27 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_push(
                     v, true, start + q * HYBLAS_WARP + lane, s_split[i], s_x[i]);
         }
     }
+    hyblas_maybe_flush(v);
     // stage 3: the rest, whole blocks' worth, by the whole block
     for (int i = 0; i < HYBLAS_INPUTS; ++i) {
         const long long low = s_low[i];
         const long long chunks = (s_end[i] - low) / HYBLAS_THREADS;
-        for (long long q = 0; q < chunks; ++q)
+        for (long long q = 0; q < chunks; ++q) {
             hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
                 v, true, low + q * HYBLAS_THREADS + tid, s_split[i], s_x[i]);
+            hyblas_maybe_flush(v);
+        }
     }
+    hyblas_flush(v);
 }
 
-// The gathered inputs' edges, spread over every block: chunks of HYBLAS_THREADS edges are
-// numbered across all gathered inputs and block b takes the chunks numbered b mod gridDim.x.
+// The gathered inputs' edges, spread over every block: their chunks of HYBLAS_THREADS edges are
+// numbered in slot order (the push kernel gave each gathered input its first chunk), and block b
+// takes the b-th of gridDim.x equal runs of chunk numbers, finding the input of its first chunk
+// by binary search. Every thread of a block takes the same path (broadcast loads).
 template <bool FLIP, bool ISO, bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
 __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
+    const long long n_active,
     const long long* __restrict__ active,
     const hyblas_t* __restrict__ xs,
     const long long* __restrict__ indptr,
@@ -312,42 +406,74 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
     const bool* __restrict__ mask_present,
     hyblas_word* ws,
     unsigned int* flags,
+    unsigned int* claims,
     hyblas_i* list,
     unsigned long long* counters,
     const long long* __restrict__ gathered)
 {
-    __shared__ long long s_begin[HYBLAS_THREADS], s_split[HYBLAS_THREADS], s_end[HYBLAS_THREADS];
-    __shared__ hyblas_t s_x[HYBLAS_THREADS];
+    __shared__ hyblas_i s_staged[HYBLAS_STAGE];
+    __shared__ unsigned int s_staged_count;
     const hyblas_push_view v = {indptr, split, dst, weights, iso, order, mask_values,
-                                mask_present, ws, flags, list, counters};
-    const int tid = threadIdx.x;
-    const long long count = (long long)*(volatile unsigned long long*)&counters[1];
-    const long long blocks = gridDim.x;
-    long long before = 0;  // chunks of the gathered inputs already numbered
-    for (long long base = 0; base < count; base += HYBLAS_THREADS) {
-        __syncthreads();
-        if (base + tid < count) {  // the next HYBLAS_THREADS gathered inputs, loaded at once
-            const long long k = gathered[base + tid];
-            const long long j = active[k];
-            s_begin[tid] = indptr[j];
-            s_end[tid] = indptr[j + 1];
-            s_split[tid] = split[j];
-            s_x[tid] = xs[k];
+                                mask_present, ws, flags, claims, list, counters, s_staged,
+                                &s_staged_count};
+    const unsigned long long packed = *(volatile unsigned long long*)&counters[1];
+    const long long count = (long long)(packed >> HYBLAS_CHUNK_BITS);
+    const long long total = (long long)(packed & HYBLAS_CHUNK_MASK);
+    const long long* first_chunk = gathered + n_active;
+    const long long per = (total + gridDim.x - 1) / gridDim.x;
+    long long c = (long long)blockIdx.x * per;
+    const long long stop = min(c + per, total);
+    if (c >= stop) return;  // the whole block
+    if (threadIdx.x == 0) s_staged_count = 0u;
+    __syncthreads();
+    long long lo = 0, hi = count - 1;  // the last gathered input whose first chunk is <= c
+    while (lo < hi) {
+        const long long mid = (lo + hi + 1) / 2;
+        if (first_chunk[mid] <= c) lo = mid;
+        else hi = mid - 1;
+    }
+    for (long long slot = lo; c < stop; ++slot) {
+        const long long k = gathered[slot];
+        const long long j = active[k];
+        const long long begin = indptr[j], end = indptr[j + 1], high_end = split[j];
+        const hyblas_t x = xs[k];
+        const long long first = first_chunk[slot];
+        const long long next = slot + 1 < count ? first_chunk[slot + 1] : total;
+        for (; c < min(next, stop); ++c) {
+            const long long e = begin + (c - first) * HYBLAS_THREADS + threadIdx.x;
+            hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, e < end, e, high_end, x);
+            hyblas_maybe_flush(v);
         }
-        __syncthreads();
-        const int here = (int)min((long long)HYBLAS_THREADS, count - base);
-        for (int g = 0; g < here; ++g) {
-            const long long begin = s_begin[g], end = s_end[g];
-            const long long chunks = (end - begin + HYBLAS_THREADS - 1) / HYBLAS_THREADS;
-            long long q = ((long long)blockIdx.x - before) % blocks;
-            if (q < 0) q += blocks;
-            for (; q < chunks; q += blocks) {
-                const long long e = begin + q * HYBLAS_THREADS + tid;
-                hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, e < end, e, s_split[g],
-                                                                     s_x[g]);
-            }
-            before += chunks;
-        }
+    }
+    hyblas_flush(v);
+}
+
+// HYBLAS_ANY: before the walk, the flag of every output the mask does not allow is set and every
+// other cleared (all n of them: the walk's claims of the call before are cleared too), and the
+// claim bit of every high output likewise, by internal id; `blocked_words` keeps a copy of the
+// flags as set here (hyblas_sparse_finish_dense tells claimed outputs from masked ones by it).
+// One thread an output; a warp's ballot is one word.
+template <bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
+__global__ void hyblas_sparse_claims(
+    const long long n, const long long high_count, const hyblas_i* __restrict__ order,
+    const hyblas_m* __restrict__ mask_values, const bool* __restrict__ mask_present,
+    unsigned int* flags, unsigned int* claims, unsigned int* blocked_words)
+{
+    const hyblas_push_view v = {0, 0, 0, 0, (hyblas_t)0, order, mask_values, mask_present,
+                                0, flags, claims, 0, 0, 0, 0};
+    const long long stride = (long long)gridDim.x * blockDim.x;  // a multiple of 32
+    const long long start = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long words = (n + 31) / 32, high_words = (high_count + 31) / 32;
+    for (long long k = start; k < words * 32; k += stride) {  // whole warps: lanes converge
+        const bool blocked = k < n && !hyblas_allowed<HAS_MASK, STRUCTURAL, COMPLEMENT>(v, k);
+        const unsigned int bits = __ballot_sync(0xffffffffu, blocked);
+        if ((k & 31) == 0) flags[k >> 5] = blocked_words[k >> 5] = bits;
+    }
+    for (long long k = start; k < high_words * 32; k += stride) {
+        const bool blocked = k < high_count &&
+            !hyblas_allowed<HAS_MASK, STRUCTURAL, COMPLEMENT>(v, (long long)order[k]);
+        const unsigned int bits = __ballot_sync(0xffffffffu, blocked);
+        if ((k & 31) == 0) claims[k >> 5] = bits;
     }
 }
 
@@ -361,24 +487,44 @@ __global__ void hyblas_sparse_finish(
          k += (long long)gridDim.x * blockDim.x) {
         const long long user = (long long)list[k];
         values[k] = hyblas_from_word(ws[user]);
+#if !HYBLAS_ANY  // an `any` call's claims kernel rewrites the flags, and its first value the word
         ws[user] = empty;
         flags[user >> 5] = 0u;  // every bit set in it belongs to a listed output
+#endif
     }
 }
 
-// The same into a bitmap (values and presence of every output), for results too large to sort.
-__global__ void hyblas_sparse_finish_bitmap(
-    const long long count, const hyblas_i* __restrict__ list, hyblas_word* ws,
-    unsigned int* flags, hyblas_z* __restrict__ values, bool* __restrict__ present)
+// The same into a bitmap (values and presence of every output), for results too large to sort:
+// in one pass over all n outputs, coalesced, where the list would cost a few random accesses per
+// output (measured slower down to n/32 outputs). An output is present where its flag is set (and,
+// for `any`, was not set by the claims kernel). Whole warps a word: lane 0 resets the word once
+// the warp has read it.
+__global__ void hyblas_sparse_finish_dense(
+    const long long n, hyblas_word* ws, unsigned int* flags,
+    const unsigned int* __restrict__ blocked_words, hyblas_z* __restrict__ values,
+    bool* __restrict__ present)
 {
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
-    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < count;
-         k += (long long)gridDim.x * blockDim.x) {
-        const long long user = (long long)list[k];
-        values[user] = hyblas_from_word(ws[user]);
-        present[user] = true;
-        ws[user] = empty;
-        flags[user >> 5] = 0u;
+    const long long stride = (long long)gridDim.x * blockDim.x;  // a multiple of 32
+    const long long words = (n + 31) / 32;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < words * 32;
+         k += stride) {
+        unsigned int word = flags[k >> 5];
+#if HYBLAS_ANY
+        word &= ~blocked_words[k >> 5];
+#endif
+        const bool here = k < n && ((word >> (k & 31)) & 1u) != 0u;
+        if (k < n) {
+            present[k] = here;
+            values[k] = here ? hyblas_from_word(ws[k]) : (hyblas_z)0;
+#if !HYBLAS_ANY
+            if (here) ws[k] = empty;
+#endif
+        }
+#if !HYBLAS_ANY
+        __syncwarp();
+        if ((k & 31) == 0) flags[k >> 5] = 0u;
+#endif
     }
 }
 
