@@ -76,6 +76,16 @@ def bfs_levels_instrumented(A: hb.Matrix, source: int, degrees: np.ndarray) -> l
     return rows
 
 
+def random_frontier(A: hb.Matrix, fraction: float = 0.01,
+                    seed: int = 5) -> tuple[np.ndarray, np.ndarray, hb.Vector]:  # fmt: skip
+    """A frontier of ``fraction`` of ``A``'s columns at random (sorted ids), float32 values in
+    [1, 2): (ids, values, the vector on the GPU)."""
+    rng = np.random.default_rng(seed)
+    keep = np.sort(rng.choice(A.ncols, int(A.ncols * fraction), replace=False))
+    values = rng.uniform(1, 2, keep.size).astype(np.float32)
+    return keep, values, hb.Vector.from_coo(keep, values, size=A.ncols, backend="cuda")
+
+
 def measure_graph(name: str, repeats: int) -> dict[str, Any]:
     graph = build_graph(name, "cuda")
     A = graph.A
@@ -115,10 +125,8 @@ def measure_graph(name: str, repeats: int) -> dict[str, Any]:
     result["bfs_instrumented_totals_ms"] = totals
 
     # one SpMSpV from a random 1% frontier, plus_times float32, against cuSPARSE's full SpMV
-    rng = np.random.default_rng(5)
-    keep = np.sort(rng.choice(A.ncols, A.ncols // 100, replace=False))
-    values = rng.uniform(1, 2, keep.size).astype(np.float32)
-    u = hb.Vector.from_coo(keep, values, size=A.ncols, backend="cuda")
+    keep, values, u = random_frontier(A)
+    rng = np.random.default_rng(6)
     host = csr.get().astype(np.float64)
     x64 = np.zeros(A.ncols)
     x64[keep] = values

@@ -45,21 +45,26 @@ class SparseParams:
     segment_min_edges : int
         A thread block walks the segments only when its inputs have at least this many edges
         into high in-degree outputs (a few edges do not pay for a segment's bookkeeping);
-        otherwise those edges take the global atomics too.
+        otherwise those edges take the global atomics too. Calls in the ``any`` monoid never
+        walk segments (there is nothing to combine: the first edge settles an output).
     reach : int
         An input with more edges than this is *gathered*: its edges are spread over many
         thread blocks by a second kernel (Busato & Bombieri's block gathering) instead of
         being walked by its own block.
     spread_blocks : int
         Thread blocks of the spreading kernel.
+
+    The defaults of ``segment_min_edges``, ``reach`` and ``spread_blocks`` were tuned on an
+    H100 (``benchmarks/results/sparse_tuning_h100_2026-11-24.json``: kron24 BFS on every level
+    and a 1% frontier's SpMSpV); ``spread_blocks`` is 8 blocks on each of its 132 SMs.
     """
 
     group_bounds: tuple[int, ...] = (2048, 1024, 512, 256, 128)
     shared_groups: int = 4
     segment: int = 8192
-    segment_min_edges: int = 2048
+    segment_min_edges: int = 8192
     reach: int = 4096
-    spread_blocks: int = 528
+    spread_blocks: int = 1056
 
     def __post_init__(self) -> None:
         bounds = self.group_bounds

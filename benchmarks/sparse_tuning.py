@@ -1,0 +1,83 @@
+"""Tune the sparse executor's kernel parameters on the GPU: BFS with it on every level, and one
+SpMSpV from a 1% random frontier, for each parameter set of a small grid, same graph, same run.
+
+    python -m benchmarks.sparse_tuning --out result.json [--graph kron24] [--repeats 5]
+
+The grid varies what shapes the kernels, not the layout: ``segment_min_edges`` (when a block
+walks shared-memory segments), ``reach`` (when an input is spread over many blocks) and
+``spread_blocks``. Each BFS is checked against the reference executor's levels, and each
+SpMSpV against the reference executor's product, before it is timed (CUDA events, median of
+repeats); the SpMSpV is also split into the walk (claims, push and spreading kernels) and the
+finish (:func:`hyblas.ops.sparse.executor.kernel_timing`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+import hyblas as hb
+from hyblas.backend import device_name
+from hyblas.ops.sparse import DEFAULT_PARAMS, sparse_params
+from hyblas.ops.sparse.executor import kernel_timing
+
+from .graphs import build as build_graph
+from .meta import commit_id
+from .sparse_frontier import random_frontier
+from .timing import time_gpu_ms
+
+# (segment_min_edges, reach, spread_blocks)
+GRID = [(2048, 4096, 528), (2048, 4096, 1056), (8192, 4096, 1056), (32768, 4096, 1056),
+        (10**9, 4096, 1056), (8192, 2048, 1056), (8192, 4096, 1584), (8192, 16384, 1056)]
+
+
+def measure(A: hb.Matrix, source: int, repeats: int) -> list[dict[str, Any]]:  # noqa: N803
+    want_levels = hb.algorithms.bfs(A, source, executor="reference")
+    _, _, u = random_frontier(A)
+    want = hb.ops.mxv(A, u, "plus_times", executor="reference")
+    rows = []
+    for segment_min_edges, reach, spread_blocks in GRID:
+        changes = {"segment_min_edges": segment_min_edges, "reach": reach,
+                   "spread_blocks": spread_blocks}  # fmt: skip
+        with sparse_params(**changes):
+            assert hb.algorithms.bfs(A, source, executor="sparse").isequal(want_levels)
+            bfs_ms = time_gpu_ms(lambda: hb.algorithms.bfs(A, source, executor="sparse"),
+                                 warmup=1, repeats=repeats)  # fmt: skip
+
+            def product() -> hb.Vector:
+                return hb.ops.mxv(A, u, "plus_times", executor="sparse")
+
+            assert product().isclose(want, rel_tol=1e-4)
+            spmspv_ms = time_gpu_ms(product, repeats=4 * repeats)
+            with kernel_timing() as calls:
+                for _ in range(repeats):
+                    product()
+        row = {**changes, "bfs_ms": bfs_ms, "spmspv_1pct_ms": spmspv_ms,
+               "spmspv_walk_ms": statistics.median(c["walk_ms"] for c in calls),
+               "spmspv_finish_ms": statistics.median(c["finish_ms"] for c in calls)}  # fmt: skip
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        rows.append(row)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--graph", default="kron24")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    graph = build_graph(args.graph, "cuda")
+    report = {"device": device_name(), "date": datetime.date.today().isoformat(),
+              "commit": commit_id(), "graph": args.graph, "defaults": DEFAULT_PARAMS.__dict__,
+              "grid": measure(graph.A, graph.source, args.repeats)}  # fmt: skip
+    Path(args.out).write_text(json.dumps(report, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
