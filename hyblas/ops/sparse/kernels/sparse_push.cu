@@ -134,11 +134,13 @@ __device__ void hyblas_flush(const hyblas_push_view& v) {
     __syncthreads();
 }
 
-// At a barrier-free point of uniform flow: flush if the area is filling up (every thread reads
-// the same count after the barrier; no thread stages between it and the flush's own barrier).
+// At a point every thread of the block reaches alike: flush if the area is filling up. The
+// count is read between two barriers (no thread stages again before all have read it), and
+// the second one gives every thread the same decision.
 __device__ __forceinline__ void hyblas_maybe_flush(const hyblas_push_view& v) {
     __syncthreads();
-    if (*v.staged_count > (unsigned int)HYBLAS_STAGE_SPILL) hyblas_flush(v);
+    const bool full = *v.staged_count > (unsigned int)HYBLAS_STAGE_SPILL;
+    if (__syncthreads_or(full)) hyblas_flush(v);
 }
 
 // One edge on the global path: the mask first (a masked output costs this one read), then
