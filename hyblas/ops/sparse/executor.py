@@ -31,14 +31,14 @@ __all__ = ["spmspv", "push", "kernel_timing", "segment_bytes"]
 _timed: list[tuple[Any, ...]] | None = None  # events of each GPU call inside kernel_timing()
 
 
-
 @contextlib.contextmanager
 def kernel_timing() -> Iterator[list[dict[str, float]]]:
     """Time the GPU calls of the sparse executor made inside the block (for benchmarks).
 
     Yields a list that, when the block ends, holds one dict per call: ``walk_ms`` (the push and
-    spreading kernels, after an ``any`` call's claims kernel), ``sync_gap_ms`` (the GPU idle while the host reads the output count and
-    launches the rest) and ``finish_ms`` (reading the values out, resetting, sorting).
+    spreading kernels, after an ``any`` call's claims kernel), ``sync_gap_ms`` (the GPU idle
+    while the host reads the output count and launches the rest) and ``finish_ms`` (reading
+    the values out, resetting, sorting).
     """
     global _timed
     events: list[tuple[Any, ...]] = []

@@ -11,7 +11,8 @@
 //
 // Results are combined into a user-indexed work array `ws` (identity everywhere between calls)
 // with presence bits `flags` (0 between calls); the call that makes an output present appends it to
-// `list` (warp-aggregated atomics); hyblas_sparse_finish reads the values out and resets both.
+// `list` (staged per block in shared memory, HYBLAS_STAGE); hyblas_sparse_finish reads the values
+// out and resets both, or hyblas_sparse_finish_dense for a result stored as a bitmap.
 //
 // The `any` monoid (HYBLAS_ANY, e.g. BFS's any_pair) keeps the first value to arrive, so nothing
 // is accumulated and every output is settled by its first edge: such a call *claims* outputs
