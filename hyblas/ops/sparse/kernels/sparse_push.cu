@@ -81,20 +81,18 @@ __device__ __forceinline__ bool hyblas_allowed(const hyblas_push_view& v, long l
     return COMPLEMENT ? !allowed : allowed;
 }
 
-// Combine z into output `user`; true for the one call that made the output present. Presence
-// is one bit per output (a kron24 output set is 2 MB: it stays in L2).
-__device__ __forceinline__ bool hyblas_global_push(const hyblas_push_view& v, long long user,
-                                                   hyblas_z z) {
-    unsigned int* word = &v.flags[user >> 5];
-    const unsigned int bit = 1u << (user & 31);
-    hyblas_atomic_combine(&v.ws[user], z);
-    return (*(volatile unsigned int*)word & bit) == 0u && (atomicOr(word, bit) & bit) == 0u;
-}
-
 // Set `bit` of *word; true for the one call that set it. The plain read first may see an old
 // 0 (the atomic then decides) but never a wrong 1: bits are only set during a kernel.
 __device__ __forceinline__ bool hyblas_claim(unsigned int* word, unsigned int bit) {
     return (*word & bit) == 0u && (atomicOr(word, bit) & bit) == 0u;
+}
+
+// Combine z into output `user`; true for the one call that made the output present. Presence
+// is one bit per output (a kron24 output set is 2 MB: it stays in L2).
+__device__ __forceinline__ bool hyblas_global_push(const hyblas_push_view& v, long long user,
+                                                   hyblas_z z) {
+    hyblas_atomic_combine(&v.ws[user], z);
+    return hyblas_claim(&v.flags[user >> 5], 1u << (user & 31));
 }
 
 // Append `user` to the output list where `want`; every lane of the warp must call this. The
