@@ -7,13 +7,18 @@ For each graph:
 
 * the layout's build time and memory next to the CSR bytes;
 * BFS from the graph's source with ``executor='sparse'`` (CUDA events, median of repeats, after
-  a warm-up run checked against the reference executor's levels), and the reference
-  executor's BFS and the cupyx-naive peer's BFS timed the same way in the same run;
-* one instrumented BFS run: per level the frontier size, the edges its vertices have, the
-  level's wall time, and where it went — the executor's kernels (GPU time of the push and
-  spreading kernels, and of the finish), the GPU idle while the host reads the output count
-  (the one host synchronisation of a call), and the rest (launches, CuPy array operations,
-  Python);
+  a warm-up run checked against the reference executor's levels): as it runs by default, in
+  graph rounds (:mod:`hyblas.ops.sparse.rounds`), and in host rounds (``graph_rounds=0``, one
+  ``vxm`` a level); the reference executor's BFS and the cupyx-naive peer's BFS timed the
+  same way in the same run;
+* one instrumented BFS run in graph rounds: per launch of the rounds' graph, its rounds (with
+  their frontier sizes and edges), the GPU time of the launch and the host time from the
+  launch to the state read back (the one host synchronisation of a launch);
+* one instrumented BFS run in host rounds: per level the frontier size, the edges its
+  vertices have, the level's wall time, and where it went — the executor's kernels (GPU time
+  of the push and spreading kernels, and of the finish), the GPU idle while the host reads
+  the output count (the one host synchronisation of a call), and the rest (launches, CuPy
+  array operations, Python);
 * one ``mxv`` plus_times float32 from a random frontier of 1% of the vertices, checked against
   a float64 product on the host, timed against cuSPARSE ``A @ x`` on the full vector, with the
   walk's kernel time and the frontier's edge count.
@@ -34,9 +39,10 @@ import numpy as np
 
 import hyblas as hb
 from hyblas.backend import device_name, free_gpu_memory_pool, synchronize, to_numpy, xp_for
-from hyblas.ops.sparse import DEFAULT_PARAMS
+from hyblas.ops.sparse import DEFAULT_PARAMS, sparse_params
 from hyblas.ops.sparse.executor import kernel_timing
 from hyblas.ops.sparse.layout import build_layout
+from hyblas.ops.sparse.rounds import launch_timing
 
 from .graphs import build as build_graph
 from .graphs import describe
@@ -76,6 +82,31 @@ def bfs_levels_instrumented(A: hb.Matrix, source: int, degrees: np.ndarray) -> l
     return rows
 
 
+def bfs_launches_instrumented(A: hb.Matrix, source: int, degrees: np.ndarray,  # noqa: N803
+                              levels: np.ndarray) -> dict[str, Any]:  # fmt: skip
+    """One BFS in graph rounds, each launch of the rounds' graph timed; a round's frontier
+    (size and edges) is read from the BFS's levels (``-1``: not reached)."""
+    reached = levels >= 0
+    per_level = np.bincount(levels[reached], minlength=int(levels.max()) + 2)
+    edges = np.bincount(levels[reached], weights=degrees[reached], minlength=per_level.size)
+    synchronize()
+    start = time.perf_counter()
+    with launch_timing() as launches:
+        hb.algorithms.bfs(A, source, executor="sparse")
+        synchronize()
+        wall_ms = (time.perf_counter() - start) * 1e3
+    for row in launches:  # round r's frontier: the vertices of level r - 1
+        first = row["first_round"] - 1
+        row["frontiers"] = per_level[first:first + row["rounds"]].tolist()
+        row["edges"] = [int(e) for e in edges[first:first + row["rounds"]]]
+    rounds = sum(r["rounds"] for r in launches)
+    launch_wall = sum(r["wall_ms"] for r in launches)
+    return {"wall_ms": wall_ms, "launches": len(launches), "rounds": rounds,
+            "gpu_ms": sum(r["gpu_ms"] for r in launches), "launch_wall_ms": launch_wall,
+            "outside_launches_ms": wall_ms - launch_wall, "ms_per_round": wall_ms / rounds,
+            "per_launch": launches}  # fmt: skip
+
+
 def random_frontier(A: hb.Matrix, fraction: float = 0.01,
                     seed: int = 5) -> tuple[np.ndarray, np.ndarray, hb.Vector]:  # fmt: skip
     """A frontier of ``fraction`` of ``A``'s columns at random (sorted ids), float32 values in
@@ -109,17 +140,28 @@ def measure_graph(name: str, repeats: int) -> dict[str, Any]:
     peer = cupyx_naive.OPS["bfs"](graph.peer_graph())
     peer_levels = to_numpy(peer())
     assert (peer_levels >= 0).sum() == want.nnz
+    with sparse_params(graph_rounds=0):
+        host_rounds = hb.algorithms.bfs(A, graph.source, executor="sparse")
+        assert host_rounds.isequal(want), "sparse BFS levels (host rounds) differ"
+        host_rounds_ms = time_gpu_ms(lambda: hb.algorithms.bfs(A, graph.source,
+                                                               executor="sparse"),
+                                     warmup=0, repeats=repeats)  # fmt: skip
     result["bfs_ms"] = {
         "hyblas:sparse": time_gpu_ms(lambda: hb.algorithms.bfs(A, graph.source,
                                                                executor="sparse"),
                                      warmup=1, repeats=repeats),
+        "hyblas:sparse-host-rounds": host_rounds_ms,
         "hyblas:reference": time_gpu_ms(lambda: hb.algorithms.bfs(A, graph.source,
                                                                   executor="reference"),
                                         warmup=1, repeats=repeats),
         "cupyx-naive": time_gpu_ms(peer, warmup=1, repeats=repeats),
     }  # fmt: skip
     result["bfs_levels"] = int(to_numpy(want._as_sparse()[1]).max()) + 1
-    result["bfs_per_level"] = bfs_levels_instrumented(A, graph.source, graph.degrees)
+    levels = to_numpy(want.to_dense(fill_value=-1)).astype(np.int64)
+    result["bfs_graph_rounds"] = bfs_launches_instrumented(A, graph.source, graph.degrees,
+                                                           levels)  # fmt: skip
+    with sparse_params(graph_rounds=0):
+        result["bfs_per_level"] = bfs_levels_instrumented(A, graph.source, graph.degrees)
     totals = {k: sum(r[k] for r in result["bfs_per_level"])
               for k in ("wall_ms", "walk_ms", "sync_gap_ms", "finish_ms", "rest_ms")}
     result["bfs_instrumented_totals_ms"] = totals
@@ -170,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out).write_text(json.dumps(report, indent=1, default=str))
         free_gpu_memory_pool()
         summary = {k: v for k, v in report["graphs"][-1].items() if k != "bfs_per_level"}
+        summary["bfs_graph_rounds"] = {k: v for k, v in summary["bfs_graph_rounds"].items()
+                                       if k != "per_launch"}  # fmt: skip
         print(json.dumps(summary, indent=1, default=str), file=sys.stderr, flush=True)
     return 0
 

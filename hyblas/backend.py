@@ -14,7 +14,7 @@ import functools
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
@@ -274,6 +274,26 @@ def cuda_event_timer() -> Any:
             return cp.cuda.get_elapsed_time(self._start, self._stop)
 
     return _Timer()
+
+
+def capture_graph(record: Callable[[], Any]) -> Any:
+    """A CUDA graph of the GPU work that ``record`` queues, captured on a side stream (the work
+    is recorded, not run). The arrays it touches must outlive the graph, and ``record`` must
+    neither allocate nor synchronise."""
+    cp = xp_for("cuda")
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        stream.begin_capture()
+        try:
+            record()
+        finally:
+            graph = stream.end_capture()
+    return graph
+
+
+def launch_graph(graph: Any) -> None:
+    """Launch a graph from :func:`capture_graph` on the current stream."""
+    graph.launch(stream=xp_for("cuda").cuda.get_current_stream())
 
 
 def record_event() -> Any:

@@ -31,6 +31,7 @@ from ...semiring.operators import Semiring
 from ...vector import SPARSE_BELOW, Vector
 from .. import api, primitives
 from .. import trace as _trace
+from ..sparse import rounds as _sparse_rounds
 from . import emulation
 from .buckets import Buckets
 from .kernels import IMPROVING_MONOIDS
@@ -101,7 +102,9 @@ def propagate(
         ``'auto'`` (default) and ``'loop'``: the device loop for narrow rounds (its NumPy
         emulation on the CPU) and ``vxm`` with ``executor='auto'`` for wide ones (see
         :class:`LoopParams`). ``'reference'``, ``'dense'``, ``'sparse'``, ``'pull'``: ``vxm``
-        on that executor every round, no device loop.
+        on that executor every round, no device loop; except that on the GPU, levels rounds
+        in the ``any`` monoid on ``'sparse'`` run as its *graph rounds*, the same kernels
+        with no host round trip a round (:mod:`hyblas.ops.sparse.rounds`).
     on_rounds : callable, optional
         Called as ``on_rounds(rounds_done, frontier_nnz)`` whenever the host sees the
         rounds advance (after each host round, and after each stay in the device loop).
@@ -138,6 +141,12 @@ def propagate(
     done, threshold = 0, None
     edges = None  # the frontier's out-edges, where the round before counted them
     while (max_rounds is None or done < max_rounds) and frontier_work.nnz:
+        if executor == "sparse" and _sparse_rounds_fit(A, sr, levels, frontier_work):
+            walked, frontier_work = _enter(state_work, None, frontier_work, A, sr, levels,
+                                           done + 1, max_rounds, limit, executor, None, None,
+                                           _Entering(None), walk=_sparse_rounds.walk)  # fmt: skip
+            done += walked.rounds
+            continue
         fits = device and _loop_fits(A, sr, frontier_work, buckets)
         # bucketed rounds check the state's values before entering: convert it once for both
         bitmap = state_work._as_bitmap() if fits and buckets else None
@@ -228,6 +237,12 @@ def _buckets(delta: Any, levels: bool, sr: Semiring, state: Vector,
     return buckets
 
 
+def _sparse_rounds_fit(A: Matrix, sr: Semiring, levels: bool,  # noqa: N803
+                       frontier: Vector) -> bool:  # fmt: skip
+    """Whether ``executor='sparse'`` rounds run as graph rounds (:mod:`..sparse.rounds`)."""
+    return _sparse_rounds.fits(A, sr, levels, sr.input_type(A.dtype, frontier.dtype))
+
+
 def _loop_fits(A: Matrix, sr: Semiring, frontier: Vector,  # noqa: N803
                buckets: Buckets | None) -> bool:  # fmt: skip
     """The device loop runs every round in one operand type: the first round's must also be
@@ -305,10 +320,11 @@ def frontier_facts(A: Matrix, frontier: Vector) -> tuple[int, int]:  # noqa: N80
 def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
            A: Matrix, sr: Semiring, levels: bool, first_round: int,  # noqa: N803
            max_rounds: int | None, limit: int, asked: str, buckets: Buckets | None,
-           threshold: Any, entering: _Entering) -> tuple[Walked, Vector]:  # fmt: skip
-    """Run rounds from ``first_round`` in the device loop (pulling as ``entering`` says);
-    updates ``state`` (given its bitmap if the caller has it) and returns what ran and the
-    next frontier."""
+           threshold: Any, entering: _Entering,
+           walk: Callable[[Entry], Walked] | None = None) -> tuple[Walked, Vector]:  # fmt: skip
+    """Run rounds from ``first_round`` in the device loop (pulling as ``entering`` says), or
+    in ``walk`` (the sparse executor's graph rounds); updates ``state`` (given its bitmap if
+    the caller has it) and returns what ran and the next frontier."""
     op_type = sr.input_type(A.dtype, frontier.dtype)
     if levels:  # the loop reads the state as it is stored, and only writes what it reaches
         values, present = None, state._bitmap[1] if state._bitmap is not None else None
@@ -328,7 +344,9 @@ def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
                   frontier_present=frontier_present, pull=entering.pull,
                   into_bitmap=_reached_into(state) if levels else None)  # fmt: skip
     timer = _trace.start_timer(A.backend) if _trace.tracing() else None
-    if A.backend == "cuda":
+    if walk is not None:
+        walked = walk(entry)
+    elif A.backend == "cuda":
         from . import executor  # noqa: PLC0415 - compiled kernels only where there is a GPU
 
         walked = executor.walk(entry)
@@ -336,10 +354,12 @@ def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
         walked = emulation.walk(entry)
     if timer is not None:
         last = first_round + walked.rounds - 1
+        where = "the device loop" if walk is None else "graph rounds of the sparse executor"
         _trace.record(_trace.TraceRow(
-            call=0, op="loop", executor="loop", asked=asked, policy="", outputs=A.nrows,
-            input_nnz=frontier.nnz, allowed=None, edges=walked.edges,
-            reason=f"rounds {first_round}-{last} in the device loop ({walked.rounds} rounds)",
+            call=0, op="loop", executor="loop" if walk is None else "sparse", asked=asked,
+            policy="", outputs=A.nrows, input_nnz=frontier.nnz, allowed=None,
+            edges=walked.edges,
+            reason=f"rounds {first_round}-{last} in {where} ({walked.rounds} rounds)",
         ), timer.stop())  # fmt: skip
     if levels:
         _add_reached(state, walked)

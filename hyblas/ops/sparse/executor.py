@@ -26,7 +26,11 @@ from . import kernels as _k
 from .layout import SparseLayout, layout_of
 from .params import INPUTS_PER_BLOCK, THREADS, SparseParams, current_params
 
-__all__ = ["spmspv", "push", "kernel_timing", "segment_bytes"]
+__all__ = ["spmspv", "push", "kernel_timing", "segment_bytes", "ONE_CALL", "ROUND_XS",
+           "ROUND_WS"]
+
+# the push and spread kernels' `rounds` mode (HYBLAS_ONE_CALL ... in sparse_push.cu)
+ONE_CALL, ROUND_XS, ROUND_WS = np.int32(0), np.int32(1), np.int32(2)
 
 _timed: list[tuple[Any, ...]] | None = None  # events of each GPU call inside kernel_timing()
 
@@ -177,9 +181,15 @@ def _kernels(semiring: Semiring, op_type: np.dtype, ids: np.dtype, mask_dtype: n
     source = _k.specialize(semiring, op_type, index_dtype=ids, mask_dtype=mask_dtype)
     walk_flags = (*flags[:2], False, False, False) if _is_any(semiring) else flags
     names = (_k.push_name(*walk_flags), _k.spread_name(*walk_flags), _k.FINISH,
-             _k.FINISH_DENSE, _k.claims_name(*flags[2:]), _k.FILL)  # fmt: skip
+             _k.FINISH_DENSE, _k.claims_name(*flags[2:]), _k.FILL, _k.ADVANCE)  # fmt: skip
     module = compile_module(source, names)
     return (module, *(module.get_function(name) for name in names[:5]))
+
+
+@functools.lru_cache(maxsize=256)
+def _advance_kernel(module: Any) -> Any:
+    """The rounds' advance kernel of a module from :func:`_kernels` (:mod:`.rounds`)."""
+    return module.get_function(_k.ADVANCE)
 
 
 def _blocks(n: int) -> int:
@@ -217,6 +227,7 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         counters = xp.zeros(2, dtype=np.uint64)
         listed = xp.empty(max(layout.nrows, 1), dtype=ids)
         gathered = xp.empty(2 * n_active, dtype=np.int64)  # slots, then their first chunks
+        no_queue = placeholder(xp, ids)  # read in rounds only (.rounds)
         claiming = _is_any(semiring)
         shared = segment_bytes(params, out_type) if layout.high_count and not claiming else 0
         events = [record_event()] if _timed is not None else None
@@ -230,12 +241,13 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
             layout.push_dst, weights, iso_value, layout.output_order,
             np.int64(layout.high_count), np.int32(params.segment), np.int64(params.reach),
             np.int64(params.segment_min_edges), mask_values, mask_present, ws, presence,
-            claim_bits, listed, counters, gathered,
+            claim_bits, listed, counters, gathered, np.int64(n_active), no_queue, ONE_CALL,
         ), shared)  # fmt: skip
         launch(spread_kernel, (params.spread_blocks,), (THREADS,), (
-            np.int64(n_active), active, x, layout.push_indptr, layout.push_split,
+            active, x, layout.push_indptr, layout.push_split,
             layout.push_dst, weights, iso_value, layout.output_order, mask_values,
             mask_present, ws, presence, claim_bits, listed, counters, gathered,
+            np.int64(n_active), no_queue, ONE_CALL,
         ))  # fmt: skip
         if events is not None:
             events.append(record_event())

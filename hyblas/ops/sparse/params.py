@@ -52,7 +52,13 @@ class SparseParams:
         thread blocks by a second kernel (Busato & Bombieri's block gathering) instead of
         being walked by its own block.
     spread_blocks : int
-        Thread blocks of the spreading kernel.
+        Thread blocks of the spreading kernel, and of the push kernel in graph rounds.
+    graph_rounds : int
+        :func:`hyblas.ops.propagate` runs BFS-like rounds (levels, the ``any`` monoid) with
+        ``executor='sparse'`` on the GPU as graph rounds (:mod:`hyblas.ops.sparse.rounds`):
+        the kernels of this many rounds are launched as one CUDA graph, and the host reads
+        the rounds' state once a launch instead of once a round. 0: host rounds (one ``vxm``
+        each).
 
     The defaults of ``segment_min_edges``, ``reach`` and ``spread_blocks`` were tuned on an
     H100 (``benchmarks/results/sparse_tuning_h100_2026-11-24.json``: kron24 BFS on every level
@@ -65,6 +71,7 @@ class SparseParams:
     segment_min_edges: int = 8192
     reach: int = 4096
     spread_blocks: int = 1056
+    graph_rounds: int = 16
 
     def __post_init__(self) -> None:
         bounds = self.group_bounds
@@ -77,7 +84,8 @@ class SparseParams:
             value = getattr(self, field.name)
             if field.name == "group_bounds":
                 continue
-            lowest = 0 if field.name in ("shared_groups", "segment_min_edges") else 1
+            lowest = 0 if field.name in ("shared_groups", "segment_min_edges",
+                                         "graph_rounds") else 1  # fmt: skip
             if not isinstance(value, int) or isinstance(value, bool) or value < lowest:
                 raise InvalidValue(f"SparseParams.{field.name} must be an int >= {lowest}, got "
                                    f"{value!r}")  # fmt: skip

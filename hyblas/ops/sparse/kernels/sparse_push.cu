@@ -22,6 +22,14 @@
 // masked output costs one bit read (the internal bits of the high outputs, a few tens of KB,
 // stay in L1, and skip the read of `order`), and the segment walk is not used: there is nothing
 // to combine in shared memory.
+//
+// Rounds (hyblas/ops/sparse/rounds.py, levels rounds in the `any` monoid): the push and spread
+// kernels take a `rounds` mode, and `counters` is then the rounds' state (HYBLAS_R_*). A round's
+// inputs are queue[lo, hi), its outputs are listed after them (the queue is the output list),
+// and hyblas_sparse_advance makes them the next round's inputs; the claims stay set from round
+// to round (a claimed output is reached), so the kernels of many rounds are launched ahead
+// (a CUDA graph) with no host round trip between rounds. The grid is fixed: a push block
+// takes groups of HYBLAS_INPUTS inputs, one after another.
 
 typedef ${T} hyblas_t;
 typedef ${Z} hyblas_z;
@@ -47,6 +55,22 @@ typedef ${M} hyblas_m;
 // no barrier of its own. Beyond the area, outputs are listed straight away (spilled).
 #define HYBLAS_STAGE 2048
 #define HYBLAS_STAGE_SPILL (HYBLAS_STAGE - HYBLAS_THREADS)
+// The rounds' state in `counters` (ROUNDS_STATE in rounds.py): [0] and [1] as in one call (the
+// list's end is the queue's), then the round's inputs queue[lo, hi), the round running, whether
+// the rounds are done, the last round allowed, the edges walked, and from HYBLAS_R_BOUNDS the
+// end of each round's outputs (slot: round mod the slots)
+#define HYBLAS_R_LO 2
+#define HYBLAS_R_HI 3
+#define HYBLAS_R_ROUND 4
+#define HYBLAS_R_DONE 5
+#define HYBLAS_R_LAST 6
+#define HYBLAS_R_EDGES 7
+#define HYBLAS_R_BOUNDS 8
+// rounds mode of the push and spread kernels: one call; a round taking its inputs' values from
+// `xs` (the first), or from the work words, where the round before wrote them
+#define HYBLAS_ONE_CALL 0
+#define HYBLAS_ROUND_XS 1
+#define HYBLAS_ROUND_WS 2
 
 __device__ __forceinline__ hyblas_z hyblas_mult(hyblas_t x, hyblas_t y) { return (hyblas_z)(${MULT}); }
 __device__ __forceinline__ hyblas_z hyblas_add(hyblas_z x, hyblas_z y) { return (hyblas_z)(${ADD}); }
@@ -272,11 +296,104 @@ __device__ void hyblas_segment_walk(
     }
 }
 
-// Active inputs HYBLAS_INPUTS per block. An input with more than `reach` edges is gathered for
-// hyblas_sparse_spread; the block walks its inputs' edges into high in-degree outputs by
+// One group of HYBLAS_INPUTS active inputs, from position `first` of the `count` (positions in
+// `active`, or in queue[base, ...) in rounds). An input with more than `reach` edges is gathered
+// for hyblas_sparse_spread; the block walks its inputs' edges into high in-degree outputs by
 // segments (when they are at least `segment_min_edges`), and the rest in three stages: the last
 // E mod 32 edges of each input by its 4-thread virtual warp, then whole warps' worth by warps,
-// the rest (whole blocks' worth) by the whole block.
+// the rest (whole blocks' worth) by the whole block. Every thread of the block calls this; it
+// starts and ends with the staging area empty.
+template <bool FLIP, bool ISO, bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
+__device__ void hyblas_push_group(
+    const hyblas_push_view& v, const long long first, const long long count, const long long base,
+    const long long* __restrict__ active, const hyblas_i* queue,
+    const hyblas_t* __restrict__ xs, const int rounds, const long long high_count,
+    const int segment, const long long reach, const long long segment_min_edges,
+    unsigned long long* counters, long long* gathered, const long long gathered_cap,
+    long long* s_begin, long long* s_split, long long* s_low, long long* s_end, hyblas_t* s_x,
+    unsigned long long* s_high, unsigned long long* s_edges, unsigned char* smem)
+{
+    const int tid = threadIdx.x;
+    if (tid == 0) {
+        *s_high = 0ull;
+        *s_edges = 0ull;
+    }
+    __syncthreads();
+    if (tid < HYBLAS_INPUTS) {
+        const long long k = first + tid;
+        long long begin = 0, high_end = 0, end = 0;
+        hyblas_t x = (hyblas_t)0;
+        if (k < count) {
+            const long long j = rounds == HYBLAS_ONE_CALL ? active[k] : (long long)queue[base + k];
+            begin = v.indptr[j];
+            end = v.indptr[j + 1];
+            high_end = v.split[j];
+            x = rounds == HYBLAS_ROUND_WS ? (hyblas_t)hyblas_from_word(v.ws[j]) : xs[k];
+            if (rounds != HYBLAS_ONE_CALL) atomicAdd(s_edges, (unsigned long long)(end - begin));
+            if (end - begin > reach) {
+                const unsigned long long chunks =
+                    (unsigned long long)((end - begin + HYBLAS_THREADS - 1) / HYBLAS_THREADS);
+                const unsigned long long at =
+                    atomicAdd(&counters[1], (1ull << HYBLAS_CHUNK_BITS) + chunks);
+                gathered[at >> HYBLAS_CHUNK_BITS] = base + k;  // a position in active or queue
+                gathered[gathered_cap + (long long)(at >> HYBLAS_CHUNK_BITS)] =
+                    (long long)(at & HYBLAS_CHUNK_MASK);
+                begin = high_end = end;  // nothing left for this block
+            }
+        }
+        s_begin[tid] = begin;
+        s_split[tid] = high_end;
+        s_end[tid] = end;
+        s_x[tid] = x;
+        if (high_end > begin) atomicAdd(s_high, (unsigned long long)(high_end - begin));
+    }
+    __syncthreads();
+    const bool segmented = !HYBLAS_ANY && high_count > 0 && *s_high > 0ull &&
+                           (long long)*s_high >= segment_min_edges;
+    if (tid < HYBLAS_INPUTS) s_low[tid] = segmented ? s_split[tid] : s_begin[tid];
+    if (segmented)
+        hyblas_segment_walk<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, segment, s_begin, s_split,
+                                                                      s_x, smem);
+    hyblas_flush(v);  // stage 1 starts empty; a barrier too: it reads s_low
+    {  // stage 1: the last E mod 32 edges of input i by virtual warp i
+        const int i = tid / HYBLAS_VWARP;
+        const long long end = s_end[i];
+        const int rest = (int)((end - s_low[i]) % HYBLAS_WARP);
+        for (int t = 0; t < HYBLAS_WARP / HYBLAS_VWARP; ++t) {  // fixed trip count: lanes converge
+            const int at = t * HYBLAS_VWARP + tid % HYBLAS_VWARP;
+            hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, at < rest, end - rest + at,
+                                                                 s_split[i], s_x[i]);
+        }
+    }
+    hyblas_maybe_flush(v);
+    {  // stage 2: then whole warps' worth by warps
+        const int warp = tid / HYBLAS_WARP, lane = tid % HYBLAS_WARP;
+        for (int i = warp; i < HYBLAS_INPUTS; i += HYBLAS_THREADS / HYBLAS_WARP) {
+            const long long low = s_low[i], edges = s_end[i] - low;
+            const long long start = low + edges / HYBLAS_THREADS * HYBLAS_THREADS;
+            const int chunks = (int)(edges % HYBLAS_THREADS / HYBLAS_WARP);
+            for (int q = 0; q < chunks; ++q)
+                hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
+                    v, true, start + q * HYBLAS_WARP + lane, s_split[i], s_x[i]);
+        }
+    }
+    hyblas_maybe_flush(v);
+    // stage 3: the rest, whole blocks' worth, by the whole block
+    for (int i = 0; i < HYBLAS_INPUTS; ++i) {
+        const long long low = s_low[i];
+        const long long chunks = (s_end[i] - low) / HYBLAS_THREADS;
+        for (long long q = 0; q < chunks; ++q) {
+            hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
+                v, true, low + q * HYBLAS_THREADS + tid, s_split[i], s_x[i]);
+            hyblas_maybe_flush(v);
+        }
+    }
+    hyblas_flush(v);
+    if (tid == 0 && *s_edges) atomicAdd(&counters[HYBLAS_R_EDGES], *s_edges);
+}
+
+// Active inputs HYBLAS_INPUTS per block (hyblas_push_group); in rounds, every block of a fixed
+// grid takes groups one after another.
 template <bool FLIP, bool ISO, bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
 __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_push(
     const long long n_active,
@@ -299,93 +416,35 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_push(
     unsigned int* claims,
     hyblas_i* list,
     unsigned long long* counters,  // [0] outputs listed, [1] inputs gathered and their chunks
-    long long* gathered)  // 2 * n_active: gathered inputs (positions in `active`), first chunks
+    long long* gathered,  // 2 * gathered_cap: gathered inputs (positions in `active`), first chunks
+    const long long gathered_cap,
+    const hyblas_i* queue,  // rounds: the inputs are queue[lo, hi) (the list is the queue)
+    const int rounds)  // HYBLAS_ONE_CALL, HYBLAS_ROUND_XS or HYBLAS_ROUND_WS
 {
     __shared__ long long s_begin[HYBLAS_INPUTS], s_split[HYBLAS_INPUTS], s_low[HYBLAS_INPUTS],
         s_end[HYBLAS_INPUTS];
     __shared__ hyblas_t s_x[HYBLAS_INPUTS];
-    __shared__ unsigned long long s_high;
+    __shared__ unsigned long long s_high, s_edges;
     __shared__ hyblas_i s_staged[HYBLAS_STAGE];
     __shared__ unsigned int s_staged_count;
     extern __shared__ __align__(16) unsigned char hyblas_smem[];
     const hyblas_push_view v = {indptr, split, dst, weights, iso, order, mask_values,
                                 mask_present, ws, flags, claims, list, counters, s_staged,
                                 &s_staged_count};
-    const int tid = threadIdx.x;
-    if (tid == 0) {
-        s_high = 0ull;
-        s_staged_count = 0u;
+    if (threadIdx.x == 0) s_staged_count = 0u;  // hyblas_push_group's first barrier follows
+    long long base = 0, count = n_active;
+    if (rounds != HYBLAS_ONE_CALL) {
+        if (counters[HYBLAS_R_DONE]) return;
+        base = (long long)counters[HYBLAS_R_LO];
+        count = (long long)counters[HYBLAS_R_HI] - base;
     }
-    __syncthreads();
-    if (tid < HYBLAS_INPUTS) {
-        const long long k = (long long)blockIdx.x * HYBLAS_INPUTS + tid;
-        long long begin = 0, high_end = 0, end = 0;
-        hyblas_t x = (hyblas_t)0;
-        if (k < n_active) {
-            const long long j = active[k];
-            begin = indptr[j];
-            end = indptr[j + 1];
-            high_end = split[j];
-            x = xs[k];
-            if (end - begin > reach) {
-                const unsigned long long chunks =
-                    (unsigned long long)((end - begin + HYBLAS_THREADS - 1) / HYBLAS_THREADS);
-                const unsigned long long at =
-                    atomicAdd(&counters[1], (1ull << HYBLAS_CHUNK_BITS) + chunks);
-                gathered[at >> HYBLAS_CHUNK_BITS] = k;
-                gathered[n_active + (long long)(at >> HYBLAS_CHUNK_BITS)] =
-                    (long long)(at & HYBLAS_CHUNK_MASK);
-                begin = high_end = end;  // nothing left for this block
-            }
-        }
-        s_begin[tid] = begin;
-        s_split[tid] = high_end;
-        s_end[tid] = end;
-        s_x[tid] = x;
-        if (high_end > begin) atomicAdd(&s_high, (unsigned long long)(high_end - begin));
+    // one group of inputs a block in one call (the grid covers them); a fixed grid in rounds
+    for (long long group = blockIdx.x; group * HYBLAS_INPUTS < count; group += gridDim.x) {
+        hyblas_push_group<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
+            v, group * HYBLAS_INPUTS, count, base, active, queue, xs, rounds, high_count, segment,
+            reach, segment_min_edges, counters, gathered, gathered_cap, s_begin, s_split, s_low,
+            s_end, s_x, &s_high, &s_edges, hyblas_smem);
     }
-    __syncthreads();
-    const bool segmented = !HYBLAS_ANY && high_count > 0 && s_high > 0ull &&
-                           (long long)s_high >= segment_min_edges;
-    if (tid < HYBLAS_INPUTS) s_low[tid] = segmented ? s_split[tid] : s_begin[tid];
-    if (segmented)
-        hyblas_segment_walk<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, segment, s_begin, s_split,
-                                                                      s_x, hyblas_smem);
-    hyblas_flush(v);  // stage 1 starts empty; a barrier too: it reads s_low
-    {  // stage 1: the last E mod 32 edges of input i by virtual warp i
-        const int i = tid / HYBLAS_VWARP;
-        const long long end = s_end[i];
-        const int rest = (int)((end - s_low[i]) % HYBLAS_WARP);
-        for (int t = 0; t < HYBLAS_WARP / HYBLAS_VWARP; ++t) {  // fixed trip count: lanes converge
-            const int at = t * HYBLAS_VWARP + tid % HYBLAS_VWARP;
-            hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, at < rest, end - rest + at,
-                                                                 s_split[i], s_x[i]);
-        }
-    }
-    hyblas_maybe_flush(v);
-    {  // stage 2: then whole warps' worth by warps
-        const int warp = tid / HYBLAS_WARP, lane = tid % HYBLAS_WARP;
-        for (int i = warp; i < HYBLAS_INPUTS; i += HYBLAS_THREADS / HYBLAS_WARP) {
-            const long long low = s_low[i], count = s_end[i] - low;
-            const long long start = low + count / HYBLAS_THREADS * HYBLAS_THREADS;
-            const int chunks = (int)(count % HYBLAS_THREADS / HYBLAS_WARP);
-            for (int q = 0; q < chunks; ++q)
-                hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
-                    v, true, start + q * HYBLAS_WARP + lane, s_split[i], s_x[i]);
-        }
-    }
-    hyblas_maybe_flush(v);
-    // stage 3: the rest, whole blocks' worth, by the whole block
-    for (int i = 0; i < HYBLAS_INPUTS; ++i) {
-        const long long low = s_low[i];
-        const long long chunks = (s_end[i] - low) / HYBLAS_THREADS;
-        for (long long q = 0; q < chunks; ++q) {
-            hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
-                v, true, low + q * HYBLAS_THREADS + tid, s_split[i], s_x[i]);
-            hyblas_maybe_flush(v);
-        }
-    }
-    hyblas_flush(v);
 }
 
 // The gathered inputs' edges, spread over every block: their chunks of HYBLAS_THREADS edges are
@@ -394,7 +453,6 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_push(
 // by binary search. Every thread of a block takes the same path (broadcast loads).
 template <bool FLIP, bool ISO, bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
 __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
-    const long long n_active,
     const long long* __restrict__ active,
     const hyblas_t* __restrict__ xs,
     const long long* __restrict__ indptr,
@@ -410,17 +468,21 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
     unsigned int* claims,
     hyblas_i* list,
     unsigned long long* counters,
-    const long long* __restrict__ gathered)
+    const long long* __restrict__ gathered,
+    const long long gathered_cap,
+    const hyblas_i* queue,
+    const int rounds)
 {
     __shared__ hyblas_i s_staged[HYBLAS_STAGE];
     __shared__ unsigned int s_staged_count;
     const hyblas_push_view v = {indptr, split, dst, weights, iso, order, mask_values,
                                 mask_present, ws, flags, claims, list, counters, s_staged,
                                 &s_staged_count};
+    if (rounds != HYBLAS_ONE_CALL && counters[HYBLAS_R_DONE]) return;
     const unsigned long long packed = *(volatile unsigned long long*)&counters[1];
     const long long count = (long long)(packed >> HYBLAS_CHUNK_BITS);
     const long long total = (long long)(packed & HYBLAS_CHUNK_MASK);
-    const long long* first_chunk = gathered + n_active;
+    const long long* first_chunk = gathered + gathered_cap;
     const long long per = (total + gridDim.x - 1) / gridDim.x;
     long long c = (long long)blockIdx.x * per;
     const long long stop = min(c + per, total);
@@ -435,9 +497,9 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
     }
     for (long long slot = lo; c < stop; ++slot) {
         const long long k = gathered[slot];
-        const long long j = active[k];
+        const long long j = rounds == HYBLAS_ONE_CALL ? active[k] : (long long)queue[k];
         const long long begin = indptr[j], end = indptr[j + 1], high_end = split[j];
-        const hyblas_t x = xs[k];
+        const hyblas_t x = rounds == HYBLAS_ROUND_WS ? (hyblas_t)hyblas_from_word(ws[j]) : xs[k];
         const long long first = first_chunk[slot];
         const long long next = slot + 1 < count ? first_chunk[slot + 1] : total;
         for (; c < min(next, stop); ++c) {
@@ -447,6 +509,23 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
         }
     }
     hyblas_flush(v);
+}
+
+// Rounds: after a round's push and spread, its outputs (listed after its inputs) become the next
+// round's inputs, and the end of the list is kept as the round's bound; the rounds are done
+// after a round that reached nothing or the last round allowed (later launches do nothing).
+// One thread.
+__global__ void hyblas_sparse_advance(unsigned long long* counters, const long long bound_slots)
+{
+    if (counters[HYBLAS_R_DONE]) return;
+    const unsigned long long lo = counters[HYBLAS_R_HI], hi = counters[0];
+    const unsigned long long round = counters[HYBLAS_R_ROUND];
+    counters[HYBLAS_R_LO] = lo;
+    counters[HYBLAS_R_HI] = hi;
+    counters[1] = 0ull;
+    counters[HYBLAS_R_BOUNDS + round % (unsigned long long)bound_slots] = hi;
+    if (hi == lo || round >= counters[HYBLAS_R_LAST]) counters[HYBLAS_R_DONE] = 1ull;
+    else counters[HYBLAS_R_ROUND] = round + 1ull;
 }
 
 // HYBLAS_ANY: before the walk, the flag of every output the mask does not allow is set and every
