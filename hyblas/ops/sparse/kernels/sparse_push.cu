@@ -348,6 +348,9 @@ __device__ void hyblas_push_group(
         if (high_end > begin) atomicAdd(s_high, (unsigned long long)(high_end - begin));
     }
     __syncthreads();
+    // here, not at the end: the compiler may load *s_edges in every thread, and the next
+    // group's reset of it must come after a barrier (racecheck saw the end's load race it)
+    if (rounds != HYBLAS_ONE_CALL && tid == 0) atomicAdd(&counters[HYBLAS_R_EDGES], *s_edges);
     const bool segmented = !HYBLAS_ANY && high_count > 0 && *s_high > 0ull &&
                            (long long)*s_high >= segment_min_edges;
     if (tid < HYBLAS_INPUTS) s_low[tid] = segmented ? s_split[tid] : s_begin[tid];
@@ -389,7 +392,6 @@ __device__ void hyblas_push_group(
         }
     }
     hyblas_flush(v);
-    if (tid == 0 && *s_edges) atomicAdd(&counters[HYBLAS_R_EDGES], *s_edges);
 }
 
 // Active inputs HYBLAS_INPUTS per block (hyblas_push_group); in rounds, every block of a fixed
