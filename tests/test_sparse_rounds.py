@@ -96,19 +96,29 @@ def test_rounds_end_on_the_last_allowed_round_inside_and_at_the_end_of_a_launch(
 
 
 def test_graph_rounds_leave_rows_in_the_trace_and_time_their_launches(backend: str) -> None:
+    """The trace has one row for the rounds; ``on_rounds`` hears of them once, at the end."""
+    seen: list[tuple[int, int]] = []
     with hb.using_backend(backend):
         A = hb.generators.grid_2d(10, 10)
         with sparse_params(graph_rounds=4), hb.trace() as t, launch_timing() as launches:
             levels = hb.algorithms.bfs(A, 0, executor="sparse")
-    assert int(levels.reduce("max")) == 18
+            state = hb.Vector.from_coo([0], [0], size=A.nrows, dtype=np.int64)
+            frontier = hb.Vector.from_coo([0], [True], size=A.nrows, dtype=bool)
+            hb.ops.propagate(state, frontier, A, ANY_PAIR, levels=True, executor="sparse",
+                             on_rounds=lambda done, nnz: seen.append((done, nnz)))  # fmt: skip
+    assert int(levels.reduce("max")) == 18 and state.isequal(levels)
     if backend == "cpu":  # host rounds: one vxm a round, no graph
-        assert not launches and len([r for r in t if r.op == "vxm"]) == 19
+        assert not launches and len([r for r in t if r.op == "vxm"]) == 2 * 19
+        assert [done for done, _ in seen] == list(range(1, 20)) and seen[-1] == (19, 0)
         return
-    rows = [r for r in t if r.op == "loop"]
-    assert len(rows) == 1 and rows[0].executor == "sparse" and "rounds 1-19" in rows[0].reason
-    assert rows[0].edges == A.nnz  # every vertex's out-edges walked once
+    assert seen == [(19, 0)]
+    rows = [r for r in t if r.op == "loop"]  # the bfs's, then the propagate's
+    assert len(rows) == 2 and not [r for r in t if r.op == "vxm"]
+    for row in rows:
+        assert row.executor == "sparse" and "rounds 1-19" in row.reason
+        assert row.edges == A.nnz  # every vertex's out-edges walked once
     # round 1 on its own, then 4 a launch: rounds 1-5, 6-9, ..., 18-19 (the last found nothing)
-    assert [(r["first_round"], r["rounds"]) for r in launches] == [
+    assert [(r["first_round"], r["rounds"]) for r in launches] == 2 * [
         (1, 5), (6, 4), (10, 4), (14, 4), (18, 2)]
     assert all(r["gpu_ms"] > 0 and r["wall_ms"] > 0 for r in launches)
 

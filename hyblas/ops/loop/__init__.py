@@ -141,18 +141,18 @@ def propagate(
     done, threshold = 0, None
     edges = None  # the frontier's out-edges, where the round before counted them
     while (max_rounds is None or done < max_rounds) and frontier_work.nnz:
-        if executor == "sparse" and _sparse_rounds_fit(A, sr, levels, frontier_work):
-            walked, frontier_work = _enter(state_work, None, frontier_work, A, sr, levels,
-                                           done + 1, max_rounds, limit, executor, None, None,
-                                           _Entering(None), walk=_sparse_rounds.walk)  # fmt: skip
-            done += walked.rounds
-            continue
+        sparse_rounds = executor == "sparse" and _sparse_rounds_fit(A, sr, levels, frontier_work)
         fits = device and _loop_fits(A, sr, frontier_work, buckets)
         # bucketed rounds check the state's values before entering: convert it once for both
         bitmap = state_work._as_bitmap() if fits and buckets else None
         entering = _entering(A, sr, levels, frontier_work, limit, bitmap, edges) if fits else None
         edges = None
-        if entering is not None:
+        if sparse_rounds:
+            walked, frontier_work = _enter(state_work, None, frontier_work, A, sr, levels,
+                                           done + 1, max_rounds, limit, executor, None, None,
+                                           _Entering(None), walk=_sparse_rounds.walk)  # fmt: skip
+            done += walked.rounds
+        elif entering is not None:
             walked, frontier_work = _enter(state_work, bitmap, frontier_work, A, sr, levels,
                                            done + 1, max_rounds, limit, executor, buckets,
                                            threshold, entering)  # fmt: skip
