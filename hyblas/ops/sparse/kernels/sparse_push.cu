@@ -55,10 +55,10 @@ typedef ${M} hyblas_m;
 // no barrier of its own. Beyond the area, outputs are listed straight away (spilled).
 #define HYBLAS_STAGE 2048
 #define HYBLAS_STAGE_SPILL (HYBLAS_STAGE - HYBLAS_THREADS)
-// The rounds' state in `counters` (ROUNDS_STATE in rounds.py): [0] and [1] as in one call (the
-// list's end is the queue's), then the round's inputs queue[lo, hi), the round running, whether
-// the rounds are done, the last round allowed, the edges walked, and from HYBLAS_R_BOUNDS the
-// end of each round's outputs (slot: round mod the slots)
+// The rounds' state in `counters` (LO, HI, ... STATE_WORDS in rounds.py): [0] and [1] as in
+// one call (the list's end is the queue's), then the round's inputs queue[lo, hi), the round
+// running, whether the rounds are done, the last round allowed, the edges walked, and from
+// HYBLAS_R_BOUNDS the end of each round's outputs (slot: round mod the slots)
 #define HYBLAS_R_LO 2
 #define HYBLAS_R_HI 3
 #define HYBLAS_R_ROUND 4
