@@ -239,8 +239,9 @@ def _buckets(delta: Any, levels: bool, sr: Semiring, state: Vector,
 
 def _sparse_rounds_fit(A: Matrix, sr: Semiring, levels: bool,  # noqa: N803
                        frontier: Vector) -> bool:  # fmt: skip
-    """Whether ``executor='sparse'`` rounds run as graph rounds (:mod:`..sparse.rounds`)."""
-    return _sparse_rounds.fits(A, sr, levels, sr.input_type(A.dtype, frontier.dtype))
+    """Whether ``executor='sparse'`` rounds run as graph rounds (:mod:`..sparse.rounds`), in
+    one operand type as the device loop's."""
+    return _sparse_rounds.fits(A, sr, levels) and _loop_fits(A, sr, frontier, None)
 
 
 def _loop_fits(A: Matrix, sr: Semiring, frontier: Vector,  # noqa: N803

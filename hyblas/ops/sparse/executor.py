@@ -174,22 +174,17 @@ def _sparse_below() -> int:
 @functools.lru_cache(maxsize=256)
 def _kernels(semiring: Semiring, op_type: np.dtype, ids: np.dtype, mask_dtype: np.dtype | None,
              flags: tuple[bool, ...]) -> tuple[Any, ...]:  # fmt: skip
-    """(module, push, spread, finish, finish_dense, claims) for one specialization (cached:
+    """(module, push, spread, finish, finish_dense, claims, advance) for one specialization
+    (advance: the graph rounds' kernel, :mod:`.rounds`; cached:
     building the source and looking the module up cost more than a small frontier's
     kernels). ``flags``: flip, iso, and the mask's three; an ``any`` call's push and spread
     do not read the mask (the claims kernel folds it into the presence bits first)."""
     source = _k.specialize(semiring, op_type, index_dtype=ids, mask_dtype=mask_dtype)
     walk_flags = (*flags[:2], False, False, False) if _is_any(semiring) else flags
     names = (_k.push_name(*walk_flags), _k.spread_name(*walk_flags), _k.FINISH,
-             _k.FINISH_DENSE, _k.claims_name(*flags[2:]), _k.FILL, _k.ADVANCE)  # fmt: skip
+             _k.FINISH_DENSE, _k.claims_name(*flags[2:]), _k.ADVANCE, _k.FILL)  # fmt: skip
     module = compile_module(source, names)
-    return (module, *(module.get_function(name) for name in names[:5]))
-
-
-@functools.lru_cache(maxsize=256)
-def _advance_kernel(module: Any) -> Any:
-    """The rounds' advance kernel of a module from :func:`_kernels` (:mod:`.rounds`)."""
-    return module.get_function(_k.ADVANCE)
+    return (module, *(module.get_function(name) for name in names[:6]))
 
 
 def _blocks(n: int) -> int:
@@ -215,7 +210,7 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
     kernels = _kernels(semiring, op_type, layout.push_dst.dtype,
                        mask_values.dtype if has_mask else None,
                        (flip, iso, has_mask, structural, complement))  # fmt: skip
-    module, push_kernel, spread_kernel, finish, finish_dense, claims = kernels
+    module, push_kernel, spread_kernel, finish, finish_dense, claims, _ = kernels
     ids = layout.push_dst.dtype
     weights = placeholder(xp, op_type) if iso else layout.weights_as(op_type)
     iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)

@@ -36,6 +36,7 @@ from ...backend import (capture_graph, elapsed_ms, launch, launch_graph, record_
                         translate_oom)  # fmt: skip
 from ...matrix import Matrix
 from ...semiring.operators import Semiring
+from .. import primitives as _prim
 from ..kernels import placeholder
 from ..loop.walk import Entry, Walked
 from . import executor as _ex
@@ -74,14 +75,12 @@ def launch_timing() -> Iterator[list[dict[str, Any]]]:
             row["gpu_ms"] = elapsed_ms(start, stop)
 
 
-def fits(A: Matrix, semiring: Semiring, levels: bool, op_type: np.dtype) -> bool:  # noqa: N803
+def fits(A: Matrix, semiring: Semiring, levels: bool) -> bool:  # noqa: N803
     """Whether :func:`walk` takes these rounds: levels rounds in the ``any`` monoid on the GPU,
-    with ``graph_rounds`` on, whose every round multiplies in ``op_type`` (a round's results,
-    in the output type, are the next round's operands)."""
-    out_type = semiring.output_type(np.dtype(op_type))
+    with ``graph_rounds`` on (the caller also checks that every round multiplies in one
+    operand type, as for the device loop: a round's results are the next one's operands)."""
     return (A.backend == "cuda" and levels and semiring.monoid.name == "any"
-            and current_params().graph_rounds > 0
-            and semiring.input_type(A.dtype, out_type) == np.dtype(op_type))  # fmt: skip
+            and current_params().graph_rounds > 0)  # fmt: skip
 
 
 @dataclass
@@ -113,15 +112,16 @@ def walk(entry: Entry) -> Walked:
     first = int(ids.size)
     kernels = _ex._kernels(sr, op_type, layout.push_dst.dtype, np.dtype(bool),
                            (True, layout.iso_value is not None, True, True, True))  # fmt: skip
+    module, claims = kernels[0], kernels[5]
     with translate_oom("sparse rounds"):
-        workspace = _ex._workspace(layout, xp, kernels[0], sr, sr.output_type(op_type))
+        workspace = _ex._workspace(layout, xp, module, sr, sr.output_type(op_type))
         held = _held(layout, xp, params, sr, op_type, kernels, workspace)
         presence, claim_bits, blocked = workspace[1], workspace[3], workspace[4]
         workspace[2] = False  # dirty until the rounds are done
         # the claims of mask=~state.S, left set for every round
         state_present = entry.present if entry.present is not None else \
             _presence(xp, n, entry.state_ids)  # fmt: skip
-        launch(kernels[5], (_ex._blocks(n),), (THREADS,), (
+        launch(claims, (_ex._blocks(n),), (THREADS,), (
             np.int64(n), np.int64(layout.high_count), layout.output_order,
             placeholder(xp, np.bool_), state_present, presence, claim_bits, blocked,
         ))  # fmt: skip
@@ -195,7 +195,7 @@ def _launch_round(xp: Any, layout: SparseLayout, params: SparseParams, held: _He
                   mode: np.int32) -> None:  # fmt: skip
     """Launch (or, inside a capture, record) one round: its push, spreading and advance
     kernels. ``xs``: the first round's input values (``ROUND_XS``), else unread."""
-    module, push_kernel, spread_kernel = held.kernels[:3]
+    _, push_kernel, spread_kernel, _, _, _, advance = held.kernels
     ws, presence, claim_bits = held.workspace[0], held.workspace[1], held.workspace[3]
     op_type = np.dtype(xs.dtype)
     iso = layout.iso_value is not None
@@ -213,7 +213,7 @@ def _launch_round(xp: Any, layout: SparseLayout, params: SparseParams, held: _He
     ))  # fmt: skip
     launch(spread_kernel, (params.spread_blocks,), (THREADS,),
            (no_active, xs, *edges, no_mask, no_mask, *walk_out))  # fmt: skip
-    launch(_ex._advance_kernel(module), (1,), (1,),
+    launch(advance, (1,), (1,),
            (held.state, np.int64(held.state.size - STATE_WORDS)))  # fmt: skip
 
 
@@ -243,15 +243,14 @@ def _walked(entry: Entry, layout: SparseLayout, held: _Held, words: list[int],
     ids = held.queue[lo:hi].astype(np.int64)
     x = xp.empty(hi - lo, dtype=out_type)
     if hi > lo:  # the finish kernel reads the values out (an `any` workspace is not reset)
-        launch(held.kernels[3], (_ex._blocks(hi - lo),), (THREADS,), (
+        finish = held.kernels[3]
+        launch(finish, (_ex._blocks(hi - lo),), (THREADS,), (
             np.int64(hi - lo), held.queue[lo:hi], held.workspace[0], held.workspace[1], x))
     common = dict(ids=ids, x=x, rounds=len(bounds), edges=words[EDGES])
     count = end - first
     reached = held.queue[first:end].astype(np.int64)
-    # round of each: the bounds at or below its position (empty rounds end where they start)
-    rounds = xp.searchsorted(xp.asarray(np.array(bounds, dtype=np.int64)),
-                             xp.arange(first, end, dtype=np.int64), side="right")
-    rounds += entry.first_round
+    # round of each: the queue holds each round's outputs after the round before's
+    rounds = _prim.expand(xp, xp.asarray(np.diff(bounds, prepend=first))) + entry.first_round
     bitmap = entry.into_bitmap(count) if entry.into_bitmap is not None else None
     if bitmap is not None:
         values, present = bitmap

@@ -68,8 +68,8 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
 
     Each specialization instantiates the push and spread kernels (flipped, weighted, with a
     complemented value mask: every semiring- and type-dependent line), the claims kernel with
-    that mask, the two finish kernels, the fill kernel and the rounds' advance kernel; one more, plus_times with int64 ids
-    and an int8 mask, instantiates the other flags.
+    that mask, the two finish kernels, the fill kernel and the rounds' advance kernel; one
+    more, plus_times with int64 ids and an int8 mask, instantiates the other flags.
     """
     from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
