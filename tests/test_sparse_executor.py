@@ -324,6 +324,34 @@ def test_blocks_that_find_more_outputs_than_they_stage(backend: str, name: str,
             assert got.isequal(hb.ops.mxv(A, u, name, mask=mask, executor="reference"))
 
 
+@pytest.mark.parametrize("kind", ["every_stage", "power_law"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8"])
+def test_bitmap_results_keep_their_values_through_later_calls(backend: str, kind: str,
+                                                               dtype: str) -> None:  # fmt: skip
+    """A result as large as a bitmap may take the work array as its values (4- and 8-byte
+    types; an int8 result is copied out): later calls, masked or not, over the same matrix
+    must work in fresh work words and leave every earlier result as it was. The power-law
+    matrix has high in-degree outputs, combined by internal id and moved to the work array
+    after the walk."""
+    rng = np.random.default_rng(12)
+    with hb.using_backend(backend):
+        A = _shaped_matrix(kind, rng, dtype)
+        kept = []
+        for k in range(6):
+            keep = np.flatnonzero(rng.random(A.ncols) < 0.5)
+            u = hb.Vector.from_coo(keep, rng.integers(1, 4, keep.size).astype(dtype),
+                                   size=A.ncols)  # fmt: skip
+            mask = None if k % 2 == 0 else ~hb.Vector.from_coo(
+                rng.choice(A.nrows, A.nrows // 3, replace=False), True, size=A.nrows).S
+            name = ("plus_times", "min_plus", "max_times")[k % 3]
+            got = hb.ops.mxv(A, u, name, mask=mask, executor="sparse")
+            want = hb.ops.mxv(A, u, name, mask=mask, executor="reference")
+            assert got.nnz * 32 >= A.nrows  # a bitmap-sized result
+            kept.append((got, want.to_dense(fill_value=-1)))
+        for got, want in kept:
+            np.testing.assert_array_equal(got.to_dense(fill_value=-1), want)
+
+
 def test_repeated_calls_reuse_a_clean_workspace(backend: str) -> None:
     """The work array is reset after each call: results do not leak into the next product."""
     rng = np.random.default_rng(8)

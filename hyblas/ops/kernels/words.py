@@ -16,7 +16,8 @@ import numpy as np
 from ... import dtypes as _dt
 from . import cuda_literal
 
-__all__ = ["word_bytes", "word_spelling", "atomic_combine", "accumulator_substitutions"]
+__all__ = ["word_bytes", "word_holds_value", "word_spelling", "atomic_combine",
+           "accumulator_substitutions"]  # fmt: skip
 
 _CAS = (
     "hyblas_word old = *slot, assumed;"
@@ -30,6 +31,12 @@ _CAS = (
 def word_bytes(dtype: np.dtype) -> int:
     """Bytes of the accumulator word for result type ``dtype``."""
     return 8 if np.dtype(dtype).itemsize == 8 else 4
+
+
+def word_holds_value(dtype: np.dtype) -> bool:
+    """Whether the word of result type ``dtype`` holds the value bit for bit (4- and 8-byte
+    types: an array of words is then an array of values, viewed as ``dtype``)."""
+    return np.dtype(dtype).itemsize == word_bytes(dtype)
 
 
 def word_spelling(dtype: np.dtype) -> tuple[str, str, str]:

@@ -20,7 +20,7 @@ from ...backend import compile_module, elapsed_ms, launch, record_event, transla
 from ...semiring.operators import BinaryOp, Semiring
 from .. import mask as _mask
 from ..kernels import placeholder
-from ..kernels.words import word_bytes
+from ..kernels.words import word_bytes, word_holds_value
 from . import emulation
 from . import kernels as _k
 from .layout import SparseLayout, layout_of
@@ -40,9 +40,10 @@ def kernel_timing() -> Iterator[list[dict[str, float]]]:
     """Time the GPU calls of the sparse executor made inside the block (for benchmarks).
 
     Yields a list that, when the block ends, holds one dict per call: ``walk_ms`` (the push and
-    spreading kernels, after an ``any`` call's claims kernel), ``sync_gap_ms`` (the GPU idle
-    while the host reads the output count and launches the rest) and ``finish_ms`` (reading
-    the values out, resetting, sorting).
+    spreading kernels, after an ``any`` call's claims kernel), ``finish_ms`` (the finish
+    kernel: the values read out and the work array reset) and ``sync_gap_ms`` (from there to
+    the call's end: the host reads the output count, the one host synchronisation of a call,
+    and a list result is sorted).
     """
     global _timed
     events: list[tuple[Any, ...]] = []
@@ -53,8 +54,8 @@ def kernel_timing() -> Iterator[list[dict[str, float]]]:
     finally:
         _timed = None
         for e0, e1, e2, e3 in events:
-            calls.append({"walk_ms": elapsed_ms(e0, e1), "sync_gap_ms": elapsed_ms(e1, e2),
-                          "finish_ms": elapsed_ms(e2, e3)})  # fmt: skip
+            calls.append({"walk_ms": elapsed_ms(e0, e1), "finish_ms": elapsed_ms(e1, e2),
+                          "sync_gap_ms": elapsed_ms(e2, e3)})  # fmt: skip
 
 
 @dataclass
@@ -134,12 +135,12 @@ def segment_bytes(params: SparseParams, out_type: np.dtype) -> int:
 
 def _workspace(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
                out_type: np.dtype) -> list[Any]:  # fmt: skip
-    """[work words, presence bits (32 outputs a word), clean, claim bits of the high outputs,
-    blocked bits]: user-indexed (the claim bits by internal id), reset between calls by the
-    finish kernel, cached on the layout per result type, identity and whether the monoid is
-    ``any`` (whose calls rewrite the presence, claim and blocked bits whole before they walk,
-    and leave them set). A call that failed part-way leaves its workspace marked not clean,
-    and the next call refills it."""
+    """[work words, presence bits (32 outputs a word), clean, claim (presence) bits of the high
+    outputs, blocked bits, work words of the high outputs]: user-indexed (the high outputs'
+    bits and words by internal id), reset between calls by the finish kernels, cached on the
+    layout per result type, identity and whether the monoid is ``any`` (whose calls rewrite
+    the presence, claim and blocked bits whole before they walk, and leave them set). A call
+    that failed part-way leaves its workspace marked not clean, and the next call refills it."""
     cache = layout.__dict__.setdefault("_workspaces", {})
     key = (np.dtype(out_type).itemsize == 8, np.dtype(out_type).str,
            repr(semiring.monoid.identity(out_type)), _is_any(semiring))  # fmt: skip
@@ -152,12 +153,25 @@ def _workspace(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
                                   False,
                                   xp.empty(-(-max(layout.high_count, 1) // 32), dtype=np.uint32),
                                   xp.empty(-(-max(layout.nrows, 1) // 32) if key[3] else 1,
-                                           dtype=np.uint32)]  # fmt: skip
+                                           dtype=np.uint32),
+                                  xp.empty(max(layout.high_count, 1), dtype=word)]  # fmt: skip
     if not entry[2]:
         launch(module.get_function(_k.FILL), (_blocks(layout.nrows),), (THREADS,),
-               (np.int64(layout.nrows), entry[0], entry[1]))  # fmt: skip
+               (np.int64(layout.nrows), entry[0], entry[1], np.int64(layout.high_count), entry[5],
+                entry[3]))  # fmt: skip
         entry[2] = True
     return entry
+
+
+def _hand_over_work_words(layout: SparseLayout, xp: Any, workspace: list[Any]) -> Any:
+    """The work words of ``workspace``, handed over to become a bitmap result's values (the
+    finish left them as they are): the cached workspace gets fresh ones in a new entry, filled
+    at its next use. A new entry, not the old one changed: whatever still holds the old entry
+    (a rounds graph points to its arrays) sees that it is not the cached one."""
+    cache = layout.__dict__["_workspaces"]
+    key = next(k for k, entry in cache.items() if entry is workspace)
+    cache[key] = [xp.empty_like(workspace[0]), workspace[1], False, *workspace[3:]]
+    return workspace[0]
 
 
 def _is_any(semiring: Semiring) -> bool:
@@ -174,7 +188,8 @@ def _sparse_below() -> int:
 @functools.lru_cache(maxsize=256)
 def _kernels(semiring: Semiring, op_type: np.dtype, ids: np.dtype, mask_dtype: np.dtype | None,
              flags: tuple[bool, ...]) -> tuple[Any, ...]:  # fmt: skip
-    """(module, push, spread, finish, finish_dense, claims, advance) for one specialization
+    """(module, push, spread, finish, finish_call, claims, advance, finish_high) for one
+    specialization
     (advance: the graph rounds' kernel, :mod:`.rounds`; cached:
     building the source and looking the module up cost more than a small frontier's
     kernels). ``flags``: flip, iso, and the mask's three; an ``any`` call's push and spread
@@ -182,13 +197,20 @@ def _kernels(semiring: Semiring, op_type: np.dtype, ids: np.dtype, mask_dtype: n
     source = _k.specialize(semiring, op_type, index_dtype=ids, mask_dtype=mask_dtype)
     walk_flags = (*flags[:2], False, False, False) if _is_any(semiring) else flags
     names = (_k.push_name(*walk_flags), _k.spread_name(*walk_flags), _k.FINISH,
-             _k.FINISH_DENSE, _k.claims_name(*flags[2:]), _k.ADVANCE, _k.FILL)  # fmt: skip
+             _k.FINISH_CALL, _k.claims_name(*flags[2:]), _k.ADVANCE, _k.FINISH_HIGH,
+             _k.FILL)  # fmt: skip
     module = compile_module(source, names)
-    return (module, *(module.get_function(name) for name in names[:6]))
+    return (module, *(module.get_function(name) for name in names[:7]))
 
 
 def _blocks(n: int) -> int:
     return max(1, min(-(-n // THREADS), 65535))
+
+
+def _finish_blocks(n: int) -> int:
+    """The finish kernel's grid: a bitmap's n outputs, 4 a thread, in up to 2048 blocks (grid-
+    stride beyond), so that a small list result does not start a grid as large as n."""
+    return max(1, min(-(-n // (4 * THREADS)), 2048))
 
 
 def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any, x: Any,
@@ -210,14 +232,14 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
     kernels = _kernels(semiring, op_type, layout.push_dst.dtype,
                        mask_values.dtype if has_mask else None,
                        (flip, iso, has_mask, structural, complement))  # fmt: skip
-    module, push_kernel, spread_kernel, finish, finish_dense, claims, _ = kernels
+    module, push_kernel, spread_kernel, _, finish_call, claims, _, finish_high = kernels
     ids = layout.push_dst.dtype
     weights = placeholder(xp, op_type) if iso else layout.weights_as(op_type)
     iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
     active = active.astype(np.int64, copy=False)
     with translate_oom("sparse SpMSpV"):
         workspace = _workspace(layout, xp, module, semiring, out_type)
-        ws, presence, claim_bits, blocked = workspace[0], workspace[1], *workspace[3:]
+        ws, presence, claim_bits, blocked, high_ws = workspace[0], workspace[1], *workspace[3:]
         workspace[2] = False  # dirty until the finish kernel has reset what this call touched
         counters = xp.zeros(2, dtype=np.uint64)
         listed = xp.empty(max(layout.nrows, 1), dtype=ids)
@@ -236,33 +258,42 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
             layout.push_dst, weights, iso_value, layout.output_order,
             np.int64(layout.high_count), np.int32(params.segment), np.int64(params.reach),
             np.int64(params.segment_min_edges), mask_values, mask_present, ws, presence,
-            claim_bits, listed, counters, gathered, np.int64(n_active), no_queue, ONE_CALL,
+            claim_bits, high_ws, listed, counters, gathered, np.int64(n_active), no_queue,
+            ONE_CALL,
         ), shared)  # fmt: skip
         launch(spread_kernel, (params.spread_blocks,), (THREADS,), (
             active, x, layout.push_indptr, layout.push_split,
             layout.push_dst, weights, iso_value, layout.output_order, mask_values,
-            mask_present, ws, presence, claim_bits, listed, counters, gathered,
+            mask_present, ws, presence, claim_bits, high_ws, listed, counters, gathered,
             np.int64(n_active), no_queue, ONE_CALL,
+        ))  # fmt: skip
+        if layout.high_count and not claiming:
+            launch(finish_high, (_blocks(layout.high_count),), (THREADS,), (
+                np.int64(layout.high_count), layout.output_order, high_ws, claim_bits, ws,
+                presence, listed, counters,
+            ))  # fmt: skip
+        if events is not None:
+            events.append(record_event())
+        # the finish picks the result's format on the device (hyblas_sparse_finish_call)
+        hand_over = not claiming and word_holds_value(out_type)
+        values = xp.empty(layout.nrows, dtype=out_type)
+        present = xp.empty(layout.nrows, dtype=bool)
+        launch(finish_call, (_finish_blocks(layout.nrows),), (THREADS,), (
+            np.int64(layout.nrows), listed, ws, presence, blocked, counters,
+            np.int64(_sparse_below()), np.int32(hand_over), values, present,
         ))  # fmt: skip
         if events is not None:
             events.append(record_event())
         count = int(counters[0])  # the one host synchronisation of a call
-        if events is not None:
-            events.append(record_event())
         if count * _sparse_below() >= layout.nrows:  # a bitmap result: no sort
-            values = xp.empty(layout.nrows, dtype=out_type)
-            present = xp.empty(layout.nrows, dtype=bool)
-            launch(finish_dense, (_blocks(layout.nrows),), (THREADS,),
-                   (np.int64(layout.nrows), ws, presence, blocked, values, present))  # fmt: skip
+            if hand_over:
+                values = _hand_over_work_words(layout, xp, workspace).view(out_type)
             result = Result(count, bitmap=(values, present))
         else:
-            values = xp.empty(count, dtype=out_type)
-            if count:
-                launch(finish, (_blocks(count),), (THREADS,),
-                       (np.int64(count), listed, ws, presence, values))  # fmt: skip
+            del present
             indices = listed[:count].astype(np.int64)
             order = xp.argsort(indices)
-            result = Result(count, sparse=(indices[order], values[order]))
+            result = Result(count, sparse=(indices[order], values[:count][order]))
         workspace[2] = True
     if events is not None:
         events.append(record_event())

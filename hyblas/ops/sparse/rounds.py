@@ -195,7 +195,7 @@ def _launch_round(xp: Any, layout: SparseLayout, params: SparseParams, held: _He
                   mode: np.int32) -> None:  # fmt: skip
     """Launch (or, inside a capture, record) one round: its push, spreading and advance
     kernels. ``xs``: the first round's input values (``ROUND_XS``), else unread."""
-    _, push_kernel, spread_kernel, _, _, _, advance = held.kernels
+    _, push_kernel, spread_kernel, _, _, _, advance, _ = held.kernels
     ws, presence, claim_bits = held.workspace[0], held.workspace[1], held.workspace[3]
     op_type = np.dtype(xs.dtype)
     iso = layout.iso_value is not None
@@ -204,8 +204,8 @@ def _launch_round(xp: Any, layout: SparseLayout, params: SparseParams, held: _He
     no_active, no_mask = placeholder(xp, np.int64), placeholder(xp, np.bool_)
     edges = (layout.push_indptr, layout.push_split, layout.push_dst, weights, iso_value,
              layout.output_order)  # fmt: skip
-    walk_out = (ws, presence, claim_bits, held.queue, held.state, held.gathered,
-                np.int64(held.gathered_cap), held.queue, mode)  # fmt: skip
+    walk_out = (ws, presence, claim_bits, held.workspace[5], held.queue, held.state,
+                held.gathered, np.int64(held.gathered_cap), held.queue, mode)  # fmt: skip
     launch(push_kernel, (params.spread_blocks,), (THREADS,), (
         np.int64(0), no_active, xs, *edges, np.int64(layout.high_count),
         np.int32(params.segment), np.int64(params.reach), np.int64(params.segment_min_edges),

@@ -18,12 +18,13 @@ from .... import dtypes as _dt
 from ....semiring.operators import Semiring
 from ...kernels.words import accumulator_substitutions
 
-__all__ = ["specialize", "push_name", "spread_name", "claims_name", "FINISH", "FINISH_DENSE",
-           "FILL", "ADVANCE", "builtin_specializations"]  # fmt: skip
+__all__ = ["specialize", "push_name", "spread_name", "claims_name", "FINISH", "FINISH_CALL",
+           "FINISH_HIGH", "FILL", "ADVANCE", "builtin_specializations"]  # fmt: skip
 
 _SOURCE = Path(__file__).with_name("sparse_push.cu")
 FINISH = "hyblas_sparse_finish"
-FINISH_DENSE = "hyblas_sparse_finish_dense"
+FINISH_CALL = "hyblas_sparse_finish_call"
+FINISH_HIGH = "hyblas_sparse_finish_high"
 FILL = "hyblas_sparse_fill"
 ADVANCE = "hyblas_sparse_advance"
 
@@ -68,13 +69,14 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
 
     Each specialization instantiates the push and spread kernels (flipped, weighted, with a
     complemented value mask: every semiring- and type-dependent line), the claims kernel with
-    that mask, the two finish kernels, the fill kernel and the rounds' advance kernel; one
+    that mask, the three finish kernels, the fill kernel and the rounds' advance kernel; one
     more, plus_times with int64 ids and an int8 mask, instantiates the other flags.
     """
     from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
     names = [push_name(True, False, True, False, True), spread_name(True, False, True, False, True),
-             claims_name(True, False, True), FINISH, FINISH_DENSE, FILL, ADVANCE]  # fmt: skip
+             claims_name(True, False, True), FINISH, FINISH_CALL, FINISH_HIGH, FILL,
+             ADVANCE]  # fmt: skip
     int32 = np.dtype(np.int32)
     for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
         semiring = NAMESPACES["semiring"][semiring_name]

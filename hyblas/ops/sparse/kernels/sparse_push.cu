@@ -12,7 +12,11 @@
 // Results are combined into a user-indexed work array `ws` (identity everywhere between calls)
 // with presence bits `flags` (0 between calls); the call that makes an output present appends it to
 // `list` (staged per block in shared memory, HYBLAS_STAGE); hyblas_sparse_finish reads the values
-// out and resets both, or hyblas_sparse_finish_dense for a result stored as a bitmap.
+// out and resets both (graph rounds), or hyblas_sparse_finish_call (a single call's list or bitmap).
+// Outside the `any` monoid, the high in-degree outputs (most of a power-law graph's edges) are
+// combined by internal id instead, into `high_ws` with presence bits `claims`, both small
+// enough to stay in L2, and hyblas_sparse_finish_high moves the touched ones into `ws`, `flags`
+// and `list` after the walk (hyblas_high_push).
 //
 // The `any` monoid (HYBLAS_ANY, e.g. BFS's any_pair) keeps the first value to arrive, so nothing
 // is accumulated and every output is settled by its first edge: such a call *claims* outputs
@@ -41,6 +45,9 @@ typedef ${M} hyblas_m;
 #define HYBLAS_THREADS 256   // THREADS
 #define HYBLAS_WARP 32
 #define HYBLAS_VWARP 4       // HYBLAS_THREADS / HYBLAS_INPUTS: one virtual warp per input
+// edges a thread walks at once (hyblas_edges): 4 cut the walk of a 1% frontier of kron24 by
+// 17%; `any` calls claim, and batching made a kron24 BFS slower (9.6 -> 11.6 ms): one at a time
+#define HYBLAS_BATCH (HYBLAS_ANY ? 1 : 4)
 #define HYBLAS_ANY ${ANY}
 #define HYBLAS_NONE 0x7fffffffffffffffLL
 // counters[1] packs the gathered inputs (high bits) and their chunks of HYBLAS_THREADS edges (low
@@ -54,7 +61,7 @@ typedef ${M} hyblas_m;
 // edges; stage 1 starts empty and stages at most HYBLAS_INPUTS * 31 < HYBLAS_STAGE, so it needs
 // no barrier of its own. Beyond the area, outputs are listed straight away (spilled).
 #define HYBLAS_STAGE 2048
-#define HYBLAS_STAGE_SPILL (HYBLAS_STAGE - HYBLAS_THREADS)
+#define HYBLAS_STAGE_SPILL (HYBLAS_STAGE - HYBLAS_BATCH * HYBLAS_THREADS)
 // The rounds' state in `counters` (LO, HI, ... STATE_WORDS in rounds.py): [0] and [1] as in
 // one call (the list's end is the queue's), then the round's inputs queue[lo, hi), the round
 // running, whether the rounds are done, the last round allowed, the edges walked, and from
@@ -90,7 +97,8 @@ struct hyblas_push_view {
     const bool* mask_present;
     hyblas_word* ws;
     unsigned int* flags;  // presence bits, 32 outputs a word
-    unsigned int* claims;  // HYBLAS_ANY: claim bits of the high outputs, by internal id
+    unsigned int* claims;  // presence (claim, for HYBLAS_ANY) bits of the high outputs, by internal id
+    hyblas_word* high_ws;  // not HYBLAS_ANY: the high outputs' work words, by internal id
     hyblas_i* list;
     unsigned long long* count;
     hyblas_i* staged;  // the block's outputs to list, in shared memory (HYBLAS_STAGE of them)
@@ -105,18 +113,14 @@ __device__ __forceinline__ bool hyblas_allowed(const hyblas_push_view& v, long l
     return COMPLEMENT ? !allowed : allowed;
 }
 
-// Set `bit` of *word; true for the one call that set it. The plain read first may see an old
-// 0 (the atomic then decides) but never a wrong 1: bits are only set during a kernel.
-__device__ __forceinline__ bool hyblas_claim(unsigned int* word, unsigned int bit) {
-    return (*word & bit) == 0u && (atomicOr(word, bit) & bit) == 0u;
-}
-
-// Combine z into output `user`; true for the one call that made the output present. Presence
-// is one bit per output (a kron24 output set is 2 MB: it stays in L2).
-__device__ __forceinline__ bool hyblas_global_push(const hyblas_push_view& v, long long user,
-                                                   hyblas_z z) {
-    hyblas_atomic_combine(&v.ws[user], z);
-    return hyblas_claim(&v.flags[user >> 5], 1u << (user & 31));
+// Combine z into high output `d` (internal id; not HYBLAS_ANY): its work word and presence bit
+// are by internal id, so they stay in L2 (840 KB and 26 KB for kron24's 209,707 high outputs),
+// and no edge reads `order`: hyblas_sparse_finish_high moves the touched ones to their users.
+__device__ __forceinline__ void hyblas_high_push(const hyblas_push_view& v, long long d,
+                                                 hyblas_z z) {
+    hyblas_atomic_combine(&v.high_ws[d], z);
+    const unsigned int bit = 1u << (d & 31);
+    if ((v.claims[d >> 5] & bit) == 0u) atomicOr(&v.claims[d >> 5], bit);
 }
 
 // Append `user` to the output list where `want`; every lane of the warp must call this. The
@@ -166,37 +170,77 @@ __device__ __forceinline__ void hyblas_maybe_flush(const hyblas_push_view& v) {
     if (__syncthreads_or(full)) hyblas_flush(v);
 }
 
-// One edge on the global path: the mask first (a masked output costs this one read), then
-// the atomics. Every lane of the warp must call this (`valid` false for padding lanes).
+// A thread's HYBLAS_BATCH edges of one input on the global path, each step's memory accesses
+// issued for all of them before any is waited on: an edge is a chain of dependent accesses (its
+// output id; for `any` the claim, the user id, the flag; else the atomics), and a batch keeps
+// that many chains in flight. The mask comes first (a masked output costs its one read), then
+// the atomics. A claim sets a presence bit (one per output: a kron24 output set is 2 MB, it
+// stays in L2), true for the one call that set it; its plain read first may see an old 0 (the
+// atomic then decides) but never a wrong 1: bits are only set during a kernel. Every lane of
+// the warp must call this (`valid` false for padding lanes).
 template <bool FLIP, bool ISO, bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
-__device__ __forceinline__ void hyblas_edge(const hyblas_push_view& v, bool valid, long long e,
-                                            long long split, hyblas_t x) {
-    bool first = false;
-    long long user = 0;
-    if (valid) {
-        const long long d = (long long)v.dst[e];
-#if HYBLAS_ANY  // the mask is in the flags and claims already (hyblas_sparse_claims)
-        bool open = true;
-        if (e < split) {
-            open = hyblas_claim(&v.claims[d >> 5], 1u << (d & 31));
-            if (open) user = (long long)v.order[d];
-        } else {
-            user = d;
-        }
-        if (open && hyblas_claim(&v.flags[user >> 5], 1u << (user & 31))) {
-            const hyblas_t a = ISO ? v.iso : v.weights[e];
-            v.ws[user] = hyblas_to_word(FLIP ? hyblas_mult(x, a) : hyblas_mult(a, x));
-            first = true;
-        }
-#else
-        user = e < split ? (long long)v.order[d] : d;
-        if (hyblas_allowed<HAS_MASK, STRUCTURAL, COMPLEMENT>(v, user)) {
-            const hyblas_t a = ISO ? v.iso : v.weights[e];
-            first = hyblas_global_push(v, user, FLIP ? hyblas_mult(x, a) : hyblas_mult(a, x));
-        }
-#endif
+__device__ __forceinline__ void hyblas_edges(const hyblas_push_view& v,
+                                             const bool (&valid)[HYBLAS_BATCH],
+                                             const long long (&e)[HYBLAS_BATCH], long long split,
+                                             hyblas_t x) {
+    long long user[HYBLAS_BATCH];
+    hyblas_t a[HYBLAS_BATCH];
+    bool first[HYBLAS_BATCH];
+    unsigned int word[HYBLAS_BATCH];
+#pragma unroll
+    for (int k = 0; k < HYBLAS_BATCH; ++k) {
+        user[k] = valid[k] ? (long long)v.dst[e[k]] : 0;
+        a[k] = ISO ? v.iso : (valid[k] ? v.weights[e[k]] : (hyblas_t)0);
     }
-    hyblas_append(v, first, user);
+#if HYBLAS_ANY  // the mask is in the flags and claims already (hyblas_sparse_claims)
+    bool open[HYBLAS_BATCH];
+#pragma unroll
+    for (int k = 0; k < HYBLAS_BATCH; ++k)
+        word[k] = valid[k] && e[k] < split ? v.claims[user[k] >> 5] : 0u;
+#pragma unroll
+    for (int k = 0; k < HYBLAS_BATCH; ++k) {  // a high output is claimed by internal id first
+        const unsigned int bit = 1u << (user[k] & 31);
+        open[k] = valid[k] && (e[k] >= split ||
+                               ((word[k] & bit) == 0u &&
+                                (atomicOr(&v.claims[user[k] >> 5], bit) & bit) == 0u));
+    }
+#pragma unroll
+    for (int k = 0; k < HYBLAS_BATCH; ++k)
+        if (open[k] && e[k] < split) user[k] = (long long)v.order[user[k]];
+#pragma unroll
+    for (int k = 0; k < HYBLAS_BATCH; ++k) word[k] = open[k] ? v.flags[user[k] >> 5] : 0u;
+#pragma unroll
+    for (int k = 0; k < HYBLAS_BATCH; ++k) {
+        const unsigned int bit = 1u << (user[k] & 31);
+        first[k] = open[k] && (word[k] & bit) == 0u &&
+                   (atomicOr(&v.flags[user[k] >> 5], bit) & bit) == 0u;
+        if (first[k])
+            v.ws[user[k]] = hyblas_to_word(FLIP ? hyblas_mult(x, a[k]) : hyblas_mult(a[k], x));
+    }
+#else
+    bool allowed[HYBLAS_BATCH];
+#pragma unroll
+    for (int k = 0; k < HYBLAS_BATCH; ++k)  // a high output's user id only for its mask
+        allowed[k] = valid[k] && hyblas_allowed<HAS_MASK, STRUCTURAL, COMPLEMENT>(
+            v, HAS_MASK && e[k] < split ? (long long)v.order[user[k]] : user[k]);
+#pragma unroll
+    for (int k = 0; k < HYBLAS_BATCH; ++k) {
+        const hyblas_z z = FLIP ? hyblas_mult(x, a[k]) : hyblas_mult(a[k], x);
+        const bool high = e[k] < split;
+        if (allowed[k] && high) hyblas_high_push(v, user[k], z);  // listed later
+        if (allowed[k] && !high) hyblas_atomic_combine(&v.ws[user[k]], z);
+        allowed[k] = allowed[k] && !high;
+        word[k] = allowed[k] ? v.flags[user[k] >> 5] : 0u;
+    }
+#pragma unroll
+    for (int k = 0; k < HYBLAS_BATCH; ++k) {  // the claims, their plain reads done above
+        const unsigned int bit = 1u << (user[k] & 31);
+        first[k] = allowed[k] && (word[k] & bit) == 0u &&
+                   (atomicOr(&v.flags[user[k] >> 5], bit) & bit) == 0u;
+    }
+#endif
+#pragma unroll
+    for (int k = 0; k < HYBLAS_BATCH; ++k) hyblas_append(v, first[k], user[k]);
 }
 
 __device__ __forceinline__ size_t hyblas_align8(size_t bytes) { return (bytes + 7) & ~(size_t)7; }
@@ -205,7 +249,7 @@ __device__ __forceinline__ size_t hyblas_align8(size_t bytes) { return (bytes + 
 // the next segment is the lowest one any input still has edges into (inputs' edges are sorted
 // by internal output id), every thread of the block takes edges of that segment from all
 // inputs, combines them into the segment's words, and the touched ones are then masked and
-// pushed to the output once each.
+// combined into the high outputs' work words once each (hyblas_high_push).
 template <bool FLIP, bool ISO, bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
 __device__ void hyblas_segment_walk(
     const hyblas_push_view& v, const int segment, const long long* s_begin,
@@ -275,21 +319,14 @@ __device__ void hyblas_segment_walk(
         }
         __syncthreads();
         const int count = s_touched;
-        const int rounds = (count + HYBLAS_THREADS - 1) / HYBLAS_THREADS * HYBLAS_THREADS;
-        for (int f = tid; f < rounds; f += HYBLAS_THREADS) {  // whole rounds: lanes converge
-            bool first = false;
-            long long user = 0;
-            if (f < count) {
-                const int local = touched[f];
-                const hyblas_z z = hyblas_from_word(acc[local]);
-                acc[local] = empty;
-                bits[local >> 5] = 0u;  // a word's bits may clear twice: all of it is flushed
-                user = (long long)v.order[seg_base + local];
-                if (hyblas_allowed<HAS_MASK, STRUCTURAL, COMPLEMENT>(v, user))
-                    first = hyblas_global_push(v, user, z);
-            }
-            hyblas_append(v, first, user);
-            hyblas_maybe_flush(v);
+        for (int f = tid; f < count; f += HYBLAS_THREADS) {
+            const int local = touched[f];
+            const hyblas_z z = hyblas_from_word(acc[local]);
+            acc[local] = empty;
+            bits[local >> 5] = 0u;  // a word's bits may clear twice: all of it is flushed
+            const long long d = seg_base + local;
+            if (!HAS_MASK || hyblas_allowed<HAS_MASK, STRUCTURAL, COMPLEMENT>(v, (long long)v.order[d]))
+                hyblas_high_push(v, d, z);
         }
         if (tid < HYBLAS_INPUTS) s_cursor[tid] += s_len[tid];
         __syncthreads();
@@ -362,10 +399,19 @@ __device__ void hyblas_push_group(
         const int i = tid / HYBLAS_VWARP;
         const long long end = s_end[i];
         const int rest = (int)((end - s_low[i]) % HYBLAS_WARP);
-        for (int t = 0; t < HYBLAS_WARP / HYBLAS_VWARP; ++t) {  // fixed trip count: lanes converge
-            const int at = t * HYBLAS_VWARP + tid % HYBLAS_VWARP;
-            hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, at < rest, end - rest + at,
-                                                                 s_split[i], s_x[i]);
+        // a fixed trip count, left early by the whole warp only: lanes converge
+        for (int t = 0; t < HYBLAS_WARP / HYBLAS_VWARP; t += HYBLAS_BATCH) {
+            if (!__any_sync(0xffffffffu, t * HYBLAS_VWARP < rest)) break;
+            bool valid[HYBLAS_BATCH];
+            long long e[HYBLAS_BATCH];
+#pragma unroll
+            for (int k = 0; k < HYBLAS_BATCH; ++k) {
+                const int at = (t + k) * HYBLAS_VWARP + tid % HYBLAS_VWARP;
+                valid[k] = at < rest;
+                e[k] = end - rest + at;
+            }
+            hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, s_split[i],
+                                                                  s_x[i]);
         }
     }
     hyblas_maybe_flush(v);
@@ -375,9 +421,17 @@ __device__ void hyblas_push_group(
             const long long low = s_low[i], edges = s_end[i] - low;
             const long long start = low + edges / HYBLAS_THREADS * HYBLAS_THREADS;
             const int chunks = (int)(edges % HYBLAS_THREADS / HYBLAS_WARP);
-            for (int q = 0; q < chunks; ++q)
-                hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
-                    v, true, start + q * HYBLAS_WARP + lane, s_split[i], s_x[i]);
+            for (int q = 0; q < chunks; q += HYBLAS_BATCH) {
+                bool valid[HYBLAS_BATCH];
+                long long e[HYBLAS_BATCH];
+#pragma unroll
+                for (int k = 0; k < HYBLAS_BATCH; ++k) {
+                    valid[k] = q + k < chunks;
+                    e[k] = start + (q + k) * HYBLAS_WARP + lane;
+                }
+                hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, s_split[i],
+                                                                      s_x[i]);
+            }
         }
     }
     hyblas_maybe_flush(v);
@@ -385,9 +439,16 @@ __device__ void hyblas_push_group(
     for (int i = 0; i < HYBLAS_INPUTS; ++i) {
         const long long low = s_low[i];
         const long long chunks = (s_end[i] - low) / HYBLAS_THREADS;
-        for (long long q = 0; q < chunks; ++q) {
-            hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
-                v, true, low + q * HYBLAS_THREADS + tid, s_split[i], s_x[i]);
+        for (long long q = 0; q < chunks; q += HYBLAS_BATCH) {
+            bool valid[HYBLAS_BATCH];
+            long long e[HYBLAS_BATCH];
+#pragma unroll
+            for (int k = 0; k < HYBLAS_BATCH; ++k) {
+                valid[k] = q + k < chunks;
+                e[k] = low + (q + k) * HYBLAS_THREADS + tid;
+            }
+            hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, s_split[i],
+                                                                  s_x[i]);
             hyblas_maybe_flush(v);
         }
     }
@@ -416,6 +477,7 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_push(
     hyblas_word* ws,
     unsigned int* flags,
     unsigned int* claims,
+    hyblas_word* high_ws,
     hyblas_i* list,
     unsigned long long* counters,  // [0] outputs listed, [1] inputs gathered and their chunks
     long long* gathered,  // 2 * gathered_cap: gathered inputs (positions in `active`), first chunks
@@ -431,7 +493,7 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_push(
     __shared__ unsigned int s_staged_count;
     extern __shared__ __align__(16) unsigned char hyblas_smem[];
     const hyblas_push_view v = {indptr, split, dst, weights, iso, order, mask_values,
-                                mask_present, ws, flags, claims, list, counters, s_staged,
+                                mask_present, ws, flags, claims, high_ws, list, counters, s_staged,
                                 &s_staged_count};
     if (threadIdx.x == 0) s_staged_count = 0u;  // hyblas_push_group's first barrier follows
     long long base = 0, count = n_active;
@@ -468,6 +530,7 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
     hyblas_word* ws,
     unsigned int* flags,
     unsigned int* claims,
+    hyblas_word* high_ws,
     hyblas_i* list,
     unsigned long long* counters,
     const long long* __restrict__ gathered,
@@ -478,7 +541,7 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
     __shared__ hyblas_i s_staged[HYBLAS_STAGE];
     __shared__ unsigned int s_staged_count;
     const hyblas_push_view v = {indptr, split, dst, weights, iso, order, mask_values,
-                                mask_present, ws, flags, claims, list, counters, s_staged,
+                                mask_present, ws, flags, claims, high_ws, list, counters, s_staged,
                                 &s_staged_count};
     if (rounds != HYBLAS_ONE_CALL && counters[HYBLAS_R_DONE]) return;
     const unsigned long long packed = *(volatile unsigned long long*)&counters[1];
@@ -504,11 +567,19 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
         const hyblas_t x = rounds == HYBLAS_ROUND_WS ? (hyblas_t)hyblas_from_word(ws[j]) : xs[k];
         const long long first = first_chunk[slot];
         const long long next = slot + 1 < count ? first_chunk[slot + 1] : total;
-        for (; c < min(next, stop); ++c) {
-            const long long e = begin + (c - first) * HYBLAS_THREADS + threadIdx.x;
-            hyblas_edge<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, e < end, e, high_end, x);
+        const long long until = min(next, stop);
+        for (; c < until; c += HYBLAS_BATCH) {
+            bool valid[HYBLAS_BATCH];
+            long long e[HYBLAS_BATCH];
+#pragma unroll
+            for (int k = 0; k < HYBLAS_BATCH; ++k) {
+                e[k] = begin + (c + k - first) * HYBLAS_THREADS + threadIdx.x;
+                valid[k] = c + k < until && e[k] < end;
+            }
+            hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, high_end, x);
             hyblas_maybe_flush(v);
         }
+        c = until;
     }
     hyblas_flush(v);
 }
@@ -533,7 +604,7 @@ __global__ void hyblas_sparse_advance(unsigned long long* counters, const long l
 // HYBLAS_ANY: before the walk, the flag of every output the mask does not allow is set and every
 // other cleared (all n of them: the walk's claims of the call before are cleared too), and the
 // claim bit of every high output likewise, by internal id; `blocked_words` keeps a copy of the
-// flags as set here (hyblas_sparse_finish_dense tells claimed outputs from masked ones by it).
+// flags as set here (hyblas_sparse_finish_call tells claimed outputs from masked ones by it).
 // One thread an output; a warp's ballot is one word.
 template <bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
 __global__ void hyblas_sparse_claims(
@@ -542,7 +613,7 @@ __global__ void hyblas_sparse_claims(
     unsigned int* flags, unsigned int* claims, unsigned int* blocked_words)
 {
     const hyblas_push_view v = {0, 0, 0, 0, (hyblas_t)0, order, mask_values, mask_present,
-                                0, flags, claims, 0, 0, 0, 0};
+                                0, flags, claims, 0, 0, 0, 0, 0};
     const long long stride = (long long)gridDim.x * blockDim.x;  // a multiple of 32
     const long long start = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long words = (n + 31) / 32, high_words = (high_count + 31) / 32;
@@ -560,10 +631,11 @@ __global__ void hyblas_sparse_claims(
 }
 
 // The listed outputs' values read out; their work words and flags reset for the next call.
-__global__ void hyblas_sparse_finish(
-    const long long count, const hyblas_i* __restrict__ list, hyblas_word* ws,
-    unsigned int* flags, hyblas_z* __restrict__ values)
-{
+// Grid-stride, from every thread of the grid.
+__device__ __forceinline__ void hyblas_finish_listed(const long long count,
+                                                    const hyblas_i* __restrict__ list,
+                                                    hyblas_word* ws, unsigned int* flags,
+                                                    hyblas_z* __restrict__ values) {
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
     for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < count;
          k += (long long)gridDim.x * blockDim.x) {
@@ -576,47 +648,119 @@ __global__ void hyblas_sparse_finish(
     }
 }
 
-// The same into a bitmap (values and presence of every output), for results too large to sort:
-// in one pass over all n outputs, coalesced, where the list would cost a few random accesses per
-// output (measured slower down to n/32 outputs). An output is present where its flag is set (and,
-// for `any`, was not set by the claims kernel). Whole warps a word: lane 0 resets the word once
-// the warp has read it.
-__global__ void hyblas_sparse_finish_dense(
-    const long long n, hyblas_word* ws, unsigned int* flags,
-    const unsigned int* __restrict__ blocked_words, hyblas_z* __restrict__ values,
-    bool* __restrict__ present)
+__global__ void hyblas_sparse_finish(
+    const long long count, const hyblas_i* __restrict__ list, hyblas_word* ws,
+    unsigned int* flags, hyblas_z* __restrict__ values)
+{
+    hyblas_finish_listed(count, list, ws, flags, values);
+}
+
+// Not HYBLAS_ANY, after the walk: every high output the walk touched (its bit set by internal
+// id) moves to its user: its value into the user's work word (untouched: all of a high
+// output's edges are high edges), its presence bit into the flags, its id onto the list; the
+// high words and bits are reset for the next call. Whole warps a bits word (lanes converge).
+__global__ void hyblas_sparse_finish_high(
+    const long long high_count, const hyblas_i* __restrict__ order, hyblas_word* high_ws,
+    unsigned int* high_bits, hyblas_word* ws, unsigned int* flags, hyblas_i* list,
+    unsigned long long* counters)
 {
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
     const long long stride = (long long)gridDim.x * blockDim.x;  // a multiple of 32
-    const long long words = (n + 31) / 32;
+    const long long words = (high_count + 31) / 32;
+    const int lane = threadIdx.x & (HYBLAS_WARP - 1);
     for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < words * 32;
          k += stride) {
-        unsigned int word = flags[k >> 5];
+        const bool here = k < high_count && ((high_bits[k >> 5] >> (k & 31)) & 1u) != 0u;
+        long long user = 0;
+        if (here) {
+            user = (long long)order[k];
+            ws[user] = high_ws[k];
+            high_ws[k] = empty;
+            atomicOr(&flags[user >> 5], 1u << (user & 31));
+        }
+        const unsigned int lanes = __ballot_sync(0xffffffffu, here);
+        unsigned long long base = 0;
+        if (lane == 0 && lanes != 0u) base = atomicAdd(&counters[0], (unsigned long long)__popc(lanes));
+        base = __shfl_sync(0xffffffffu, base, 0);
+        if (here) list[base + __popc(lanes & ((1u << lane) - 1u))] = (hyblas_i)user;
+        if (lane == 0) high_bits[k >> 5] = 0u;  // every lane read it before the ballot
+    }
+}
+
+// A single call's finish, in the format its output count asks for, decided here: the host
+// launches this behind the walk and reads the count only after it, so the GPU does not idle
+// while the host reads the count and launches the finish. A list result (count * sparse_below
+// < n): the listed outputs' values into values[0, count), in list order. A bitmap result: the
+// presence of every output and, unless `hand_over`, its value (an absent output's value is a
+// placeholder); with `hand_over` the work array itself becomes the result's values (same word
+// and value size, not `any`), and the host gives the workspace fresh work words. Work words and
+// flags are reset for the next call, as in hyblas_sparse_finish. The bitmap is one pass over all
+// n outputs, coalesced, where the list would cost a few random accesses per output (measured
+// slower down to n/32 outputs): a thread takes 4 outputs (their presence one 4-byte store), and
+// whole warps take the 8 quads of a flags word, so that the word is reset once all have read it.
+__global__ void hyblas_sparse_finish_call(
+    const long long n, const hyblas_i* __restrict__ list, hyblas_word* ws, unsigned int* flags,
+    const unsigned int* __restrict__ blocked_words, const unsigned long long* __restrict__ counters,
+    const long long sparse_below, const int hand_over, hyblas_z* __restrict__ values,
+    bool* __restrict__ present)
+{
+    const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
+    const long long count = (long long)counters[0];
+    const long long stride = (long long)gridDim.x * blockDim.x;  // a multiple of 32
+    const long long start = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (count * sparse_below < n) {
+        hyblas_finish_listed(count, list, ws, flags, values);
+        return;
+    }
+    const long long quads = (n + 31) / 32 * 8;  // 8 quads a flags word
+    for (long long q = start; q < (quads + 31) / 32 * 32; q += stride) {  // whole warps: lanes converge
+        const long long base = q * 4;
+        unsigned int bits = 0u;
+        if (q < quads) {
+            unsigned int word = flags[base >> 5];
 #if HYBLAS_ANY
-        word &= ~blocked_words[k >> 5];
+            word &= ~blocked_words[base >> 5];
 #endif
-        const bool here = k < n && ((word >> (k & 31)) & 1u) != 0u;
-        if (k < n) {
-            present[k] = here;
-            values[k] = here ? hyblas_from_word(ws[k]) : (hyblas_z)0;
+            bits = (word >> (base & 31)) & 0xfu;
+            if (base + 3 < n) {  // little-endian: output base + i is byte i
+                *(unsigned int*)(present + base) =
+                    (bits & 1u) | ((bits & 2u) << 7) | ((bits & 4u) << 14) | ((bits & 8u) << 21);
+            }
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const long long k = base + i;
+                if (k >= n) break;
+                const bool here = ((bits >> i) & 1u) != 0u;
+                if (base + 3 >= n) present[k] = here;
+                if (!hand_over) {
+                    values[k] = here ? hyblas_from_word(ws[k]) : (hyblas_z)0;
 #if !HYBLAS_ANY
-            if (here) ws[k] = empty;
+                    if (here) ws[k] = empty;
 #endif
+                }
+            }
         }
 #if !HYBLAS_ANY
         __syncwarp();
-        if ((k & 31) == 0) flags[k >> 5] = 0u;
+        if (q < quads && (base & 31) == 0) flags[base >> 5] = 0u;
 #endif
     }
 }
 
-// A fresh work array: identity words, no presence bits.
-__global__ void hyblas_sparse_fill(const long long n, hyblas_word* ws, unsigned int* flags)
+// A fresh work array: identity words, no presence bits; the same for the high outputs' words
+// and bits by internal id.
+__global__ void hyblas_sparse_fill(const long long n, hyblas_word* ws, unsigned int* flags,
+                                   const long long high_count, hyblas_word* high_ws,
+                                   unsigned int* high_bits)
 {
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
     for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n;
          k += (long long)gridDim.x * blockDim.x) {
         ws[k] = empty;
         if ((k & 31) == 0) flags[k >> 5] = 0u;
+        if (k < high_count) {
+            high_ws[k] = empty;
+            if ((k & 31) == 0) high_bits[k >> 5] = 0u;
+        }
     }
 }
