@@ -38,10 +38,13 @@ class SparseParams:
         Outputs are renumbered internally group by group; users always see their own ids.
     shared_groups : int
         The first this many groups are the *high in-degree* outputs: cut into segments that
-        a thread block accumulates in shared memory. The other outputs are combined with
-        global atomics.
+        a thread block accumulates in shared memory, and otherwise combined with global
+        atomics into work words by internal id (small enough to stay in L2). The other
+        outputs are combined with global atomics into the user-indexed work array.
     segment : int
-        Outputs per shared-memory segment (at most 65535).
+        Outputs per shared-memory segment (at most 65535). A push block's shared memory
+        grows with it and bounds the blocks an SM holds: 8192 left 3 blocks on an H100 SM,
+        2048 leaves the registers as the bound (6 blocks).
     segment_min_edges : int
         A thread block walks the segments only when its inputs have at least this many edges
         into high in-degree outputs (a few edges do not pay for a segment's bookkeeping);
@@ -60,15 +63,18 @@ class SparseParams:
         the rounds' state once a launch instead of once a round. 0: host rounds (one ``vxm``
         each).
 
-    The defaults of ``segment_min_edges``, ``reach`` and ``spread_blocks`` were tuned on an
-    H100 (``benchmarks/results/sparse_tuning_h100_2026-11-24.json``: kron24 BFS on every level
-    and a 1% frontier's SpMSpV); ``spread_blocks`` is 8 blocks on each of its 132 SMs.
+    The defaults of ``segment``, ``segment_min_edges``, ``reach`` and ``spread_blocks`` were
+    tuned on an H100 (``benchmarks/results/sparse_tuning_h100_2026-11-25.json``: kron24 BFS on
+    every level, a 1% frontier's SpMSpV and one from the source's neighbours);
+    ``spread_blocks`` is 8 blocks on each of its 132 SMs. The segment walk paid on none of
+    those: its threshold is set high (32768 edges into high outputs a block), where the
+    products took the same time as with no segment walk at all.
     """
 
     group_bounds: tuple[int, ...] = (2048, 1024, 512, 256, 128)
     shared_groups: int = 4
-    segment: int = 8192
-    segment_min_edges: int = 8192
+    segment: int = 2048
+    segment_min_edges: int = 32768
     reach: int = 4096
     spread_blocks: int = 1056
     graph_rounds: int = 16
