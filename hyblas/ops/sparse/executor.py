@@ -98,7 +98,7 @@ def spmspv(
     mask = _mask.as_mask(mask)
     active, u_values = u._as_sparse()
     result = push(edges, active, u_values, semiring, flip=flip, mask=mask, build=build)
-    out_type = semiring.output_type(semiring.input_type(edges.dtype, u.dtype))
+    out_type = _types(semiring, edges.dtype, u.dtype)[1]
     if out is None and accum is None:  # the mask was applied in the walk
         if result.sparse is not None:
             return Vector(edges.nrows, out_type, backend=backend, sparse=result.sparse,
@@ -115,7 +115,7 @@ def push(edges: Any, active: Any, u_values: Any, semiring: Semiring, *, flip: bo
     """The masked product from the inputs ``active`` (any order, no repeats) with values
     ``u_values``, in the semiring's output type (``build`` as in :func:`spmspv`)."""
     params = params or current_params()
-    op_type = semiring.input_type(edges.dtype, u_values.dtype)
+    op_type, out_type = _types(semiring, edges.dtype, u_values.dtype)
     layout = layout_of(edges, params, build=build)
     x = u_values.astype(op_type, copy=False)
     if edges.backend == "cpu":
@@ -123,8 +123,8 @@ def push(edges: Any, active: Any, u_values: Any, semiring: Semiring, *, flip: bo
         indices, values = emulation.push(layout, params, active, x, semiring, op_type,
                                          flip=flip, allowed=allowed)  # fmt: skip
         return Result(int(indices.size), sparse=(indices, values))
-    return _push_cuda(layout, params, edges._xp, active, x, semiring, op_type, flip=flip,
-                      mask=mask)  # fmt: skip
+    return _push_cuda(layout, params, edges._xp, active, x, semiring, op_type, out_type,
+                      flip=flip, mask=mask)  # fmt: skip
 
 
 def segment_bytes(params: SparseParams, out_type: np.dtype) -> int:
@@ -142,8 +142,7 @@ def _workspace(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
     the presence, claim and blocked bits whole before they walk, and leave them set). A call
     that failed part-way leaves its workspace marked not clean, and the next call refills it."""
     cache = layout.__dict__.setdefault("_workspaces", {})
-    key = (np.dtype(out_type).itemsize == 8, np.dtype(out_type).str,
-           repr(semiring.monoid.identity(out_type)), _is_any(semiring))  # fmt: skip
+    key = _workspace_key(semiring, np.dtype(out_type))
     entry = cache.get(key)
     if entry is None:
         word = np.uint64 if key[0] else np.uint32
@@ -179,10 +178,29 @@ def _is_any(semiring: Semiring) -> bool:
     return semiring.monoid.name == "any"
 
 
+@functools.cache
 def _sparse_below() -> int:
     from ...vector import SPARSE_BELOW  # noqa: PLC0415 - the containers import this package
 
     return SPARSE_BELOW
+
+
+# Host time is a good part of a small product's time: what depends only on the semiring and
+# the types is worked out once (a dtype promotion or a NumPy scalar's repr costs microseconds).
+@functools.lru_cache(maxsize=256)
+def _types(semiring: Semiring, edge_type: np.dtype, u_type: np.dtype) -> tuple[np.dtype, np.dtype]:
+    """(operand type, result type) of ``semiring`` on an edge matrix and a vector of these
+    types."""
+    op_type = semiring.input_type(edge_type, u_type)
+    return op_type, semiring.output_type(op_type)
+
+
+@functools.lru_cache(maxsize=256)
+def _workspace_key(semiring: Semiring, out_type: np.dtype) -> tuple[Any, ...]:
+    """What a workspace serves: word size, result type, identity, and whether the monoid is
+    ``any``."""
+    return (out_type.itemsize == 8, out_type.str, repr(semiring.monoid.identity(out_type)),
+            _is_any(semiring))  # fmt: skip
 
 
 @functools.lru_cache(maxsize=256)
@@ -214,9 +232,8 @@ def _finish_blocks(n: int) -> int:
 
 
 def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any, x: Any,
-               semiring: Semiring, op_type: np.dtype, *, flip: bool,
+               semiring: Semiring, op_type: np.dtype, out_type: np.dtype, *, flip: bool,
                mask: Any) -> Result:  # fmt: skip
-    out_type = semiring.output_type(op_type)
     n_active = int(active.size)
     if n_active == 0 or layout.nnz == 0:
         return Result(0, sparse=(xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=out_type)))
