@@ -162,14 +162,14 @@ def _workspace(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
     return entry
 
 
-def _hand_over_work_words(layout: SparseLayout, xp: Any, workspace: list[Any]) -> Any:
+def _hand_over_work_words(layout: SparseLayout, workspace: list[Any], fresh: Any) -> Any:
     """The work words of ``workspace``, handed over to become a bitmap result's values (the
-    finish left them as they are): the cached workspace gets fresh ones in a new entry, filled
-    at its next use. A new entry, not the old one changed: whatever still holds the old entry
-    (a rounds graph points to its arrays) sees that it is not the cached one."""
+    finish left them as they are, and filled ``fresh`` with the identity): the cached workspace
+    gets ``fresh`` in a new entry. A new entry, not the old one changed: whatever still holds
+    the old entry (a rounds graph points to its arrays) sees that it is not the cached one."""
     cache = layout.__dict__["_workspaces"]
     key = next(k for k, entry in cache.items() if entry is workspace)
-    cache[key] = [xp.empty_like(workspace[0]), workspace[1], False, *workspace[3:]]
+    cache[key] = [fresh, workspace[1], True, *workspace[3:]]
     return workspace[0]
 
 
@@ -295,16 +295,17 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         hand_over = not claiming and word_holds_value(out_type)
         values = xp.empty(layout.nrows, dtype=out_type)
         present = xp.empty(layout.nrows, dtype=bool)
+        fresh = xp.empty_like(ws) if hand_over else placeholder(xp, ws.dtype)
         launch(finish_call, (_finish_blocks(layout.nrows),), (THREADS,), (
             np.int64(layout.nrows), listed, ws, presence, blocked, counters,
-            np.int64(_sparse_below()), np.int32(hand_over), values, present,
+            np.int64(_sparse_below()), np.int32(hand_over), fresh, values, present,
         ))  # fmt: skip
         if events is not None:
             events.append(record_event())
         count = int(counters[0])  # the one host synchronisation of a call
         if count * _sparse_below() >= layout.nrows:  # a bitmap result: no sort
             if hand_over:
-                values = _hand_over_work_words(layout, xp, workspace).view(out_type)
+                values = _hand_over_work_words(layout, workspace, fresh).view(out_type)
             result = Result(count, bitmap=(values, present))
         else:
             del present

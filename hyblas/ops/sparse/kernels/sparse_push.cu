@@ -693,16 +693,17 @@ __global__ void hyblas_sparse_finish_high(
 // < n): the listed outputs' values into values[0, count), in list order. A bitmap result: the
 // presence of every output and, unless `hand_over`, its value (an absent output's value is a
 // placeholder); with `hand_over` the work array itself becomes the result's values (same word
-// and value size, not `any`), and the host gives the workspace fresh work words. Work words and
-// flags are reset for the next call, as in hyblas_sparse_finish. The bitmap is one pass over all
+// and value size, not `any`), and `fresh`, filled with the identity here in the same pass,
+// becomes the workspace's work array. Work words and flags are reset for the next call, as in
+// hyblas_sparse_finish. The bitmap is one pass over all
 // n outputs, coalesced, where the list would cost a few random accesses per output (measured
 // slower down to n/32 outputs): a thread takes 4 outputs (their presence one 4-byte store), and
 // whole warps take the 8 quads of a flags word, so that the word is reset once all have read it.
 __global__ void hyblas_sparse_finish_call(
     const long long n, const hyblas_i* __restrict__ list, hyblas_word* ws, unsigned int* flags,
     const unsigned int* __restrict__ blocked_words, const unsigned long long* __restrict__ counters,
-    const long long sparse_below, const int hand_over, hyblas_z* __restrict__ values,
-    bool* __restrict__ present)
+    const long long sparse_below, const int hand_over, hyblas_word* __restrict__ fresh,
+    hyblas_z* __restrict__ values, bool* __restrict__ present)
 {
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
     const long long count = (long long)counters[0];
@@ -732,7 +733,9 @@ __global__ void hyblas_sparse_finish_call(
                 if (k >= n) break;
                 const bool here = ((bits >> i) & 1u) != 0u;
                 if (base + 3 >= n) present[k] = here;
-                if (!hand_over) {
+                if (hand_over) {
+                    fresh[k] = empty;
+                } else {
                     values[k] = here ? hyblas_from_word(ws[k]) : (hyblas_z)0;
 #if !HYBLAS_ANY
                     if (here) ws[k] = empty;
