@@ -693,7 +693,7 @@ __global__ void hyblas_sparse_finish_high(
 // < n): the listed outputs' values into values[0, count), in list order. A bitmap result: the
 // presence of every output and, unless `hand_over`, its value (an absent output's value is a
 // placeholder); with `hand_over` the work array itself becomes the result's values (same word
-// and value size, not `any`), and `fresh`, filled with the identity here in the same pass,
+// and value size, not `any`), and `fresh`, filled with the identity here in the same kernel,
 // becomes the workspace's work array. Work words and flags are reset for the next call, as in
 // hyblas_sparse_finish. The bitmap is one pass over all
 // n outputs, coalesced, where the list would cost a few random accesses per output (measured
@@ -713,6 +713,8 @@ __global__ void hyblas_sparse_finish_call(
         hyblas_finish_listed(count, list, ws, flags, values);
         return;
     }
+    if (hand_over)  // coalesced, apart from the quads' pass (4 words a thread were strided)
+        for (long long k = start; k < n; k += stride) fresh[k] = empty;
     const long long quads = (n + 31) / 32 * 8;  // 8 quads a flags word
     for (long long q = start; q < (quads + 31) / 32 * 32; q += stride) {  // whole warps: lanes converge
         const long long base = q * 4;
@@ -733,9 +735,7 @@ __global__ void hyblas_sparse_finish_call(
                 if (k >= n) break;
                 const bool here = ((bits >> i) & 1u) != 0u;
                 if (base + 3 >= n) present[k] = here;
-                if (hand_over) {
-                    fresh[k] = empty;
-                } else {
+                if (!hand_over) {
                     values[k] = here ? hyblas_from_word(ws[k]) : (hyblas_z)0;
 #if !HYBLAS_ANY
                     if (here) ws[k] = empty;
