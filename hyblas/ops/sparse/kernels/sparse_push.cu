@@ -58,7 +58,7 @@ typedef ${M} hyblas_m;
 // counter for the whole list, taken by every warp, was the walk's bottleneck (the push kernel
 // took 3.8x as long as without listing on a 1% frontier of kron24). A block flushes at barriers
 // once more than STAGE_SPILL are staged, so that a flush always leaves room for a whole block's
-// edges; stage 1 starts empty and stages at most HYBLAS_INPUTS * 31 < HYBLAS_STAGE, so it needs
+// batch of edges (HYBLAS_BATCH a thread); stage 1 starts empty and stages at most HYBLAS_INPUTS * 31 < HYBLAS_STAGE, so it needs
 // no barrier of its own. Beyond the area, outputs are listed straight away (spilled).
 #define HYBLAS_STAGE 2048
 #define HYBLAS_STAGE_SPILL (HYBLAS_STAGE - HYBLAS_BATCH * HYBLAS_THREADS)
