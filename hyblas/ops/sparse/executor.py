@@ -207,8 +207,7 @@ def _workspace_key(semiring: Semiring, out_type: np.dtype) -> tuple[Any, ...]:
 def _kernels(semiring: Semiring, op_type: np.dtype, ids: np.dtype, mask_dtype: np.dtype | None,
              flags: tuple[bool, ...]) -> tuple[Any, ...]:  # fmt: skip
     """(module, push, spread, finish, finish_call, claims, advance, finish_high) for one
-    specialization
-    (advance: the graph rounds' kernel, :mod:`.rounds`; cached:
+    specialization (finish and advance: the graph rounds' kernels, :mod:`.rounds`; cached:
     building the source and looking the module up cost more than a small frontier's
     kernels). ``flags``: flip, iso, and the mask's three; an ``any`` call's push and spread
     do not read the mask (the claims kernel folds it into the presence bits first)."""
