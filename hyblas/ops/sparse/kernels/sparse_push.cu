@@ -12,7 +12,8 @@
 // Results are combined into a user-indexed work array `ws` (identity everywhere between calls)
 // with presence bits `flags` (0 between calls); the call that makes an output present appends it to
 // `list` (staged per block in shared memory, HYBLAS_STAGE); hyblas_sparse_finish reads the values
-// out and resets both (graph rounds), or hyblas_sparse_finish_call (a single call's list or bitmap).
+// out and resets both (graph rounds), or hyblas_sparse_finish_call (a single call's list or
+// bitmap).
 // Outside the `any` monoid, the high in-degree outputs (most of a power-law graph's edges) are
 // combined by internal id instead, into `high_ws` with presence bits `claims`, both small
 // enough to stay in L2, and hyblas_sparse_finish_high moves the touched ones into `ws`, `flags`
@@ -58,8 +59,9 @@ typedef ${M} hyblas_m;
 // counter for the whole list, taken by every warp, was the walk's bottleneck (the push kernel
 // took 3.8x as long as without listing on a 1% frontier of kron24). A block flushes at barriers
 // once more than STAGE_SPILL are staged, so that a flush always leaves room for a whole block's
-// batch of edges (HYBLAS_BATCH a thread); stage 1 starts empty and stages at most HYBLAS_INPUTS * 31 < HYBLAS_STAGE, so it needs
-// no barrier of its own. Beyond the area, outputs are listed straight away (spilled).
+// batch of edges (HYBLAS_BATCH a thread); stage 1 starts empty and stages at most
+// HYBLAS_INPUTS * 31 < HYBLAS_STAGE, so it needs no barrier of its own. Beyond the area,
+// outputs are listed straight away (spilled).
 #define HYBLAS_STAGE 2048
 #define HYBLAS_STAGE_SPILL (HYBLAS_STAGE - HYBLAS_BATCH * HYBLAS_THREADS)
 // The rounds' state in `counters` (LO, HI, ... STATE_WORDS in rounds.py): [0] and [1] as in
@@ -97,7 +99,7 @@ struct hyblas_push_view {
     const bool* mask_present;
     hyblas_word* ws;
     unsigned int* flags;  // presence bits, 32 outputs a word
-    unsigned int* claims;  // presence (claim, for HYBLAS_ANY) bits of the high outputs, by internal id
+    unsigned int* claims;  // presence (claim, HYBLAS_ANY) bits of the high outputs, by internal id
     hyblas_word* high_ws;  // not HYBLAS_ANY: the high outputs' work words, by internal id
     hyblas_i* list;
     unsigned long long* count;
@@ -243,6 +245,24 @@ __device__ __forceinline__ void hyblas_edges(const hyblas_push_view& v,
     for (int k = 0; k < HYBLAS_BATCH; ++k) hyblas_append(v, first[k], user[k]);
 }
 
+// The batch of one input's edges first + j * stride for j = q .. q + HYBLAS_BATCH - 1, those
+// with j < chunks and below `end` (how every stage and the spreading kernel lay a thread's
+// edges out). Every lane of the warp must call this.
+template <bool FLIP, bool ISO, bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
+__device__ __forceinline__ void hyblas_strided_edges(const hyblas_push_view& v, long long first,
+                                                     long long stride, long long q,
+                                                     long long chunks, long long end,
+                                                     long long split, hyblas_t x) {
+    bool valid[HYBLAS_BATCH];
+    long long e[HYBLAS_BATCH];
+#pragma unroll
+    for (int k = 0; k < HYBLAS_BATCH; ++k) {
+        e[k] = first + (q + k) * stride;
+        valid[k] = q + k < chunks && e[k] < end;
+    }
+    hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, split, x);
+}
+
 __device__ __forceinline__ size_t hyblas_align8(size_t bytes) { return (bytes + 7) & ~(size_t)7; }
 
 // Walk the block's edges into high in-degree outputs one shared-memory segment at a time:
@@ -325,7 +345,8 @@ __device__ void hyblas_segment_walk(
             acc[local] = empty;
             bits[local >> 5] = 0u;  // a word's bits may clear twice: all of it is flushed
             const long long d = seg_base + local;
-            if (!HAS_MASK || hyblas_allowed<HAS_MASK, STRUCTURAL, COMPLEMENT>(v, (long long)v.order[d]))
+            if (!HAS_MASK ||
+                hyblas_allowed<HAS_MASK, STRUCTURAL, COMPLEMENT>(v, (long long)v.order[d]))
                 hyblas_high_push(v, d, z);
         }
         if (tid < HYBLAS_INPUTS) s_cursor[tid] += s_len[tid];
@@ -402,16 +423,9 @@ __device__ void hyblas_push_group(
         // a fixed trip count, left early by the whole warp only: lanes converge
         for (int t = 0; t < HYBLAS_WARP / HYBLAS_VWARP; t += HYBLAS_BATCH) {
             if (!__any_sync(0xffffffffu, t * HYBLAS_VWARP < rest)) break;
-            bool valid[HYBLAS_BATCH];
-            long long e[HYBLAS_BATCH];
-#pragma unroll
-            for (int k = 0; k < HYBLAS_BATCH; ++k) {
-                const int at = (t + k) * HYBLAS_VWARP + tid % HYBLAS_VWARP;
-                valid[k] = at < rest;
-                e[k] = end - rest + at;
-            }
-            hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, s_split[i],
-                                                                  s_x[i]);
+            hyblas_strided_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
+                v, end - rest + tid % HYBLAS_VWARP, HYBLAS_VWARP, t, HYBLAS_WARP / HYBLAS_VWARP,
+                end, s_split[i], s_x[i]);
         }
     }
     hyblas_maybe_flush(v);
@@ -421,17 +435,9 @@ __device__ void hyblas_push_group(
             const long long low = s_low[i], edges = s_end[i] - low;
             const long long start = low + edges / HYBLAS_THREADS * HYBLAS_THREADS;
             const int chunks = (int)(edges % HYBLAS_THREADS / HYBLAS_WARP);
-            for (int q = 0; q < chunks; q += HYBLAS_BATCH) {
-                bool valid[HYBLAS_BATCH];
-                long long e[HYBLAS_BATCH];
-#pragma unroll
-                for (int k = 0; k < HYBLAS_BATCH; ++k) {
-                    valid[k] = q + k < chunks;
-                    e[k] = start + (q + k) * HYBLAS_WARP + lane;
-                }
-                hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, s_split[i],
-                                                                      s_x[i]);
-            }
+            for (int q = 0; q < chunks; q += HYBLAS_BATCH)
+                hyblas_strided_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
+                    v, start + lane, HYBLAS_WARP, q, chunks, s_end[i], s_split[i], s_x[i]);
         }
     }
     hyblas_maybe_flush(v);
@@ -440,15 +446,8 @@ __device__ void hyblas_push_group(
         const long long low = s_low[i];
         const long long chunks = (s_end[i] - low) / HYBLAS_THREADS;
         for (long long q = 0; q < chunks; q += HYBLAS_BATCH) {
-            bool valid[HYBLAS_BATCH];
-            long long e[HYBLAS_BATCH];
-#pragma unroll
-            for (int k = 0; k < HYBLAS_BATCH; ++k) {
-                valid[k] = q + k < chunks;
-                e[k] = low + (q + k) * HYBLAS_THREADS + tid;
-            }
-            hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, s_split[i],
-                                                                  s_x[i]);
+            hyblas_strided_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
+                v, low + tid, HYBLAS_THREADS, q, chunks, s_end[i], s_split[i], s_x[i]);
             hyblas_maybe_flush(v);
         }
     }
@@ -568,15 +567,11 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
         const long long first = first_chunk[slot];
         const long long next = slot + 1 < count ? first_chunk[slot + 1] : total;
         const long long until = min(next, stop);
+        // chunk c's edges start at begin + (c - first) * HYBLAS_THREADS
         for (; c < until; c += HYBLAS_BATCH) {
-            bool valid[HYBLAS_BATCH];
-            long long e[HYBLAS_BATCH];
-#pragma unroll
-            for (int k = 0; k < HYBLAS_BATCH; ++k) {
-                e[k] = begin + (c + k - first) * HYBLAS_THREADS + threadIdx.x;
-                valid[k] = c + k < until && e[k] < end;
-            }
-            hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, high_end, x);
+            hyblas_strided_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
+                v, begin - first * HYBLAS_THREADS + threadIdx.x, HYBLAS_THREADS, c, until, end,
+                high_end, x);
             hyblas_maybe_flush(v);
         }
         c = until;
@@ -680,7 +675,8 @@ __global__ void hyblas_sparse_finish_high(
         }
         const unsigned int lanes = __ballot_sync(0xffffffffu, here);
         unsigned long long base = 0;
-        if (lane == 0 && lanes != 0u) base = atomicAdd(&counters[0], (unsigned long long)__popc(lanes));
+        if (lane == 0 && lanes != 0u)
+            base = atomicAdd(&counters[0], (unsigned long long)__popc(lanes));
         base = __shfl_sync(0xffffffffu, base, 0);
         if (here) list[base + __popc(lanes & ((1u << lane) - 1u))] = (hyblas_i)user;
         if (lane == 0) high_bits[k >> 5] = 0u;  // every lane read it before the ballot
@@ -716,7 +712,8 @@ __global__ void hyblas_sparse_finish_call(
     if (hand_over)  // coalesced, apart from the quads' pass (4 words a thread were strided)
         for (long long k = start; k < n; k += stride) fresh[k] = empty;
     const long long quads = (n + 31) / 32 * 8;  // 8 quads a flags word
-    for (long long q = start; q < (quads + 31) / 32 * 32; q += stride) {  // whole warps: lanes converge
+    // whole warps: lanes converge
+    for (long long q = start; q < (quads + 31) / 32 * 32; q += stride) {
         const long long base = q * 4;
         unsigned int bits = 0u;
         if (q < quads) {
