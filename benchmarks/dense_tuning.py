@@ -52,6 +52,17 @@ GRIDS = {
         for w, h, t, c in itertools.product(
             (16384, 14336, 12288), (4096, 2048), (2048, 1024), (8192, 16384))
     ],
+    # how much of a column panel one thread block walks: more, smaller teams fill a mesh's
+    # single wave of 256 teams better, at the price of more panel loads
+    "units": [
+        dataclasses.replace(DEFAULT_PARAMS, column_panel=w, heavy_unit_edges=u,
+                            heavy_team_edges=t, heavy_threads=k)
+        for w, (u, t), k in itertools.product(
+            (16384, 12288),
+            ((16384, 16384), (16384, 32768), (16384, 65536), (32768, 32768), (32768, 65536),
+             (65536, 65536), (65536, 131072)),
+            (256, 512))
+    ],
 }  # fmt: skip
 
 
@@ -71,9 +82,9 @@ def traffic_bytes(layout: DenseLayout, op_bytes: int, out_bytes: int) -> int:
     moved += layout.nrows * (out_bytes + 1)  # the output and its presence flags
     moved += layout.ncols * op_bytes  # the input
     if layout.column_order is not None:  # gather into internal order
-        moved += layout.ncols * (8 + 2 * op_bytes)
-    if layout.row_order is not None:
-        moved += layout.nrows * 8
+        moved += layout.ncols * (layout.column_order.itemsize + 2 * op_bytes)
+    if layout.row_position is not None:  # results in internal order, written then read back
+        moved += layout.nrows * (layout.row_position.itemsize + 2 * (out_bytes + 1))
     return moved
 
 
@@ -137,6 +148,7 @@ def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: f
                "fraction_of_copy_bw": moved / (copy_tbps * 1e12) * 1e3 / ms}  # fmt: skip
         result["params"].append(row)
         print(json.dumps({k: row[k] for k in ("column_panel", "row_panel", "heavy_threshold",
+                                              "heavy_unit_edges", "heavy_team_edges",
                                               "heavy_threads", "reduce_chunk_slots",
                                               "reorder", "plus_times_ms",
                                               "vs_cusparse", "build_s", "layout_vs_csr")}),

@@ -128,7 +128,8 @@ def phase2(layout: DenseLayout, partial: Any, partial_present: Any,
     keys, reduced = _reduce_groups(output[order], chunk_values[order], semiring)
     values_out = np.zeros(layout.nrows, dtype=partial.dtype)
     present_out = np.zeros(layout.nrows, dtype=bool)
-    users = keys if layout.row_order is None else layout.row_order[keys]
-    values_out[users] = reduced
-    present_out[users] = True
+    values_out[keys] = reduced
+    present_out[keys] = True
+    if layout.row_position is not None:  # each user row reads its internal position
+        values_out, present_out = values_out[layout.row_position], present_out[layout.row_position]
     return values_out, present_out

@@ -77,21 +77,27 @@ def spmv(
 @functools.lru_cache(maxsize=256)
 def _kernels(semiring: Semiring, op_type: np.dtype, out_dtype: np.dtype,
              mask_dtype: np.dtype | None, accum: BinaryOp | None,
-             flags: tuple[bool, ...]) -> tuple[Any, ...]:  # fmt: skip
-    """(heavy, light, reduce, chunks, split init) for one specialization (cached: building the
-    source and looking its module up cost about as much host time as a small product)."""
+             flags: tuple[Any, ...]) -> tuple[Any, ...]:  # fmt: skip
+    """(heavy, light, reduce, chunks, split init, unpermute) for one specialization (cached:
+    building the source and looking its module up cost about as much host time as a small
+    product). ``permuted`` names the type of the layout's ``row_position`` (None: not permuted,
+    and no unpermute kernel); the reduce of a permuted layout leaves the output write to it."""
     flip, all_present, iso, permuted, *write = flags
-    names = (
+    names = [
         _k.heavy_name(flip, all_present, iso),
         _k.light_name(flip, all_present, iso),
-        _k.reduce_name(all_present, permuted, *write, "long long"),
+        _k.reduce_name(all_present, permuted is not None,
+                       *(write if permuted is None else [False] * len(write))),
         _k.chunks_name(all_present),
         _k.SPLIT_INIT,
-    )  # fmt: skip
+    ]  # fmt: skip
+    if permuted is not None:
+        names.append(_k.unpermute_name(*write, row_index=permuted))
     source = _k.specialize(semiring, op_type, out_dtype=out_dtype, mask_dtype=mask_dtype,
                            accum=accum)  # fmt: skip
-    module = compile_module(source, names)
-    return tuple(module.get_function(name) for name in names)
+    module = compile_module(source, tuple(names))
+    functions = tuple(module.get_function(name) for name in names)
+    return functions if permuted is not None else (*functions, None)
 
 
 def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: Semiring,
@@ -120,9 +126,11 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
     mask_values = mask_present = None
     if mask is not None:
         mask_values, mask_present = mask.parent._as_bitmap()
-    heavy, light, reduce, chunks, split_init = _kernels(
+    row_position = layout.row_position
+    permuted = None if row_position is None else _dt.cuda_name(row_position.dtype)
+    heavy, light, reduce, chunks, split_init, unpermute = _kernels(
         semiring, op_type, out_dtype, None if mask is None else mask_values.dtype, accum,
-        (flip, all_present, iso, layout.row_order is not None, mask is not None,
+        (flip, all_present, iso, permuted, mask is not None,
          mask is not None and mask.structural, mask is not None and mask.complement,
          out is not None, accum is not None and out is not None, replace and out is not None),
     )  # fmt: skip
@@ -169,15 +177,24 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
         if layout.row_panels:
             old_values, old_present = (out._as_bitmap() if out is not None else
                                        (placeholder(xp, out_dtype), dummy_b))  # fmt: skip
-            row_order = layout.row_order if layout.row_order is not None else \
-                placeholder(xp, np.int64)  # fmt: skip
+            write = (mask_values if mask is not None else dummy_b,
+                     mask_present if mask is not None else dummy_b,
+                     old_values, old_present, new_values, new_present)  # fmt: skip
+            inner_values, inner_present = placeholder(xp, out_type), dummy_b
+            if unpermute is not None:  # results in internal order first
+                inner_values = xp.empty(layout.nrows, dtype=out_type)
+                inner_present = xp.empty(layout.nrows, dtype=bool)
             launch(reduce, (layout.row_panels,), (params.reduce_threads,), (
                 np.int32(height), np.int64(layout.nrows), layout.slot_ptr, layout.slot_dst,
-                partial, partial_present, layout.panel_split, split_acc, split_found, row_order,
-                mask_values if mask is not None else dummy_b,
-                mask_present if mask is not None else dummy_b,
-                old_values, old_present, new_values, new_present,
+                partial, partial_present, layout.panel_split, split_acc, split_found, *write,
+                inner_values, inner_present,
             ), reduce_bytes)  # fmt: skip
+            if unpermute is not None:
+                threads = params.reduce_threads
+                blocks = min(-(-layout.nrows // (threads * _k.UNPERMUTE_ROWS)), 65535)
+                launch(unpermute, (blocks,), (threads,), (
+                    np.int64(layout.nrows), row_position, inner_values, inner_present, *write,
+                ))  # fmt: skip
     nnz = None
     if all_present and mask is None and (out is None or accum is None):
         nnz = nonempty_rows(edges)[1]  # every row with an entry, and nothing else

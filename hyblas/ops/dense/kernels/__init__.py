@@ -18,10 +18,12 @@ from .... import dtypes as _dt
 from ....semiring.operators import BinaryOp, Semiring
 from ...kernels.words import accumulator_substitutions, atomic_combine, word_bytes
 
-__all__ = ["specialize", "heavy_name", "light_name", "reduce_name", "chunks_name", "SPLIT_INIT",
-           "word_bytes", "atomic_combine", "builtin_specializations"]  # fmt: skip
+__all__ = ["specialize", "heavy_name", "light_name", "reduce_name", "unpermute_name",
+           "chunks_name", "SPLIT_INIT", "UNPERMUTE_ROWS", "word_bytes", "atomic_combine",
+           "builtin_specializations"]  # fmt: skip
 
 SPLIT_INIT = "hyblas_dense_split_init"
+UNPERMUTE_ROWS = 8  # rows each thread of the unpermute pass reads before writing: HYBLAS_BATCH
 
 _SOURCE = Path(__file__).with_name("dense_spmv.cu")
 
@@ -71,26 +73,36 @@ def chunks_name(all_present: bool) -> str:
 
 
 def reduce_name(all_present: bool, permuted: bool, has_mask: bool, structural: bool,
-                complement: bool, has_out: bool, accum: bool, replace: bool,
-                row_index: str = "long long") -> str:  # fmt: skip
+                complement: bool, has_out: bool, accum: bool, replace: bool) -> str:  # fmt: skip
     flags = ", ".join(_flag(f) for f in (all_present, permuted, has_mask, structural,
                                          complement, has_out, accum, replace))  # fmt: skip
-    return f"hyblas_dense_reduce<{flags}, {row_index}>"
+    return f"hyblas_dense_reduce<{flags}>"
+
+
+def unpermute_name(has_mask: bool, structural: bool, complement: bool, has_out: bool,
+                   accum: bool, replace: bool, row_index: str = "int") -> str:  # fmt: skip
+    flags = ", ".join(_flag(f) for f in (has_mask, structural, complement, has_out, accum,
+                                         replace))  # fmt: skip
+    return f"hyblas_dense_unpermute<{flags}, {row_index}>"
 
 
 def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     """``(label, source, kernel names)`` for every built-in semiring and dtype (compile test).
 
     Each specialization instantiates both phase-1 kernels, both chunked phase-2a variants with
-    the split-panel initialisation, and two phase-2 variants; plus_times
-    additionally with a value mask of another type and a ``plus`` accumulator.
+    the split-panel initialisation, three phase-2 variants (one for a permuted layout) and two
+    of the permuted layout's unpermute pass; plus_times additionally with a value mask of another
+    type and a ``plus`` accumulator.
     """
     from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
     names = [heavy_name(False, False, False), heavy_name(True, True, True),
              light_name(False, False, False), light_name(True, True, True),
              reduce_name(True, False, False, False, False, False, False, False),
-             reduce_name(False, True, True, True, True, True, False, True),
+             reduce_name(False, False, True, True, True, True, False, True),
+             reduce_name(True, True, False, False, False, False, False, False),
+             unpermute_name(False, False, False, False, False, False),
+             unpermute_name(True, True, True, True, False, True, "long long"),
              chunks_name(True), chunks_name(False), SPLIT_INIT]  # fmt: skip
     for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
         semiring = NAMESPACES["semiring"][semiring_name]
@@ -101,4 +113,5 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     source = specialize(plus_times, np.dtype(np.float32), out_dtype=np.dtype(np.float64),
                         mask_dtype=np.dtype(np.int8), accum=plus)  # fmt: skip
     yield "dense_plus_times_accum", source, [
-        reduce_name(False, True, True, False, False, True, True, False)]
+        reduce_name(False, False, True, False, False, True, True, False),
+        unpermute_name(True, False, False, True, True, False)]
