@@ -17,7 +17,7 @@ import pytest
 from hyblas import dtypes as hb_dtypes
 from hyblas.ops import kernels
 from hyblas.ops.dense import kernels as dense_kernels
-from hyblas.ops.kernels import scatter, segments
+from hyblas.ops.kernels import ewise, scatter, segments
 from hyblas.ops.loop import kernels as loop_kernels
 from hyblas.ops.pull import kernels as pull_kernels
 from hyblas.ops.sparse import kernels as sparse_kernels
@@ -85,7 +85,19 @@ def test_every_segment_reduce_specialization_compiles_for_sm90(tmp_path: Path) -
     specializations = list(segments.builtin_specializations())
     ops = [NAMESPACES["monoid"][n].binaryop for n in BUILTIN_NAMES["monoid"]]
     ops += [NAMESPACES["binary"][n] for n in ("first", "second")]
-    assert len(specializations) == sum(len(op.types) for op in ops)
+    # and plus over a matrix's float32 values summed in float64
+    assert len(specializations) == sum(len(op.types) for op in ops) + 1
+    _compile_all(specializations, tmp_path)
+
+
+def test_every_ewise_bitmap_specialization_compiles_for_sm90(tmp_path: Path) -> None:
+    """Element-wise add / multiply of two bitmaps, for every built-in binary operator on every
+    dtype it serves, plus mixed float32 / float64 operands."""
+    from hyblas.semiring.catalogue import BUILTIN_NAMES, NAMESPACES
+
+    specializations = list(ewise.builtin_specializations())
+    ops = [NAMESPACES["binary"][n] for n in BUILTIN_NAMES["binary"]]
+    assert len(specializations) == sum(len(op.types) for op in ops) + 1
     _compile_all(specializations, tmp_path)
 
 

@@ -109,9 +109,9 @@ def reduce_rows(matrix: Any, monoid: Monoid) -> tuple[Any, Any]:
     op_type = monoid.input_type(matrix.dtype)
     out_type = monoid.binaryop.output_type(op_type)
     if xp is not np:  # one kernel over the rows as they are stored
-        values, present = reduce_offsets(xp, _cast(matrix._values, op_type), matrix._indptr,
-                                         monoid.binaryop,
-                                         long_segments=kernels.heavy_rows(matrix))  # fmt: skip
+        values, present = reduce_offsets(xp, matrix._values, matrix._indptr, monoid.binaryop,
+                                         long_segments=kernels.heavy_rows(matrix),
+                                         dtype=op_type)  # fmt: skip
         return _cast(values, out_type), present
     rows = _prim.row_ids(xp, matrix._indptr, matrix.nrows)
     return scatter_segments(xp, rows, _cast(matrix._values, op_type), monoid, matrix.nrows,

@@ -7,10 +7,12 @@
 // Each lane reads several tiles before folding them, so loads are in flight together.
 // Segments longer than `long_segment` are left to hyblas_segment_reduce_block, which splits one
 // segment into 32 consecutive pieces, one per warp, and joins the pieces in order.
-// Specialized by string.Template: ${V} the value type, ${OP} the operator's expression in x, y.
+// Specialized by string.Template: ${V} the value type, ${OP} the operator's expression in x, y,
+// ${S} the type the values are stored as (each is cast to ${V} as it is read).
 // An empty segment gets the value 0 and found[s] = false.
 
 typedef ${V} hyblas_v;
+typedef ${S} hyblas_s;
 
 __device__ __forceinline__ hyblas_v hyblas_op(hyblas_v x, hyblas_v y) { return (hyblas_v)(${OP}); }
 
@@ -46,7 +48,7 @@ __device__ __forceinline__ void hyblas_append(hyblas_v& acc, bool& have, hyblas_
 // is valid in lane 0. `mask` names the group's lanes in the warp.
 template <int G>
 __device__ __forceinline__ void hyblas_group_range(
-    long long begin, long long end, int lane, unsigned mask, const hyblas_v* __restrict__ values,
+    long long begin, long long end, int lane, unsigned mask, const hyblas_s* __restrict__ values,
     hyblas_v& acc, bool& have)
 {
     for (long long base = begin; base < end; base += (long long)G * HYBLAS_TILES) {
@@ -56,7 +58,7 @@ __device__ __forceinline__ void hyblas_group_range(
         for (int t = 0; t < HYBLAS_TILES; ++t) {
             const long long k = base + (long long)t * G + lane;
             found[t] = k < end;
-            if (found[t]) tile[t] = values[k];
+            if (found[t]) tile[t] = (hyblas_v)values[k];
         }
 #pragma unroll
         for (int t = 0; t < HYBLAS_TILES; ++t) {
@@ -81,7 +83,7 @@ __global__ void hyblas_segment_reduce_group(
     const long long nsegments,
     const long long long_segment,
     const long long* __restrict__ offsets,
-    const hyblas_v* __restrict__ values,
+    const hyblas_s* __restrict__ values,
     hyblas_v* __restrict__ out,
     bool* __restrict__ out_found)
 {
@@ -109,7 +111,7 @@ __global__ void hyblas_segment_reduce_block(
     const long long nlong,
     const long long* __restrict__ long_segments,
     const long long* __restrict__ offsets,
-    const hyblas_v* __restrict__ values,
+    const hyblas_s* __restrict__ values,
     hyblas_v* __restrict__ out,
     bool* __restrict__ out_found)
 {

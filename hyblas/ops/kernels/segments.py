@@ -27,10 +27,12 @@ LONG_SEGMENT = HEAVY_ROW  # longer segments get a thread block each (power-law h
 # CSR SpMV's heavy rows do, so a matrix's cached heavy-row list serves both
 
 
-def specialize(op: BinaryOp, dtype: np.dtype) -> str:
-    """The kernel source for ``op`` folding values of ``dtype``."""
+def specialize(op: BinaryOp, dtype: np.dtype, stored: np.dtype | None = None) -> str:
+    """The kernel source for ``op`` folding values of ``dtype``, read from an array of
+    ``stored`` (default ``dtype``) and cast as they are read."""
+    stored = np.dtype(dtype if stored is None else stored)
     return string.Template(source("segment_reduce.cu")).substitute(
-        V=_dt.cuda_name(np.dtype(dtype)), OP=op.cuda
+        V=_dt.cuda_name(np.dtype(dtype)), S=_dt.cuda_name(stored), OP=op.cuda
     )
 
 
@@ -48,23 +50,27 @@ def group_lanes(entries: int, segments: int) -> int:
 
 
 def reduce_offsets(xp: Any, values: Any, offsets: Any, op: BinaryOp, *,
-                   long_segments: Any = None) -> tuple[Any, Any]:  # fmt: skip
+                   long_segments: Any = None,
+                   dtype: np.dtype | None = None) -> tuple[Any, Any]:  # fmt: skip
     """Fold ``values[offsets[s]:offsets[s + 1]]`` with ``op`` for every segment ``s``.
 
     Returns ``(reduced, found)``: ``found[s]`` is False for an empty segment, whose value is 0.
     ``values`` is a CuPy array; ``offsets`` is non-decreasing, starts at 0 and ends at
     ``values.size`` (a CSR ``indptr``, for example). ``long_segments``, when known (a matrix's
-    cached heavy rows), lists the segments longer than ``LONG_SEGMENT`` (int64).
+    cached heavy rows), lists the segments longer than ``LONG_SEGMENT`` (int64). ``dtype``
+    (default ``values.dtype``) is the type ``op`` folds in: each value is cast to it as it is
+    read, so a matrix's values need no cast copy.
     """
+    dtype = values.dtype if dtype is None else np.dtype(dtype)
     nsegments = int(offsets.size) - 1
-    out = xp.empty(max(nsegments, 0), dtype=values.dtype)
+    out = xp.empty(max(nsegments, 0), dtype=dtype)
     found = xp.empty(max(nsegments, 0), dtype=bool)
     if nsegments <= 0:
         return out, found
     offsets = offsets.astype(np.int64, copy=False)
     lanes = group_lanes(int(values.size), nsegments)
     names = (group_name(lanes), BLOCK_NAME)
-    module = compile_module(specialize(op, values.dtype), names)
+    module = compile_module(specialize(op, dtype, values.dtype), names)
     group, block = (module.get_function(name) for name in names)
     with translate_oom("segmented reduction"):
         threads = nsegments * lanes
@@ -93,3 +99,5 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
         for dtype in sorted(op.types, key=lambda d: d.name):
             full = (op.name, dtype) in (("plus", np.dtype(np.float64)), ("first", np.dtype(bool)))
             yield f"reduce_{op.name}_{dtype.name}", specialize(op, dtype), every if full else some
+    plus = NAMESPACES["binary"]["plus"]  # a matrix's float32 values summed in float64
+    yield "reduce_plus_float64_from_float32", specialize(plus, np.float64, np.float32), some
