@@ -26,6 +26,7 @@ from . import reference
 from . import spgemm as _spgemm
 from . import trace as _trace
 from .dense import executor as _dense
+from .kernels import ewise as _ewise_kernel
 from .pull import executor as _pull
 from .sparse import executor as _sparse
 
@@ -343,11 +344,13 @@ def _ewise(name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: b
 def _ewise_bitmaps(x: Vector, y: Vector, op: BinaryOp, *, union: bool) -> tuple[Any, Any]:
     """Element-wise over two bitmap vectors position by position: no key merge.
 
-    ``op`` also runs on the absent positions' placeholder values; those results are discarded
-    (floating-point warnings there are silenced).
+    On the CPU ``op`` also runs on the absent positions' placeholder values; those results are
+    discarded (floating-point warnings there are silenced). On the GPU one kernel does it all.
     """
     xp = x._xp
     (xv, xpres), (yv, ypres) = x._as_bitmap(), y._as_bitmap()
+    if xp is not np:  # one kernel instead of five or six array passes
+        return _ewise_kernel.ewise_bitmaps(xp, (xv, xpres), (yv, ypres), op, union=union)
     op_type = op.input_type(xv.dtype, yv.dtype)
     out_type = op.output_type(op_type)
     with _quiet(True):
