@@ -3,7 +3,9 @@
 Phase 1 (heavy and light kernels) writes one partial result per slot; phase 2 reduces each row
 panel's slots and, on the GPU, applies mask / accumulation / replace in the same pass, writing
 every output position once into new arrays that are then swapped into ``out`` (so nothing is
-changed if anything raised before). On the CPU the emulated phase 2 hands its result to
+changed if anything raised before). Where the layout renumbered the outputs, phase 2 writes its
+results in internal order instead and an unpermute pass reads each output's result at its
+internal position and does that write. On the CPU the emulated phase 2 hands its result to
 :func:`hyblas.ops.mask.write_vector`, whose semantics the fused write reproduces.
 """
 
