@@ -218,8 +218,8 @@ def decode(layout: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             cols.append(int(panel) * p.column_panel + int(light_src[k]))
             vals.append(layout.iso_value if lw is None else lw[k])
     rows, cols = np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)
-    if layout.row_order is not None:
-        rows = get(layout.row_order)[rows]
+    if layout.row_position is not None:  # internal position -> user row: its inverse
+        rows = np.argsort(get(layout.row_position))[rows]
     if layout.column_order is not None:
         cols = get(layout.column_order)[cols]
     return rows, cols, np.array(vals)

@@ -52,7 +52,6 @@ class DenseLayout:
     nnz: int
     row_panels: int
     column_panels: int
-    row_order: Any  # internal output position -> the user's row id (None: identity)
     row_position: Any  # the user's row id -> its internal output position (None: identity)
     column_order: Any  # internal input position -> the user's column id (None: identity)
     iso_value: Any  # the one stored value of an iso matrix (NumPy scalar), else None
@@ -216,15 +215,14 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     reorder = params.reorder
     if reorder == "auto":
         reorder = "both" if _skewed(xp, matrix) else "none"
-    column_order = row_order = row_position = None
+    column_order = row_position = None
     if reorder in ("columns", "both") and n:
         column_order, column_position = _order_by_degree(xp, xp.bincount(cols, minlength=n))
         column_order = column_order.astype(ids)
         cols = column_position.astype(ids)[cols]
         del column_position
     if reorder == "both" and m:
-        row_order, row_position = _order_by_degree(xp, xp.diff(matrix._indptr))
-        row_order, row_position = row_order.astype(ids), row_position.astype(ids)
+        row_position = _order_by_degree(xp, xp.diff(matrix._indptr))[1].astype(ids)
         rows = row_position[rows]
 
     iso_value = None
@@ -388,7 +386,7 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
 
     layout = DenseLayout(
         params=params, nrows=m, ncols=n, nnz=nnz, row_panels=row_panels,
-        column_panels=column_panels, row_order=row_order, row_position=row_position,
+        column_panels=column_panels, row_position=row_position,
         column_order=column_order,
         iso_value=iso_value,
         heavy_panel=unit_panel.astype(np.int32), team_begin=team_begin, team_end=team_end,

@@ -45,8 +45,8 @@ def ewise_bitmaps(xp: Any, x: tuple[Any, Any], y: tuple[Any, Any], op: BinaryOp,
     """``(values, present)`` of ``op`` over the bitmaps ``x`` and ``y`` (each ``(values,
     present)``, CuPy arrays of one size): over the union of their entries (eWiseAdd) or the
     intersection (eWiseMult). New arrays; absent positions hold 0."""
-    (x_values, x_present), (y_values, y_present) = (
-        tuple(xp.ascontiguousarray(a) for a in pair) for pair in (x, y))  # no copy if they are
+    # contiguous for the kernel (no copy if they are)
+    x_values, x_present, y_values, y_present = (xp.ascontiguousarray(a) for a in (*x, *y))
     op_type = op.input_type(x_values.dtype, y_values.dtype)
     size = int(x_values.size)
     with translate_oom("element-wise"):

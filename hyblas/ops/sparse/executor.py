@@ -162,13 +162,14 @@ def _workspace(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
     return entry
 
 
-def _hand_over_work_words(layout: SparseLayout, workspace: list[Any], fresh: Any) -> Any:
-    """The work words of ``workspace``, handed over to become a bitmap result's values (the
-    finish left them as they are, and filled ``fresh`` with the identity): the cached workspace
-    gets ``fresh`` in a new entry. A new entry, not the old one changed: whatever still holds
-    the old entry (a rounds graph points to its arrays) sees that it is not the cached one."""
+def _hand_over_work_words(layout: SparseLayout, key: tuple[Any, ...], workspace: list[Any],
+                          fresh: Any) -> Any:  # fmt: skip
+    """The work words of ``workspace`` (cached under ``key``), handed over to become a bitmap
+    result's values (the finish left them as they are, and filled ``fresh`` with the identity):
+    the cache gets ``fresh`` in a new entry. A new entry, not the old one changed: whatever
+    still holds the old entry (a rounds graph points to its arrays) sees that it is not the
+    cached one."""
     cache = layout.__dict__["_workspaces"]
-    key = next(k for k, entry in cache.items() if entry is workspace)
     cache[key] = [fresh, workspace[1], True, *workspace[3:]]
     return workspace[0]
 
@@ -304,7 +305,8 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         count = int(counters[0])  # the one host synchronisation of a call
         if count * _sparse_below() >= layout.nrows:  # a bitmap result: no sort
             if hand_over:
-                values = _hand_over_work_words(layout, workspace, fresh).view(out_type)
+                key = _workspace_key(semiring, np.dtype(out_type))
+                values = _hand_over_work_words(layout, key, workspace, fresh).view(out_type)
             result = Result(count, bitmap=(values, present))
         else:
             del present
