@@ -63,6 +63,16 @@ GRIDS = {
              (65536, 65536), (65536, 131072)),
             (256, 512))
     ],
+    # groups of tile walkers sharing one panel load per heavy block (more threads per SM where
+    # a float64 panel leaves room for one block), against light blocks of 1024 threads
+    "groups": [
+        dataclasses.replace(DEFAULT_PARAMS, heavy_groups=g, heavy_threads=k, heavy_team_edges=t,
+                            light_threads=lt)
+        for g, k, t, lt in (
+            (1, 512, 65536, 512), (2, 512, 65536, 512), (2, 512, 32768, 512),
+            (1, 512, 65536, 1024), (2, 512, 65536, 1024), (2, 256, 65536, 512),
+            (3, 256, 65536, 512), (4, 256, 65536, 512), (4, 256, 32768, 512))
+    ],
 }  # fmt: skip
 
 
@@ -73,7 +83,7 @@ def traffic_bytes(layout: DenseLayout, op_bytes: int, out_bytes: int) -> int:
     tokens = int(layout.heavy_table.size)
     light = int(layout.light_src.size)
     moved = tokens * (2 + weights)  # heavy tiles
-    moved += layout.heavy_units * p.column_panel * op_bytes  # panel loads
+    moved += layout.heavy_teams * p.column_panel * op_bytes  # panel loads, one per team
     moved += light * (2 + 4 + weights + out_bytes) + layout.light_units * p.column_panel * op_bytes
     moved += layout.slots * (out_bytes + 2 + out_bytes)  # partials written, then read with dst
     # split row panels: each chunk combines at most a panel's outputs into global words and
@@ -113,6 +123,8 @@ def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: f
     rng = np.random.default_rng(1)
     x = rng.uniform(1, 2, A.ncols).astype(np.float32)
     u = hb.Vector.from_dense(xp.asarray(x))
+    u64 = hb.Vector.from_dense(xp.asarray(x.astype(np.float64)))
+    plus_times_f64 = hb.semiring.plus_times[np.float64]
     csr = A.to_cupyx()
     host = csr.get().astype(np.float64)
     ref = host @ x.astype(np.float64)
@@ -138,10 +150,15 @@ def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: f
             fn = lambda: hb.ops.mxv(A, u, "plus_times", executor="dense")  # noqa: E731
             err = _check(fn(), ref)
             ms = time_gpu_ms(fn, repeats=repeats)
+            # float64 operands (PageRank's product): twice the panel bytes in shared memory
+            fn = lambda: hb.ops.mxv(A, u64, plus_times_f64, executor="dense")  # noqa: E731
+            _check(fn(), ref)
+            f64_ms = time_gpu_ms(fn, repeats=repeats)
         moved = traffic_bytes(layout, 4, 4)
         row = {**dataclasses.asdict(params), **layout.stats(), "build_s": build_s[1],
                "build_cold_s": build_s[0],
                "plus_times_ms": ms, "vs_cusparse": ms / cusparse_ms, "rel_err": err,
+               "plus_times_float64_ms": f64_ms,
                "layout_vs_csr": layout.nbytes() / csr_bytes,
                "modelled_bytes_per_entry": moved / max(A.nnz, 1),
                "modelled_floor_ms": moved / (copy_tbps * 1e12) * 1e3,
@@ -150,7 +167,8 @@ def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: f
         print(json.dumps({k: row[k] for k in ("column_panel", "row_panel", "heavy_threshold",
                                               "heavy_unit_edges", "heavy_team_edges",
                                               "heavy_threads", "reduce_chunk_slots",
-                                              "reorder", "plus_times_ms",
+                                              "heavy_groups", "light_threads",
+                                              "reorder", "plus_times_ms", "plus_times_float64_ms",
                                               "vs_cusparse", "build_s", "layout_vs_csr")}),
               file=sys.stderr, flush=True)  # fmt: skip
         if best is None or ms < best[1]:

@@ -31,6 +31,7 @@ from hyblas.backend import to_numpy
 from hyblas.errors import InvalidValue
 from hyblas.ops import hybrid
 from hyblas.ops.dense import DenseParams, dense_params
+from hyblas.ops.dense.executor import heavy_groups
 from hyblas.ops.dense.layout import PAD, VECTOR, build_layout, tile_position
 from hyblas.ops.dense.params import REORDERS
 
@@ -44,6 +45,7 @@ def small_params(draw: Any) -> DenseParams:
         heavy_threshold=draw(st.integers(1, 12)),
         heavy_unit_edges=draw(st.integers(1, 20)),
         heavy_team_edges=draw(st.integers(1, 40)),
+        heavy_groups=draw(st.integers(1, 3)),  # one runs unless heavy_threads is 32k
         light_unit_edges=draw(st.integers(1, 20)),
         reduce_chunk_slots=draw(st.integers(1, 12)),
         heavy_threads=draw(st.sampled_from([1, 2, 3, 8, 32, 64])),
@@ -107,11 +109,14 @@ SHAPED_PARAMS = [
     DenseParams(column_panel=1, row_panel=1, heavy_threshold=2, heavy_unit_edges=2,
                 light_unit_edges=1, heavy_threads=1, light_threads=1, reduce_threads=1,
                 reorder="none"),
+    DenseParams(column_panel=16, row_panel=16, heavy_threshold=8, heavy_unit_edges=12,
+                heavy_team_edges=20, heavy_groups=3, light_unit_edges=24, heavy_threads=32,
+                reorder="both"),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", ["huge_row", "huge_column", "empty_panels", "power_law"])
-@pytest.mark.parametrize("params", SHAPED_PARAMS, ids=["tiles", "tall_both", "unit"])
+@pytest.mark.parametrize("params", SHAPED_PARAMS, ids=["tiles", "tall_both", "unit", "groups"])
 @pytest.mark.parametrize("name", ["plus_times", "min_plus", "max_min", "lor_land", "any_pair",
                                   "plus_pair", "times_plus"])  # fmt: skip
 def test_shaped_matrices_equal_reference(backend: str, kind: str, params: DenseParams,
@@ -288,10 +293,29 @@ def test_layout_is_cached_per_params_and_dropped_on_change() -> None:
 
 @pytest.mark.parametrize("change", [{"column_panel": 0}, {"row_panel": 40000},
                                     {"heavy_threads": 2048}, {"reorder": "random"},
-                                    {"light_unit_edges": 2.5}])  # fmt: skip
+                                    {"light_unit_edges": 2.5}, {"heavy_groups": 16},
+                                    {"heavy_groups": 0}])  # fmt: skip
 def test_bad_params_raise(change: dict) -> None:
     with pytest.raises(InvalidValue):
         DenseParams(**change)
+
+
+def test_heavy_groups_fall_back_to_what_shared_memory_holds() -> None:
+    """Two groups of float64 accumulators beside a 16384-input panel fit (192 KB) while the
+    inputs are all present; with presence flags (240 KB) only one group does."""
+    params = DenseParams(heavy_groups=2)
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    assert heavy_groups(params, f32, f32, all_present=False) == 2
+    assert heavy_groups(params, f64, f64, all_present=True) == 2
+    assert heavy_groups(params, f64, f64, all_present=False) == 1
+    assert heavy_groups(DenseParams(heavy_groups=1), f32, f32, all_present=True) == 1
+    # a block holds whole warps per group, at most 1024 threads
+    assert DenseParams(heavy_groups=3, heavy_threads=48).block_groups == 1
+    assert DenseParams(heavy_groups=3, heavy_threads=512).block_groups == 2
+    assert DenseParams(heavy_groups=3, heavy_threads=256).block_groups == 3
+    too_big = DenseParams(column_panel=32767, row_panel=32767, heavy_groups=2)
+    with pytest.raises(InvalidValue, match="shared memory"):
+        heavy_groups(too_big, f64, f64, all_present=False)
 
 
 @pytest.mark.gpu

@@ -26,9 +26,9 @@ from ..reference import nonempty_rows
 from . import emulation
 from . import kernels as _k
 from .layout import DenseLayout, layout_of
-from .params import current_params
+from .params import DenseParams, current_params
 
-__all__ = ["spmv", "shared_bytes", "SHARED_LIMIT"]
+__all__ = ["spmv", "shared_bytes", "heavy_groups", "SHARED_LIMIT"]
 
 SHARED_LIMIT = 227 * 1024  # the H100's opt-in maximum of dynamic shared memory per block
 
@@ -76,6 +76,21 @@ def spmv(
                      accum=accum, replace=replace, out=out, backend=backend)  # fmt: skip
 
 
+def heavy_groups(params: DenseParams, op_type: np.dtype, out_type: np.dtype,
+                 all_present: bool) -> int:  # fmt: skip
+    """Groups per heavy thread block: ``params.block_groups``, or fewer where their
+    accumulators and the panel would not fit in shared memory (at least one group must)."""
+    width, height = params.column_panel, params.row_panel
+    flags = not all_present
+    for groups in range(params.block_groups, 0, -1):
+        if shared_bytes(height * groups, width, op_type, out_type, flags=flags) <= SHARED_LIMIT:
+            return groups
+    needed = shared_bytes(height, width, op_type, out_type, flags=flags)
+    raise InvalidValue(f"dense executor: panels of {width} inputs x {height} outputs need "
+                       f"{needed} bytes of shared memory for {np.dtype(op_type).name} operands; "
+                       f"the limit is {SHARED_LIMIT}")  # fmt: skip
+
+
 @functools.lru_cache(maxsize=256)
 def _kernels(semiring: Semiring, op_type: np.dtype, out_dtype: np.dtype,
              mask_dtype: np.dtype | None, accum: BinaryOp | None,
@@ -119,11 +134,9 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
     params = layout.params
     width, height = params.column_panel, params.row_panel
     all_present = present is None
-    phase1_bytes = shared_bytes(height, width, op_type, out_type, flags=not all_present)
-    if phase1_bytes > SHARED_LIMIT:
-        raise InvalidValue(f"dense executor: panels of {width} inputs x {height} outputs need "
-                           f"{phase1_bytes} bytes of shared memory for {op_type.name} operands; "
-                           f"the limit is {SHARED_LIMIT}")  # fmt: skip
+    groups = heavy_groups(params, op_type, out_type, all_present)
+    phase1_bytes = shared_bytes(height * groups, width, op_type, out_type,
+                                flags=not all_present)  # fmt: skip
     iso = layout.iso_value is not None
     mask_values = mask_present = None
     if mask is not None:
@@ -146,8 +159,9 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
         partial_present = dummy_b if all_present else xp.empty(max(layout.slots, 1), dtype=bool)
         if layout.heavy_units:
             weights = dummy_t if iso else layout.weights_as("heavy_weights", op_type)
-            launch(heavy, (layout.heavy_teams,), (params.heavy_threads,), (
-                np.int32(width), np.int32(height), np.int64(layout.ncols), layout.team_begin,
+            launch(heavy, (layout.heavy_teams,), (groups * params.heavy_threads,), (
+                np.int32(width), np.int32(height), np.int32(params.heavy_threads),
+                np.int64(layout.ncols), layout.team_begin,
                 layout.team_end, layout.heavy_panel,
                 layout.heavy_steps, layout.heavy_offset, layout.heavy_slot_base,
                 layout.heavy_slot_count, layout.heavy_table, weights, iso_value,

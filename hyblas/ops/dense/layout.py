@@ -350,7 +350,8 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
 
     phase2_chunks = _phase2_chunks(xp, slot_ptr, params.reduce_chunk_slots)
 
-    # --- teams: runs of heavy units of one column panel with about heavy_team_edges entries ---
+    # --- teams: runs of heavy units of one column panel with about heavy_team_edges entries per
+    # group of the heavy thread block ---
     unit_panel = unit_block // row_panels
     team_begin = xp.zeros(0, dtype=np.int64)
     if heavy_units:
@@ -360,7 +361,7 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         panel_first = xp.flatnonzero(new_panel)
         owner = xp.cumsum(new_panel) - 1
         in_panel = before - before[panel_first][owner]
-        chunk = in_panel // params.heavy_team_edges
+        chunk = in_panel // (params.heavy_team_edges * params.block_groups)
         starts = new_panel.copy()
         starts[1:] |= chunk[1:] != chunk[:-1]
         team_begin = xp.flatnonzero(starts).astype(np.int64)

@@ -19,6 +19,7 @@ __all__ = ["DenseParams", "DEFAULT_PARAMS", "current_params", "dense_params"]
 REORDERS = ("auto", "none", "columns", "both")
 SKEWED = 32  # reorder="auto" renumbers when the largest degree exceeds SKEWED x the mean
 MAX_PANEL = 32767  # local ids and negated destinations are int16 in the heavy table
+MAX_HEAVY_GROUPS = 15  # named barriers 1-15 (barrier 0 is the whole block's)
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,14 @@ class DenseParams:
         Most entries of one heavy unit (larger heavy blocks are split into several units).
     heavy_team_edges : int
         One thread block walks a *team* of consecutive heavy units of the same column panel,
-        about this many entries, loading the panel's inputs into shared memory once.
+        about ``heavy_groups`` times this many entries, loading the panel's inputs into shared
+        memory once.
+    heavy_groups : int
+        At most this many groups of ``heavy_threads`` threads in one heavy thread block, each
+        walking its own units of the team at the same time (with accumulators of its own), so
+        that they share one panel load and the SM holds more threads when the panel is large.
+        Fewer run where a block cannot hold them (:attr:`block_groups`) or their shared memory
+        would not fit (e.g. float64 inputs that are not all present). At most 15.
     light_unit_edges : int
         Most light-stream entries one thread block walks.
     reduce_chunk_slots : int
@@ -64,10 +72,11 @@ class DenseParams:
     heavy_threshold: int = 2048
     heavy_unit_edges: int = 65536
     heavy_team_edges: int = 65536
+    heavy_groups: int = 2
     light_unit_edges: int = 65536
     reduce_chunk_slots: int = 16384
     heavy_threads: int = 512
-    light_threads: int = 512
+    light_threads: int = 1024
     reduce_threads: int = 512
     reorder: str = "auto"
 
@@ -85,10 +94,23 @@ class DenseParams:
             if getattr(self, name) > MAX_PANEL:
                 raise InvalidValue(f"DenseParams.{name} must be at most {MAX_PANEL}, got "
                                    f"{getattr(self, name)}")  # fmt: skip
+        if self.heavy_groups > MAX_HEAVY_GROUPS:
+            raise InvalidValue(f"DenseParams.heavy_groups must be at most {MAX_HEAVY_GROUPS} "
+                               f"(named barriers), got {self.heavy_groups}")  # fmt: skip
         for name in ("heavy_threads", "light_threads", "reduce_threads"):
             if getattr(self, name) > 1024:
                 raise InvalidValue(f"DenseParams.{name} must be at most 1024 (a CUDA block), "
                                    f"got {getattr(self, name)}")  # fmt: skip
+
+
+    @property
+    def block_groups(self) -> int:
+        """Groups per heavy block that the block can hold: ``heavy_groups``, at most
+        ``1024 // heavy_threads``, and 1 unless ``heavy_threads`` is a multiple of 32 (a group's
+        barrier counts whole warps)."""
+        if self.heavy_threads % 32:
+            return 1
+        return max(1, min(self.heavy_groups, 1024 // self.heavy_threads))
 
 
 DEFAULT_PARAMS = DenseParams()

@@ -91,15 +91,29 @@ __device__ __forceinline__ void hyblas_load_panel(
     }
 }
 
+// A barrier for the `threads` threads of one group of a heavy block: named barrier 1 + group
+// (barrier 0 is __syncthreads), whose thread count must be a multiple of 32; a block of one
+// group (of any size) takes __syncthreads.
+__device__ __forceinline__ void hyblas_group_sync(int group, int groups, int threads) {
+    if (groups == 1) {
+        __syncthreads();
+    } else {
+        asm volatile("bar.sync %0, %1;" : : "r"(group + 1), "r"(threads) : "memory");
+    }
+}
+
 // Phase 1, heavy units: one thread block per team (consecutive units of one column panel, whose
-// inputs it loads into shared memory once), one tile column per thread. A thread combines its
-// runs in a register and flushes each into the unit's shared accumulator of its destination;
-// the unit then writes one partial per distinct destination to its pre-assigned slots, and
-// resets just those accumulators for the next unit (every one it touched has a slot).
+// inputs it loads into shared memory once). The block's threads form groups of tile_width
+// threads, one tile column per thread; group g walks units g, g + groups, ... of the team, each
+// with accumulators of its own, so several units share one panel load. A thread combines its
+// runs in a register and flushes each into its unit's shared accumulator of its destination;
+// the group then writes one partial per distinct destination to the unit's pre-assigned slots,
+// and resets just those accumulators for its next unit (every one it touched has a slot).
 template <bool FLIP, bool ALL_PRESENT, bool ISO>
 __global__ void hyblas_dense_heavy(
     const int width,
     const int height,
+    const int tile_width,
     const long long ncols,
     const long long* __restrict__ team_begin,
     const long long* __restrict__ team_end,
@@ -118,24 +132,29 @@ __global__ void hyblas_dense_heavy(
     bool* __restrict__ partial_present)
 {
     extern __shared__ __align__(16) unsigned char hyblas_smem[];
-    const hyblas_smem_layout s = hyblas_carve(hyblas_smem, height, width, !ALL_PRESENT);
+    const int groups = blockDim.x / tile_width;
+    const hyblas_smem_layout s = hyblas_carve(hyblas_smem, height * groups, width, !ALL_PRESENT);
+    const int group = threadIdx.x / tile_width;
+    const int tid = threadIdx.x - group * tile_width;
+    hyblas_word* const acc = s.acc + group * height;
+    unsigned int* const found = ALL_PRESENT ? nullptr : s.found + group * height;
     const long long first_unit = team_begin[blockIdx.x];
     const long long last_unit = team_end[blockIdx.x];
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
     hyblas_load_panel<ALL_PRESENT>((long long)unit_panel[first_unit] * width, ncols, width, u,
                                    u_present, s.xs, s.ps);
-    for (int d = threadIdx.x; d < height; d += blockDim.x) {
+    for (int d = threadIdx.x; d < height * groups; d += blockDim.x) {
         s.acc[d] = empty;
         if (!ALL_PRESENT) s.found[d] = 0u;
     }
     __syncthreads();
-    for (long long unit = first_unit; unit < last_unit; ++unit) {
+    for (long long unit = first_unit + group; unit < last_unit; unit += groups) {
 
         // step k of this thread: HYBLAS_VECTOR tokens in one 16-byte load; the next step's load
         // is issued before this step's tokens are walked, so a warp keeps two in flight
         const int steps = unit_steps[unit];
-        const long long column = unit_offset[unit] + (long long)threadIdx.x * HYBLAS_VECTOR;
-        const long long stride = (long long)blockDim.x * HYBLAS_VECTOR;
+        const long long column = unit_offset[unit] + (long long)tid * HYBLAS_VECTOR;
+        const long long stride = (long long)tile_width * HYBLAS_VECTOR;
         hyblas_z run = (hyblas_z)(${IDENTITY});
         bool run_found = false;
         bool done = false;
@@ -179,8 +198,8 @@ __global__ void hyblas_dense_heavy(
                         break;
                     }
                     if (run_found) {
-                        hyblas_atomic_combine(&s.acc[dst], run);
-                        if (!ALL_PRESENT) atomicOr(&s.found[dst], 1u);
+                        hyblas_atomic_combine(&acc[dst], run);
+                        if (!ALL_PRESENT) atomicOr(&found[dst], 1u);
                     }
                     dst = -token - 1;
                     run_found = false;
@@ -193,35 +212,35 @@ __global__ void hyblas_dense_heavy(
             }
         }
         if (run_found) {
-            hyblas_atomic_combine(&s.acc[dst], run);
-            if (!ALL_PRESENT) atomicOr(&s.found[dst], 1u);
+            hyblas_atomic_combine(&acc[dst], run);
+            if (!ALL_PRESENT) atomicOr(&found[dst], 1u);
         }
-        __syncthreads();
+        hyblas_group_sync(group, groups, tile_width);
 
         const long long base = unit_slot_base[unit];
         const int count = unit_slot_count[unit];
-        for (int i0 = threadIdx.x; i0 < count; i0 += HYBLAS_BATCH * blockDim.x) {
+        for (int i0 = tid; i0 < count; i0 += HYBLAS_BATCH * tile_width) {
             int ds[HYBLAS_BATCH];
 #pragma unroll
             for (int b = 0; b < HYBLAS_BATCH; ++b) {
-                const int i = i0 + b * blockDim.x;
+                const int i = i0 + b * tile_width;
                 if (i < count) ds[b] = slot_dst[base + i];
             }
 #pragma unroll
             for (int b = 0; b < HYBLAS_BATCH; ++b) {
-                const int i = i0 + b * blockDim.x;
+                const int i = i0 + b * tile_width;
                 if (i < count) {
                     const int d = ds[b];
-                    partial[base + i] = hyblas_from_word(s.acc[d]);
-                    s.acc[d] = empty;
+                    partial[base + i] = hyblas_from_word(acc[d]);
+                    acc[d] = empty;
                     if (!ALL_PRESENT) {
-                        partial_present[base + i] = s.found[d] != 0u;
-                        s.found[d] = 0u;
+                        partial_present[base + i] = found[d] != 0u;
+                        found[d] = 0u;
                     }
                 }
             }
         }
-        __syncthreads();
+        hyblas_group_sync(group, groups, tile_width);
     }
 }
 
