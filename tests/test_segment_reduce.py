@@ -2,8 +2,9 @@
 
 The operator need not commute: ``first`` and ``second`` pick each segment's first and last
 value only if every combination keeps the entries' order. Segment lengths are drawn so that
-every group width (1 to 32 lanes), partial tiles, empty segments and long segments (the block
-kernel, with several tiles per warp) all occur. Values are small integers, so floating-point
+segments one lane folds (at most 32 entries), segments a warp folds (partial tiles, several
+in one warp's 32), empty segments and long segments (the block kernel, with several tiles per
+warp) all occur. Values are small integers, so floating-point
 sums are exact whatever the order of additions.
 """
 
@@ -65,15 +66,18 @@ def _check(lengths: list[int], name: str, dtype: str, seed: int) -> None:
 
 
 @pytest.mark.parametrize(("name", "dtype"), CASES)
-def test_every_group_width_and_long_segments(name: str, dtype: str) -> None:
+def test_lane_warp_and_block_segments(name: str, dtype: str) -> None:
     rng = np.random.default_rng(7)
     lengths = list(rng.integers(0, 3, 300))  # mean about 1: one lane per segment
     _check(lengths, name, dtype, seed=1)
-    for mean in (2, 4, 8, 16, 32, 200):  # each group width, and wider than a warp
+    for mean in (2, 4, 8, 16, 32, 200):  # lanes, lanes and warps, warps (over 32 entries)
         _check(list(rng.integers(0, 2 * mean, 100)), name, dtype, seed=mean)
     # long segments take a block: one over a warp's 4 tiles x 32 warps, one just over the bound
     long = [0, 3, segments.LONG_SEGMENT + 1, 5, 40_000, 0, 1]
     _check(long, name, dtype, seed=3)
+    # a warp's 32 segments with lengths at the lane / warp / block boundaries, twice over
+    edges = [32, 33, 0, 31, segments.LONG_SEGMENT, 1, 64, 129] * 8
+    _check(edges, name, dtype, seed=4)
 
 
 @given(lengths=st.lists(st.one_of(st.integers(0, 70), st.integers(4000, 9000)), min_size=1,

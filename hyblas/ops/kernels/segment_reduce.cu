@@ -77,9 +77,29 @@ __device__ __forceinline__ void hyblas_group_range(
     }
 }
 
-// One group of G lanes per segment; segments longer than long_segment are skipped.
-template <int G>
-__global__ void hyblas_segment_reduce_group(
+// Any value of at most 8 bytes from lane `source` of the warp.
+template <typename V>
+__device__ __forceinline__ V hyblas_shuffle_from(V v, int source) {
+    if (sizeof(V) <= 4) {
+        union { V value; unsigned int word; } u;
+        u.word = 0;
+        u.value = v;
+        u.word = __shfl_sync(0xffffffffu, u.word, source);
+        return u.value;
+    }
+    union { V value; unsigned long long word; } u;
+    u.word = 0;
+    u.value = v;
+    u.word = __shfl_sync(0xffffffffu, u.word, source);
+    return u.value;
+}
+
+// One warp per 32 consecutive segments: a lane folds its own segment if it has at most 32
+// entries (HYBLAS_TILES loads in flight at a time), then the warp folds each longer one of
+// its segments together, in tiles of 32 (at most long_segment entries: longer segments are
+// skipped, for hyblas_segment_reduce_block). Short rows cost a lane, not a warp, and a long
+// row does not hold a lane per entry of its neighbours, whatever the mix of lengths.
+__global__ void hyblas_segment_reduce_warp(
     const long long nsegments,
     const long long long_segment,
     const long long* __restrict__ offsets,
@@ -87,20 +107,47 @@ __global__ void hyblas_segment_reduce_group(
     hyblas_v* __restrict__ out,
     bool* __restrict__ out_found)
 {
-    const long long thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long segment = thread / G;
-    const int lane = (int)(thread % G);
-    // a group lies within one warp and shares its segment test, so a group's lanes shuffle
-    // together; G divides 32
-    const unsigned mask = G == 32 ? 0xffffffffu : (((1u << G) - 1u) << ((threadIdx.x & 31) & ~(G - 1)));
-    if (segment >= nsegments) return;
-    const long long begin = offsets[segment];
-    const long long end = offsets[segment + 1];
-    if (end - begin > long_segment) return;
+    const long long first = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * 32;
+    if (first >= nsegments) return;  // the whole warp
+    const int lane = threadIdx.x & 31;
+    const long long segment = first + lane;
+    const bool mine = segment < nsegments;
+    long long begin = 0;
+    long long end = 0;
+    if (mine) {
+        begin = offsets[segment];
+        end = offsets[segment + 1];
+    }
+    const long long length = end - begin;
     hyblas_v acc;
     bool have = false;
-    hyblas_group_range<G>(begin, end, lane, mask, values, acc, have);
-    if (lane == 0) {
+    if (length <= 32) {
+        for (long long base = begin; base < end; base += HYBLAS_TILES) {
+            hyblas_v v[HYBLAS_TILES];
+#pragma unroll
+            for (int t = 0; t < HYBLAS_TILES; ++t) {
+                if (base + t < end) v[t] = (hyblas_v)values[base + t];
+            }
+#pragma unroll
+            for (int t = 0; t < HYBLAS_TILES; ++t) hyblas_append(acc, have, v[t], base + t < end);
+        }
+    }
+    unsigned wide = __ballot_sync(0xffffffffu, length > 32 && length <= long_segment);
+    while (wide != 0u) {
+        const int owner = __ffs(wide) - 1;
+        wide &= wide - 1u;
+        const long long b = __shfl_sync(0xffffffffu, begin, owner);
+        const long long e = __shfl_sync(0xffffffffu, end, owner);
+        hyblas_v folded;
+        bool folded_have = false;
+        hyblas_group_range<32>(b, e, lane, 0xffffffffu, values, folded, folded_have);
+        folded = hyblas_shuffle_from(folded, 0);  // valid in lane 0
+        if (lane == owner) {
+            acc = folded;
+            have = true;  // the segment has entries
+        }
+    }
+    if (mine && length <= long_segment) {
         out[segment] = have ? acc : (hyblas_v)0;
         out_found[segment] = have;
     }
