@@ -158,17 +158,23 @@ def _shares(A: Matrix, alpha: float) -> _Shares:  # noqa: N803
     return _Shares(ops.ewise_add(damped, _full(0.0, A), _binary["first"]), senders)
 
 
-def _push(A: Matrix, alpha: float, rank: Vector, shares: _Shares,  # noqa: N803
-          executor: str) -> tuple[Vector, float]:  # fmt: skip
+def _push(A: Matrix, alpha: float, rank: Vector, shares: _Shares, executor: str,  # noqa: N803
+          base: float | None = None) -> tuple[Vector, float]:  # fmt: skip
     """What ``rank`` (all or part of the vertices) sends: ``α (rank P + dangling rank / n)``.
 
     Returns the part sent along edges and the part every vertex receives from the dangling
-    vertices (a scalar).
+    vertices (a scalar). With ``base``, the part sent along edges is added to a full vector of
+    ``base`` plus that scalar, in the product's output write (one pass less than adding after).
     """
     share = ops.ewise_mult(rank, shares.edge, _binary["times"])
-    spread = ops.vxm(share, A, _semiring["plus_times"][np.float64], executor=executor)
     dangling = ops.apply(rank, _unary["identity"], mask=~shares.senders.S)
-    return spread, alpha * float(dangling.reduce(_monoid["plus"])) / A.nrows
+    everywhere = alpha * float(dangling.reduce(_monoid["plus"])) / A.nrows
+    semiring = _semiring["plus_times"][np.float64]
+    if base is None:
+        return ops.vxm(share, A, semiring, executor=executor), everywhere
+    out = _full(base + everywhere, A)  # the sum is out + product, as ewise_add's would be
+    return ops.vxm(share, A, semiring, out=out, accum=_binary["plus"], executor=executor), \
+        everywhere  # fmt: skip
 
 
 def _full(value: float, A: Matrix) -> Vector:  # noqa: N803
@@ -177,8 +183,7 @@ def _full(value: float, A: Matrix) -> Vector:  # noqa: N803
 
 def _power_step(A: Matrix, alpha: float, ranks: Vector, shares: _Shares,  # noqa: N803
                 executor: str) -> Vector:  # fmt: skip
-    sent, everywhere = _push(A, alpha, ranks, shares, executor)
-    return ops.ewise_add(sent, _full(everywhere + (1.0 - alpha) / A.nrows, A), _binary["plus"])
+    return _push(A, alpha, ranks, shares, executor, base=(1.0 - alpha) / A.nrows)[0]
 
 
 def _power(A: Matrix, alpha: float, shares: _Shares, tol: float, max_iter: int,  # noqa: N803
