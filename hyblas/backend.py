@@ -226,6 +226,12 @@ def launch(kernel: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tup
 _RAISED_SHARED: dict[int, tuple[Any, int]] = {}  # id(kernel) -> (kernel, its dynamic limit)
 
 
+def max_block_threads(kernel: Any) -> int:
+    """The most threads a block of ``kernel`` (from :func:`compile_module`) may have: below 1024
+    where its registers per thread would not fit a block of 1024 threads on the device."""
+    return int(kernel.max_threads_per_block)
+
+
 def multiprocessor_count() -> int:
     """Streaming multiprocessors of the current CUDA device."""
     return _multiprocessor_count(xp_for("cuda").cuda.runtime.getDevice())

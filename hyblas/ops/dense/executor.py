@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes as _dt
-from ...backend import compile_module, launch, translate_oom
+from ...backend import compile_module, launch, max_block_threads, translate_oom
 from ...errors import InvalidValue
 from ...semiring.operators import BinaryOp, Semiring
 from .. import mask as _mask
@@ -77,12 +77,14 @@ def spmv(
 
 
 def heavy_groups(params: DenseParams, op_type: np.dtype, out_type: np.dtype,
-                 all_present: bool) -> int:  # fmt: skip
-    """Groups per heavy thread block: ``params.block_groups``, or fewer where their
+                 all_present: bool, block_threads: int = 1024) -> int:  # fmt: skip
+    """Groups per heavy thread block: ``params.block_groups``, or fewer where the kernel's
+    blocks may not have ``block_threads`` threads (its registers) or where the groups'
     accumulators and the panel would not fit in shared memory (at least one group must)."""
     width, height = params.column_panel, params.row_panel
     flags = not all_present
-    for groups in range(params.block_groups, 0, -1):
+    most = max(1, min(params.block_groups, block_threads // params.heavy_threads))
+    for groups in range(most, 0, -1):
         if shared_bytes(height * groups, width, op_type, out_type, flags=flags) <= SHARED_LIMIT:
             return groups
     needed = shared_bytes(height, width, op_type, out_type, flags=flags)
@@ -95,10 +97,11 @@ def heavy_groups(params: DenseParams, op_type: np.dtype, out_type: np.dtype,
 def _kernels(semiring: Semiring, op_type: np.dtype, out_dtype: np.dtype,
              mask_dtype: np.dtype | None, accum: BinaryOp | None,
              flags: tuple[Any, ...]) -> tuple[Any, ...]:  # fmt: skip
-    """(heavy, light, reduce, chunks, split init, unpermute) for one specialization (cached:
-    building the source and looking its module up cost about as much host time as a small
-    product). ``permuted`` names the type of the layout's ``row_position`` (None: not permuted,
-    and no unpermute kernel); the reduce of a permuted layout leaves the output write to it."""
+    """(heavy, light, reduce, chunks, split init, unpermute, most threads of a heavy block,
+    of a light block) for one specialization (cached: building the source and looking its
+    module up cost about as much host time as a small product). ``permuted`` names the type of
+    the layout's ``row_position`` (None: not permuted, and no unpermute kernel); the reduce of
+    a permuted layout leaves the output write to it."""
     flip, all_present, iso, permuted, *write = flags
     names = [
         _k.heavy_name(flip, all_present, iso),
@@ -114,7 +117,9 @@ def _kernels(semiring: Semiring, op_type: np.dtype, out_dtype: np.dtype,
                            accum=accum)  # fmt: skip
     module = compile_module(source, tuple(names))
     functions = tuple(module.get_function(name) for name in names)
-    return functions if permuted is not None else (*functions, None)
+    if permuted is None:
+        functions = (*functions, None)
+    return (*functions, max_block_threads(functions[0]), max_block_threads(functions[1]))
 
 
 def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: Semiring,
@@ -134,21 +139,26 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
     params = layout.params
     width, height = params.column_panel, params.row_panel
     all_present = present is None
-    groups = heavy_groups(params, op_type, out_type, all_present)
-    phase1_bytes = shared_bytes(height * groups, width, op_type, out_type,
-                                flags=not all_present)  # fmt: skip
     iso = layout.iso_value is not None
     mask_values = mask_present = None
     if mask is not None:
         mask_values, mask_present = mask.parent._as_bitmap()
     row_position = layout.row_position
     permuted = None if row_position is None else _dt.cuda_name(row_position.dtype)
-    heavy, light, reduce, chunks, split_init, unpermute = _kernels(
+    heavy, light, reduce, chunks, split_init, unpermute, heavy_most, light_most = _kernels(
         semiring, op_type, out_dtype, None if mask is None else mask_values.dtype, accum,
         (flip, all_present, iso, permuted, mask is not None,
          mask is not None and mask.structural, mask is not None and mask.complement,
          out is not None, accum is not None and out is not None, replace and out is not None),
     )  # fmt: skip
+    if layout.heavy_units and params.heavy_threads > heavy_most:  # the tile width is fixed
+        raise InvalidValue(f"dense executor: heavy_threads={params.heavy_threads} is more "
+                           f"than the {heavy_most} threads a block of the heavy kernel may have "
+                           f"for {semiring.name} on {np.dtype(op_type).name} (its "
+                           f"registers)")  # fmt: skip
+    groups = heavy_groups(params, op_type, out_type, all_present, heavy_most)
+    phase1_bytes = shared_bytes(height * groups, width, op_type, out_type,
+                                flags=not all_present)  # fmt: skip
     iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
     dummy_t = placeholder(xp, op_type)
     dummy_b = placeholder(xp, np.bool_)
@@ -170,7 +180,7 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
         if layout.light_units:
             weights = dummy_t if iso else layout.weights_as("light_weights", op_type)
             light_bytes = shared_bytes(0, width, op_type, out_type, flags=not all_present)
-            launch(light, (layout.light_units,), (params.light_threads,), (
+            launch(light, (layout.light_units,), (min(params.light_threads, light_most),), (
                 np.int32(width), np.int64(layout.ncols), layout.light_panel, layout.light_begin,
                 layout.light_end, layout.light_src, weights, iso_value, layout.light_slot, x,
                 u_present, partial, partial_present,
