@@ -5,14 +5,15 @@ is cut into blocks of ``row_panel`` outputs x ``column_panel`` inputs, after an 
 renumbering by descending degree (``DenseParams.reorder``).
 
 * A **heavy** block (at least ``heavy_threshold`` entries) is split into units of at most
-  ``heavy_unit_edges`` entries, one thread block each. A unit's entries, sorted by destination,
-  are dealt out to ``heavy_threads`` threads in contiguous ranges; each thread's range becomes a
-  column of an int16 tile stored column-major in groups of ``VECTOR`` tokens (step ``k`` of
-  thread ``t`` is ``VECTOR`` tokens at ``offset + (k * threads + t) * VECTOR``, so a step is one
-  16-byte load per thread and coalesced across a warp). A column holds local source ids
-  (``>= 0``) interleaved with negated local destinations (``-(dst + 1)``), which open a run;
-  ``PAD`` ends a column. A matching weight table sits beside it unless every stored value is
-  equal (an *iso* matrix, e.g. an unweighted graph), when one scalar stands for all.
+  ``heavy_unit_edges`` entries, each walked by ``heavy_threads`` threads (a group of a heavy
+  thread block, which walks a *team* of units of one column panel). A unit's entries, sorted by
+  destination, are dealt out to ``heavy_threads`` threads in contiguous ranges; each thread's
+  range becomes a column of an int16 tile stored column-major in groups of ``VECTOR`` tokens
+  (step ``k`` of thread ``t`` is ``VECTOR`` tokens at ``offset + (k * threads + t) * VECTOR``,
+  so a step is one 16-byte load per thread and coalesced across a warp). A column holds local
+  source ids (``>= 0``) interleaved with negated local destinations (``-(dst + 1)``), which open
+  a run; ``PAD`` ends a column. A matching weight table sits beside it unless every stored value
+  is equal (an *iso* matrix, e.g. an unweighted graph), when one scalar stands for all.
 * **Light** blocks of one column panel form that panel's stream of ``(local input id, weight,
   slot)``, cut into units of at most ``light_unit_edges`` entries.
 * **Slots** hold the partial results phase 1 writes: one per distinct destination of a heavy
