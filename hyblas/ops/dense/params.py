@@ -102,7 +102,6 @@ class DenseParams:
                 raise InvalidValue(f"DenseParams.{name} must be at most 1024 (a CUDA block), "
                                    f"got {getattr(self, name)}")  # fmt: skip
 
-
     @property
     def block_groups(self) -> int:
         """Groups per heavy block that the block can hold: ``heavy_groups``, at most
