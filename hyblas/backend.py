@@ -237,6 +237,12 @@ def multiprocessor_count() -> int:
     return _multiprocessor_count(xp_for("cuda").cuda.runtime.getDevice())
 
 
+def grid_stride_blocks(count: int, threads: int, per_multiprocessor: int = 8) -> int:
+    """Blocks of ``threads`` for a grid-stride loop over ``count`` items: one item a thread,
+    but at most ``per_multiprocessor`` blocks per SM (each thread then takes several)."""
+    return max(1, min(-(-count // threads), per_multiprocessor * multiprocessor_count()))
+
+
 @functools.cache
 def _multiprocessor_count(device_id: int) -> int:
     # asked once per device: Device().attributes reads every attribute, each time

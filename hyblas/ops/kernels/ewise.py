@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes as _dt
-from ...backend import compile_module, launch, multiprocessor_count, translate_oom
+from ...backend import compile_module, grid_stride_blocks, launch, translate_oom
 from ...semiring.operators import BinaryOp
 from . import source
 
@@ -53,7 +53,7 @@ def ewise_bitmaps(xp: Any, x: tuple[Any, Any], y: tuple[Any, Any], op: BinaryOp,
         values = xp.empty(size, dtype=op.output_type(op_type))
         present = xp.empty(size, dtype=bool)
     if size:
-        blocks = max(1, min(-(-size // THREADS), 16 * multiprocessor_count()))
+        blocks = grid_stride_blocks(size, THREADS, 16)
         launch(_kernel(op, x_values.dtype, y_values.dtype, union), (blocks,), (THREADS,), (
             np.int64(size), x_values, x_present, y_values, y_present, values, present))
     return values, present

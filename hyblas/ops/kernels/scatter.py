@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ...backend import compile_module, multiprocessor_count
+from ...backend import compile_module, grid_stride_blocks
 from . import source
 
 __all__ = ["builtin_specializations", "scatter_bitmap", "word_type"]
@@ -45,7 +45,7 @@ def scatter_bitmap(xp: Any, size: int, ids: Any, values: Any) -> tuple[Any, Any]
     count = int(ids.size)
     if count:
         word = word_type(dtype)
-        blocks = max(1, min(-(-count // THREADS), 8 * multiprocessor_count()))
+        blocks = grid_stride_blocks(count, THREADS)
         _kernel(dtype.itemsize)((blocks,), (THREADS,), (
             np.int64(count), ids.astype(np.int64, copy=False),
             xp.ascontiguousarray(values).view(word), out.view(word), present))  # fmt: skip

@@ -1,12 +1,13 @@
 // hyblas segmented reduction: out[s] = values[offsets[s]] op ... op values[offsets[s+1] - 1].
 //
 // The operator need not commute (a build's dup_op may be "first" or "second"), so every
-// combination keeps the entries' order: a group of G lanes reads G consecutive entries (one
-// tile), folds them lane 0 <- lane 1, lanes 0-1 <- lanes 2-3, ... (shuffle-down by 1, 2, 4, ...,
-// which combines neighbours left to right), and lane 0 appends the tile to its running result.
-// Each lane reads several tiles before folding them, so loads are in flight together.
-// Segments longer than `long_segment` are left to hyblas_segment_reduce_block, which splits one
-// segment into 32 consecutive pieces, one per warp, and joins the pieces in order.
+// combination keeps the entries' order. A segment of at most 32 entries is folded by one lane,
+// left to right. A longer one is folded by a whole warp in tiles: the 32 lanes read 32
+// consecutive entries, fold them lane 0 <- lane 1, lanes 0-1 <- lanes 2-3, ... (shuffle-down by
+// 1, 2, 4, ..., which combines neighbours left to right), and lane 0 appends the tile to its
+// running result; each lane reads several tiles before folding them, so loads are in flight
+// together. Segments longer than `long_segment` are left to hyblas_segment_reduce_block, which
+// splits one segment into consecutive pieces, one per warp, and joins the pieces in order.
 // Specialized by string.Template: ${V} the value type, ${OP} the operator's expression in x, y,
 // ${S} the type the values are stored as (each is cast to ${V} as it is read).
 // An empty segment gets the value 0 and found[s] = false.
@@ -18,20 +19,20 @@ __device__ __forceinline__ hyblas_v hyblas_op(hyblas_v x, hyblas_v y) { return (
 
 #define HYBLAS_TILES 4
 
-// Shuffle any value of at most 8 bytes (the intrinsics have no 1- and 2-byte overloads).
-template <typename V>
-__device__ __forceinline__ V hyblas_shuffle_down(unsigned mask, V v, int delta, int width) {
-    if (sizeof(V) <= 4) {
-        union { V value; unsigned int word; } u;
-        u.word = 0;
-        u.value = v;
-        u.word = __shfl_down_sync(mask, u.word, delta, width);
-        return u.value;
-    }
-    union { V value; unsigned long long word; } u;
+#define HYBLAS_FULL_WARP 0xffffffffu
+
+// Shuffle any value of at most 8 bytes across the warp (the intrinsics have no 1- and 2-byte
+// overloads): from `lane` + `offset` (DOWN) or from lane `offset`.
+template <bool SMALL> struct hyblas_shuffle_word { typedef unsigned int type; };
+template <> struct hyblas_shuffle_word<false> { typedef unsigned long long type; };
+
+template <bool DOWN, typename V>
+__device__ __forceinline__ V hyblas_shuffle(V v, int offset) {
+    union { V value; typename hyblas_shuffle_word<sizeof(V) <= 4>::type word; } u;
     u.word = 0;
     u.value = v;
-    u.word = __shfl_down_sync(mask, u.word, delta, width);
+    u.word = DOWN ? __shfl_down_sync(HYBLAS_FULL_WARP, u.word, offset)
+                  : __shfl_sync(HYBLAS_FULL_WARP, u.word, offset);
     return u.value;
 }
 
@@ -44,30 +45,30 @@ __device__ __forceinline__ void hyblas_append(hyblas_v& acc, bool& have, hyblas_
     }
 }
 
-// Entries [begin, end) reduced in order by the G lanes of a group (lane = 0..G-1); the result
-// is valid in lane 0. `mask` names the group's lanes in the warp.
-template <int G>
-__device__ __forceinline__ void hyblas_group_range(
-    long long begin, long long end, int lane, unsigned mask, const hyblas_s* __restrict__ values,
+// Entries [begin, end) reduced in order by the 32 lanes of a warp (lane = 0..31), in tiles of
+// 32; the result is valid in lane 0.
+__device__ __forceinline__ void hyblas_warp_range(
+    long long begin, long long end, int lane, const hyblas_s* __restrict__ values,
     hyblas_v& acc, bool& have)
 {
-    for (long long base = begin; base < end; base += (long long)G * HYBLAS_TILES) {
+    for (long long base = begin; base < end; base += 32LL * HYBLAS_TILES) {
         hyblas_v tile[HYBLAS_TILES];
         bool found[HYBLAS_TILES];
 #pragma unroll
         for (int t = 0; t < HYBLAS_TILES; ++t) {
-            const long long k = base + (long long)t * G + lane;
+            const long long k = base + 32LL * t + lane;
             found[t] = k < end;
             if (found[t]) tile[t] = (hyblas_v)values[k];
         }
 #pragma unroll
         for (int t = 0; t < HYBLAS_TILES; ++t) {
 #pragma unroll
-            for (int delta = 1; delta < G; delta <<= 1) {
-                const hyblas_v other = hyblas_shuffle_down(mask, tile[t], delta, G);
-                const bool other_found = __shfl_down_sync(mask, (int)found[t], delta, G) != 0;
+            for (int delta = 1; delta < 32; delta <<= 1) {
+                const hyblas_v other = hyblas_shuffle<true>(tile[t], delta);
+                const bool other_found = __shfl_down_sync(HYBLAS_FULL_WARP, (int)found[t],
+                                                          delta) != 0;
                 // lanes that are multiples of 2 * delta fold their right neighbour's run in
-                if ((lane & (2 * delta - 1)) == 0 && lane + delta < G && other_found) {
+                if ((lane & (2 * delta - 1)) == 0 && lane + delta < 32 && other_found) {
                     tile[t] = found[t] ? hyblas_op(tile[t], other) : other;
                     found[t] = true;
                 }
@@ -75,23 +76,6 @@ __device__ __forceinline__ void hyblas_group_range(
             if (lane == 0) hyblas_append(acc, have, tile[t], found[t]);
         }
     }
-}
-
-// Any value of at most 8 bytes from lane `source` of the warp.
-template <typename V>
-__device__ __forceinline__ V hyblas_shuffle_from(V v, int source) {
-    if (sizeof(V) <= 4) {
-        union { V value; unsigned int word; } u;
-        u.word = 0;
-        u.value = v;
-        u.word = __shfl_sync(0xffffffffu, u.word, source);
-        return u.value;
-    }
-    union { V value; unsigned long long word; } u;
-    u.word = 0;
-    u.value = v;
-    u.word = __shfl_sync(0xffffffffu, u.word, source);
-    return u.value;
 }
 
 // One warp per 32 consecutive segments: a lane folds its own segment if it has at most 32
@@ -132,16 +116,16 @@ __global__ void hyblas_segment_reduce_warp(
             for (int t = 0; t < HYBLAS_TILES; ++t) hyblas_append(acc, have, v[t], base + t < end);
         }
     }
-    unsigned wide = __ballot_sync(0xffffffffu, length > 32 && length <= long_segment);
+    unsigned wide = __ballot_sync(HYBLAS_FULL_WARP, length > 32 && length <= long_segment);
     while (wide != 0u) {
         const int owner = __ffs(wide) - 1;
         wide &= wide - 1u;
-        const long long b = __shfl_sync(0xffffffffu, begin, owner);
-        const long long e = __shfl_sync(0xffffffffu, end, owner);
+        const long long b = __shfl_sync(HYBLAS_FULL_WARP, begin, owner);
+        const long long e = __shfl_sync(HYBLAS_FULL_WARP, end, owner);
         hyblas_v folded;
         bool folded_have = false;
-        hyblas_group_range<32>(b, e, lane, 0xffffffffu, values, folded, folded_have);
-        folded = hyblas_shuffle_from(folded, 0);  // valid in lane 0
+        hyblas_warp_range(b, e, lane, values, folded, folded_have);
+        folded = hyblas_shuffle<false>(folded, 0);  // valid in lane 0
         if (lane == owner) {
             acc = folded;
             have = true;  // the segment has entries
@@ -178,7 +162,7 @@ __global__ void hyblas_segment_reduce_block(
     const long long piece_end = min(end, piece_begin + piece);
     hyblas_v acc;
     bool have = false;
-    hyblas_group_range<32>(piece_begin, piece_end, lane, 0xffffffffu, values, acc, have);
+    hyblas_warp_range(piece_begin, piece_end, lane, values, acc, have);
     if (lane == 0) {
         piece_acc[warp] = acc;
         piece_have[warp] = have;

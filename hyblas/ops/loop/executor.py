@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ...backend import compile_module, multiprocessor_count, translate_oom, xp_for
+from ...backend import (compile_module, grid_stride_blocks, multiprocessor_count, translate_oom,
+                        xp_for)
 from ...matrix import Matrix
 from ...semiring.operators import BinaryOp, Semiring
 from ...vector import Vector
@@ -43,7 +44,7 @@ def _launch_facts(indptr: Any, out: Any, *, ids: Any = None, present: Any = None
     xp = xp_for("cuda")
     sparse = ids is not None
     count = int(ids.size) if sparse else int(present.size)
-    blocks = max(1, min(-(-count // THREADS), 8 * multiprocessor_count()))
+    blocks = grid_stride_blocks(count, THREADS)
     _facts_kernel(indptr.dtype)((blocks,), (THREADS,), (
         np.int32(sparse), ids if sparse else placeholder(xp, np.int64),
         placeholder(xp, np.bool_) if sparse else present, np.int64(count), indptr, out))
@@ -62,7 +63,7 @@ def improve_bitmaps(xp: Any, add: BinaryOp, state: tuple[Any, Any], reached: tup
     improved = xp.empty(n, dtype=values.dtype)
     improved_present = xp.empty(n, dtype=bool)
     counts = xp.zeros(2 if indptr is None else 4, dtype=np.uint64)
-    blocks = max(1, min(-(-n // THREADS), 8 * multiprocessor_count()))
+    blocks = grid_stride_blocks(n, THREADS)
     _improve_kernel(add, values.dtype)((blocks,), (THREADS,), (
         np.int64(n), r_values, r_present, values, present, improved, improved_present, counts))
     if indptr is not None:
@@ -191,7 +192,7 @@ def _fill_levels(stamp: Any, first: int, last: int, offset: int, values: Any,
     ``present``: one pass over the vertices, where listing them and scattering costs a few
     (about 16M reached of kron24's 16.7M vertices)."""
     n = stamp.size
-    blocks = max(1, min(-(-n // THREADS), 8 * multiprocessor_count()))
+    blocks = grid_stride_blocks(n, THREADS)
     _reached_kernel(values.dtype)((blocks,), (THREADS,), (
         np.int64(n), stamp, np.int64(first), np.int64(last), np.int64(offset), values, present))
 
