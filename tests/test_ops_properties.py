@@ -366,6 +366,24 @@ def test_reduce_scalar(backend: str, data: st.DataObject) -> None:
         assert _close(got, value, got.dtype), (got, value)
 
 
+@given(data=st.data())
+def test_reduce_scalar_of_a_bitmap(backend: str, data: st.DataObject) -> None:
+    """A vector stored as a bitmap, however few its entries, reduces over its present
+    positions only (sum / product / or / and fill the others with the identity)."""
+    mon, dtype = data.draw(monoid_and_dtype())
+    x = data.draw(S.vectors(dtype=dtype))
+    value, cands = model.reduce_scalar(model.of(x), mon)
+    sparse = x.hyblas(backend)
+    stored = hb.Vector(x.size, sparse.dtype, backend=backend, bitmap=sparse._as_bitmap())
+    assert stored.format == "bitmap"
+    got = hb.ops.reduce_scalar(stored, mon)
+    assert got.dtype == np.asarray(value).dtype
+    if cands is not None:
+        assert any(_close(got, c, got.dtype) for c in cands), (got, cands)
+    else:
+        assert _close(got, value, got.dtype), (got, value)
+
+
 # --- extract / assign / transpose ---------------------------------------------------------------
 
 

@@ -145,17 +145,20 @@ def pagerank(
 
 class _Shares(NamedTuple):
     edge: Vector  # α / out-weight of every vertex that sends along edges, 0 for the others
-    senders: Vector  # an entry for every vertex with a nonzero out-weight (not dangling)
+    dangling: Vector  # 1 for every vertex whose out-weight is 0 (dangling), 0 for the others
 
 
 def _shares(A: Matrix, alpha: float) -> _Shares:  # noqa: N803
     """What each vertex passes along each of its out-edges per unit of rank, damping included
-    (one multiply per vertex and iteration does both). ``edge`` is full, so that a full rank
-    vector gives a full input, the case cuSPARSE serves."""
+    (one multiply per vertex and iteration does both). Both vectors are full: a full rank
+    vector then gives a full input, the case cuSPARSE serves, and the dangling rank is one
+    multiply of two full vectors and a sum, with no mask to build."""
     senders = ops.select(ops.reduce_rows(A, _monoid["plus"][np.float64]), "valuene", 0.0)
     inverse = ops.apply(senders, _unary["minv"][np.float64])
     damped = ops.apply(inverse, _binary["times"], right=alpha)
-    return _Shares(ops.ewise_add(damped, _full(0.0, A), _binary["first"]), senders)
+    dangling = _full(1.0, A)
+    ops.assign(dangling, 0.0, None, mask=senders.S)
+    return _Shares(ops.ewise_add(damped, _full(0.0, A), _binary["first"]), dangling)
 
 
 def _push(A: Matrix, alpha: float, rank: Vector, shares: _Shares, executor: str,  # noqa: N803
@@ -167,7 +170,7 @@ def _push(A: Matrix, alpha: float, rank: Vector, shares: _Shares, executor: str,
     ``base`` plus that scalar, in the product's output write (one pass less than adding after).
     """
     share = ops.ewise_mult(rank, shares.edge, _binary["times"])
-    dangling = ops.apply(rank, _unary["identity"], mask=~shares.senders.S)
+    dangling = ops.ewise_mult(rank, shares.dangling, _binary["times"])
     everywhere = alpha * float(dangling.reduce(_monoid["plus"])) / A.nrows
     semiring = _semiring["plus_times"][np.float64]
     if base is None:

@@ -565,6 +565,9 @@ def reduce_scalar(x: Any, monoid: Monoid | str) -> Any:
     """
     mon = _monoid_of(monoid)
     _container(x, (Vector, Matrix), "x")
+    if isinstance(x, Vector) and x.format == "bitmap":
+        values, present = x._as_bitmap()
+        return reference.reduce_all(x._xp, values, mon, present=present)
     values = x._values if isinstance(x, Matrix) else x._as_sparse()[1]  # no keys needed
     return reference.reduce_all(x._xp, values, mon)
 

@@ -118,13 +118,24 @@ def reduce_rows(matrix: Any, monoid: Monoid) -> tuple[Any, Any]:
                              out_type)  # fmt: skip
 
 
-def reduce_all(xp: ModuleType, values: Any, monoid: Monoid) -> Any:
-    """All ``values`` reduced to one NumPy scalar (the monoid's identity when empty)."""
+def reduce_all(xp: ModuleType, values: Any, monoid: Monoid, present: Any = None) -> Any:
+    """All ``values`` reduced to one NumPy scalar (the monoid's identity when empty).
+
+    With ``present`` (a bitmap's flags), only the flagged values count. For sum, product, or
+    and and, the others are replaced by the identity, which changes no result and needs no
+    compaction (on the GPU, compacting a bitmap waits for the device to size the result).
+    """
     op_type = monoid.input_type(values.dtype)
     out_type = monoid.binaryop.output_type(op_type)
+    whole = _WHOLE_ARRAY_REDUCTIONS.get(monoid.binaryop.ufunc)
+    if present is not None:
+        if whole in _IDENTITY_FILLED:
+            fill = values.dtype.type(monoid.identity(op_type))
+            values = xp.where(present, values, fill)
+        else:
+            values = values[present]
     if values.size == 0:
         return monoid.identity(out_type)
-    whole = _WHOLE_ARRAY_REDUCTIONS.get(monoid.binaryop.ufunc)
     if whole is not None:  # one library reduction instead of a segmented scan
         with warnings.catch_warnings():  # nanmin / nanmax of all-NaN: NaN, as fmin gives
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -144,6 +155,9 @@ def reduce_all(xp: ModuleType, values: Any, monoid: Monoid) -> Any:
 _WHOLE_ARRAY_REDUCTIONS = {np.add: "sum", np.multiply: "prod", np.minimum: "min",
                            np.maximum: "max", np.fmin: "nanmin", np.fmax: "nanmax",
                            np.logical_or: "any", np.logical_and: "all"}
+# those whose result no identity element changes, NaN included (fmin(+inf, NaN) is +inf where
+# the reduction of NaN alone is NaN): absent bitmap positions may be filled with the identity
+_IDENTITY_FILLED = frozenset({"sum", "prod", "any", "all"})
 
 
 def ewise_union(
