@@ -352,6 +352,15 @@ def test_reduce_rows_columns(backend: str, which: str, data: st.DataObject) -> N
     assert_matches(result, expected_after(ctl, t))
 
 
+def _assert_reduced_to(got: Any, value: Any, cands: set | None) -> None:
+    """``got`` is the model's reduction: its type, and its value or one of its candidates."""
+    assert got.dtype == np.asarray(value).dtype
+    if cands is not None:
+        assert any(_close(got, c, got.dtype) for c in cands), (got, cands)
+    else:
+        assert _close(got, value, got.dtype), (got, value)
+
+
 @given(data=st.data())
 def test_reduce_scalar(backend: str, data: st.DataObject) -> None:
     mon, dtype = data.draw(monoid_and_dtype())
@@ -359,11 +368,7 @@ def test_reduce_scalar(backend: str, data: st.DataObject) -> None:
     value, cands = model.reduce_scalar(model.of(x), mon)
     got = hb.ops.reduce_scalar(x.hyblas(backend), mon)
     assert isinstance(got, np.generic), type(got)
-    assert got.dtype == np.asarray(value).dtype
-    if cands is not None:
-        assert any(_close(got, c, got.dtype) for c in cands), (got, cands)
-    else:
-        assert _close(got, value, got.dtype), (got, value)
+    _assert_reduced_to(got, value, cands)
 
 
 @given(data=st.data())
@@ -377,11 +382,7 @@ def test_reduce_scalar_of_a_bitmap(backend: str, data: st.DataObject) -> None:
     stored = hb.Vector(x.size, sparse.dtype, backend=backend, bitmap=sparse._as_bitmap())
     assert stored.format == "bitmap"
     got = hb.ops.reduce_scalar(stored, mon)
-    assert got.dtype == np.asarray(value).dtype
-    if cands is not None:
-        assert any(_close(got, c, got.dtype) for c in cands), (got, cands)
-    else:
-        assert _close(got, value, got.dtype), (got, value)
+    _assert_reduced_to(got, value, cands)
 
 
 # --- extract / assign / transpose ---------------------------------------------------------------
