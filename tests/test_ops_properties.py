@@ -9,6 +9,8 @@ deterministically so none is left to chance.
 
 from __future__ import annotations
 
+import dataclasses
+
 from typing import Any
 from unittest import mock
 
@@ -21,6 +23,7 @@ from hypothesis import strategies as st
 
 import hyblas as hb
 from hyblas.errors import DomainMismatch
+from hyblas.ops import reference
 
 SEMIRINGS = list(hb.semiring)  # the built-in catalogue (user ops are registered inside tests)
 MONOIDS = list(hb.monoid)
@@ -295,6 +298,25 @@ def test_select(backend: str, data: st.DataObject) -> None:
     assert_matches(result, expected_after(ctl, t))
 
 
+@given(data=st.data())
+def test_select_of_a_bitmap(backend: str, data: st.DataObject) -> None:
+    """A vector stored as a bitmap, however few its entries, selects from its present
+    positions only (the op also sees the absent positions' placeholders) and is left
+    unchanged."""
+    name = data.draw(st.sampled_from(SELECTS))
+    dtype = data.draw(S.dtypes)
+    x = data.draw(S.vectors(dtype=dtype))
+    thunk = data.draw(S.values_of(dtype) if name.startswith("value") else st.integers(-2, 4))
+    t = model.select(model.of(x), name, thunk)
+    ctl = data.draw(S.write_controls(x.shape, t.dtype))
+    sparse = x.hyblas(backend)
+    stored = hb.Vector(x.size, sparse.dtype, backend=backend, bitmap=sparse._as_bitmap())
+    before = stored.dup()
+    result = run_op(hb.ops.select, ctl, backend, stored, name, thunk)
+    assert_matches(result, expected_after(ctl, t))
+    assert stored.isequal(before)
+
+
 # Long vectors with few entries are stored sparse (a vector keeps a bitmap only from size / 32
 # entries on), as are some of their masks and outputs: the paths that skip passes over every
 # position (a sparse result with no output to write through, a mask read at the entries only).
@@ -350,6 +372,38 @@ def test_reduce_rows_columns(backend: str, which: str, data: st.DataObject) -> N
     arg = data.draw(st.sampled_from([mon, mon.name]))
     result = run_op(getattr(hb.ops, which), ctl, backend, A.hyblas(backend), arg)
     assert_matches(result, expected_after(ctl, t))
+
+
+@given(data=st.data())
+def test_reduce_rows_of_an_iso_matrix(backend: str, data: st.DataObject) -> None:
+    """Every entry holding one value (an unweighted graph): the plus monoid's row sums are the
+    degrees times that value, the other monoids reduce as always."""
+    mon, dtype = data.draw(monoid_and_dtype())
+    shape = data.draw(S.matrices(dtype=dtype))
+    value = data.draw(S.values_of(dtype))
+    A = dataclasses.replace(shape, values=np.full(shape.values.size, value, dtype=dtype))
+    t = model.reduce_rows(model.of(A), mon)
+    ctl = data.draw(S.write_controls(t.shape, t.dtype, accum=mon.name != "any"))
+    matrix = A.hyblas(backend)
+    result = run_op(hb.ops.reduce_rows, ctl, backend, matrix, mon)
+    assert_matches(result, expected_after(ctl, t))
+    assert reference.iso_value(matrix) == (value if shape.values.size and value == value
+                                                  else None)  # fmt: skip
+
+
+def test_reduce_rows_of_an_iso_matrix_wraps_and_rounds_like_a_sum(backend: str) -> None:
+    """Integer row sums wrap as repeated additions do (300 x 3 in int8), and a float32 row of
+    2**25 ones sums to 2**25, not to the 2**24 at which adding one at a time would stop."""
+    rows = np.zeros(300, dtype=np.int64)
+    A = hb.Matrix.from_coo(rows, np.arange(300), np.full(300, 3, dtype=np.int8), nrows=2,
+                           ncols=300, backend=backend)  # fmt: skip
+    got = hb.ops.reduce_rows(A, hb.monoid.plus)
+    assert got.dtype == np.int8 and got.to_coo()[0].tolist() == [0]
+    assert got.get(0) == np.int8(np.int64(900).astype(np.int8))  # 900 mod 256 = -124
+    n = 2**25
+    ones = hb.Matrix.from_coo(np.zeros(n, dtype=np.int64), np.arange(n),
+                              np.ones(n, dtype=np.float32), nrows=1, ncols=n, backend=backend)
+    assert hb.ops.reduce_rows(ones, hb.monoid.plus[np.float32]).get(0) == np.float32(n)
 
 
 def _assert_reduced_to(got: Any, value: Any, cands: set | None) -> None:

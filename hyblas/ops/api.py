@@ -519,9 +519,28 @@ def select(
     _container(x, (Vector, Matrix), "x")
     m = _check_mask_and_out("select", mask, out, type(x), x.shape)
     backend = _same_backend("select", x=x, mask=m, out=out)
+    if isinstance(x, Vector) and x.format == "bitmap":  # it stays one: no compaction
+        return _select_bitmap(x, found, thunk, out, m, accum, replace, backend)
     rows, cols, values = _entries(x)
     keep = x._xp.asarray(found.numpy(values, rows, cols, thunk)).astype(bool)
     return _rebuild(x, keep, values[keep], out, m, accum, replace, backend)
+
+
+def _select_bitmap(x: Vector, op: IndexUnaryOp, thunk: Any, out: Any, m: Any, accum: Any,
+                   replace: bool, backend: str) -> Vector:  # fmt: skip
+    """``select`` of a bitmap Vector over its bitmap: the op runs on every position (absent
+    ones' placeholders too; those results are dropped), and the kept flags are the present
+    ones it accepts. The result settles into the storage its density suits; compacting the
+    whole input first would cost a pass more (on the GPU, one that waits for the device)."""
+    xp = x._xp
+    values, present = x._as_bitmap()
+    index = xp.arange(x.size, dtype=np.int64)
+    with _quiet(True):
+        accepted = xp.asarray(op.numpy(values, index, xp.zeros_like(index), thunk))
+    keep = present & accepted.astype(bool, copy=False)
+    # a new vector shares x's values, as apply's shares x's flags: stored arrays are replaced,
+    # never written in place (only private working copies are)
+    return _write_vector(out, values, keep, m, accum, replace, backend)
 
 
 # --- reductions -----------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from . import kernels
 from . import primitives as _prim
 from .kernels.segments import reduce_offsets
 
-__all__ = ["spmv", "cusparse_applies", "reduce_rows", "reduce_all", "scatter_segments",
+__all__ = ["spmv", "cusparse_applies", "iso_value", "reduce_rows", "reduce_all", "scatter_segments",
            "ewise_union", "ewise_intersection"]
 
 
@@ -84,6 +84,19 @@ def nonempty_rows(matrix: Any) -> tuple[Any, int]:
     return matrix._cache["nonempty_rows"]
 
 
+def iso_value(matrix: Any) -> Any:
+    """The one value every stored entry of ``matrix`` holds (a NumPy scalar), or None if the
+    entries differ or there are none; cached on the matrix (an unweighted graph's adjacency
+    matrix is iso: its products need no weights, and its row sums are its degrees)."""
+    if "iso_value" not in matrix._cache:
+        values = matrix._values
+        iso = None
+        if values.size and bool((values == values[:1]).all()):  # a NaN is unequal: not iso
+            iso = values.dtype.type(values[:1].item())
+        matrix._cache["iso_value"] = iso
+    return matrix._cache["iso_value"]
+
+
 def _spmv_cusparse(matrix: Any, u_values: Any, op_type: np.dtype) -> tuple[Any, Any, int]:
     key = ("cusparse", op_type.str)
     if key not in matrix._cache:  # a cupyx view sharing the matrix's arrays: no copy
@@ -108,6 +121,12 @@ def reduce_rows(matrix: Any, monoid: Monoid) -> tuple[Any, Any]:
     xp = matrix._xp
     op_type = monoid.input_type(matrix.dtype)
     out_type = monoid.binaryop.output_type(op_type)
+    if monoid.binaryop.name == "plus" and op_type.kind in "iufc":
+        iso = iso_value(matrix)
+        if iso is not None:  # d copies of v sum to d * v: one multiply per row, no entry read
+            degrees = xp.diff(matrix._indptr)
+            values = degrees.astype(op_type) * op_type.type(iso)
+            return _cast(values, out_type), degrees > 0
     if xp is not np:  # one kernel over the rows as they are stored
         values, present = reduce_offsets(xp, matrix._values, matrix._indptr, monoid.binaryop,
                                          long_segments=kernels.heavy_rows(matrix),

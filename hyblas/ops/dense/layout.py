@@ -34,6 +34,7 @@ import numpy as np
 
 from ...errors import InvalidValue
 from .. import primitives as _prim
+from .. import reference as _ref
 from .params import SKEWED, DenseParams
 
 __all__ = ["DenseLayout", "PAD", "VECTOR", "build_layout", "layout_of", "tile_position"]
@@ -226,9 +227,7 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         row_position = _order_by_degree(xp, xp.diff(matrix._indptr))[1].astype(ids)
         rows = row_position[rows]
 
-    iso_value = None
-    if nnz and bool((values == values[0]).all()):
-        iso_value = np.dtype(values.dtype).type(values[:1].item())
+    iso_value = _ref.iso_value(matrix)
 
     # one sort puts entries in (column panel, row panel, destination, source) order
     block = (cols // width) * row_panels + rows // height
