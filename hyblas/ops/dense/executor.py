@@ -63,7 +63,7 @@ def spmv(
     all_present = u.nnz == u.size
     x = u_values.astype(op_type, copy=False)
     present = None if all_present else u_present
-    if layout.column_order is not None:
+    if layout.column_order is not None:  # the columns with entries, in internal order
         x = x[layout.column_order]
         present = None if present is None else present[layout.column_order]
     if edges.backend == "cpu":
@@ -171,7 +171,7 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
             weights = dummy_t if iso else layout.weights_as("heavy_weights", op_type)
             launch(heavy, (layout.heavy_teams,), (groups * params.heavy_threads,), (
                 np.int32(width), np.int32(height), np.int32(params.heavy_threads),
-                np.int64(layout.ncols), layout.team_begin,
+                np.int64(x.size), layout.team_begin,
                 layout.team_end, layout.heavy_panel,
                 layout.heavy_steps, layout.heavy_offset, layout.heavy_slot_base,
                 layout.heavy_slot_count, layout.heavy_table, weights, iso_value,
@@ -181,7 +181,7 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
             weights = dummy_t if iso else layout.weights_as("light_weights", op_type)
             light_bytes = shared_bytes(0, width, op_type, out_type, flags=not all_present)
             launch(light, (layout.light_units,), (min(params.light_threads, light_most),), (
-                np.int32(width), np.int64(layout.ncols), layout.light_panel, layout.light_begin,
+                np.int32(width), np.int64(x.size), layout.light_panel, layout.light_begin,
                 layout.light_end, layout.light_src, weights, iso_value, layout.light_slot, x,
                 u_present, partial, partial_present,
             ), light_bytes)  # fmt: skip
@@ -219,7 +219,8 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
                 threads = params.reduce_threads
                 blocks = min(-(-layout.nrows // (threads * _k.UNPERMUTE_ROWS)), 65535)
                 launch(unpermute, (blocks,), (threads,), (
-                    np.int64(layout.nrows), row_position, inner_values, inner_present, *write,
+                    np.int64(layout.nrows), np.int64(layout.live_rows), row_position,
+                    inner_values, inner_present, *write,
                 ))  # fmt: skip
     nnz = None
     if all_present and mask is None and (out is None or accum is None):

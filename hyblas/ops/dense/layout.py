@@ -55,8 +55,13 @@ class DenseLayout:
     row_panels: int
     column_panels: int
     row_position: Any  # the user's row id -> its internal output position (None: identity)
-    column_order: Any  # internal input position -> the user's column id (None: identity)
+    # internal input position -> the user's column id, for the columns with entries only (the
+    # others come last and are never read); None: identity
+    column_order: Any
     iso_value: Any  # the one stored value of an iso matrix (NumPy scalar), else None
+    # rows with entries: with row_position, those are the first internal positions (a row
+    # past them has no result, and its output is written without reading one)
+    live_rows: int
     # heavy units
     heavy_panel: Any  # int32: column panel of each unit
     team_begin: Any  # int64: first heavy unit of each team (one thread block)
@@ -219,8 +224,11 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         reorder = "both" if _skewed(xp, matrix) else "none"
     column_order = row_position = None
     if reorder in ("columns", "both") and n:
-        column_order, column_position = _order_by_degree(xp, xp.bincount(cols, minlength=n))
-        column_order = column_order.astype(ids)
+        column_degrees = xp.bincount(cols, minlength=n)
+        column_order, column_position = _order_by_degree(xp, column_degrees)
+        # the columns without entries, last in this order, are left out of the input's gather
+        column_order = column_order[:int(xp.count_nonzero(column_degrees))].astype(ids)
+        del column_degrees
         cols = column_position.astype(ids)[cols]
         del column_position
     if reorder == "both" and m:
@@ -389,7 +397,7 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         params=params, nrows=m, ncols=n, nnz=nnz, row_panels=row_panels,
         column_panels=column_panels, row_position=row_position,
         column_order=column_order,
-        iso_value=iso_value,
+        iso_value=iso_value, live_rows=int(_ref.nonempty_rows(matrix)[1]),
         heavy_panel=unit_panel.astype(np.int32), team_begin=team_begin, team_end=team_end,
         heavy_steps=steps.astype(np.int32), heavy_offset=heavy_offset[:-1].copy(),
         heavy_slot_base=heavy_slot_base, heavy_slot_count=slot_count.astype(np.int32),

@@ -491,10 +491,13 @@ __global__ void hyblas_dense_reduce(
 // position (row_position) and is written once with mask / accumulation / replace. Scattered
 // reads of the (mostly L2-resident) internal results and ordered writes are much cheaper than
 // scattered writes: on kron24 (float32, H100) phase 2 went from 0.73 ms to 0.07 + 0.10 ms.
+// Rows without entries sit at the internal positions from live_rows on: they have no result,
+// and skip its read.
 template <bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT, bool HAS_OUT, bool ACCUM, bool REPLACE,
           typename P>
 __global__ void hyblas_dense_unpermute(
     const long long nrows,
+    const long long live_rows,
     const P* __restrict__ row_position,
     const hyblas_z* __restrict__ inner_values,
     const bool* __restrict__ inner_present,
@@ -519,8 +522,9 @@ __global__ void hyblas_dense_unpermute(
 #pragma unroll
         for (int b = 0; b < HYBLAS_BATCH; ++b) {
             if (r0 + b * stride < nrows) {
-                z[b] = inner_values[at[b]];
-                here[b] = inner_present[at[b]];
+                const bool live = at[b] < live_rows;
+                z[b] = live ? inner_values[at[b]] : (hyblas_z)(${IDENTITY});
+                here[b] = live && inner_present[at[b]];
             }
         }
 #pragma unroll
