@@ -395,6 +395,12 @@ class Vector:
 
         return api.reduce_scalar(self, monoid)
 
+    def inner(self, other: Vector, semiring: Any) -> Any:
+        """The inner product over both structures; see :func:`hyblas.ops.inner`."""
+        from .ops import api  # noqa: PLC0415
+
+        return api.inner(self, other, semiring)
+
     # --- display -------------------------------------------------------------------------------
 
     def __repr__(self) -> str:

@@ -299,6 +299,17 @@ def reduce_scalar(x: Vec | Mat, monoid: Any) -> tuple[Any, set | None]:
     return reduce_terms(monoid, terms, out_t)
 
 
+def inner(u: Vec, v: Vec, semiring: Any) -> tuple[Any, set | None]:
+    """(value, candidates-or-None) of ``add_i mult(u_i, v_i)`` over i where both are present;
+    the identity where none is."""
+    op_t, out_t = semiring_types(semiring, u.dtype, v.dtype)
+    terms = [call2(semiring.binaryop, u.values[i], v.values[i], op_t, out_t)
+             for i in range(u.values.size) if u.present[i] and v.present[i]]
+    if not terms:
+        return semiring.monoid.identity(out_t), None
+    return reduce_terms(semiring.monoid, terms, out_t)
+
+
 # --- structure ------------------------------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ import pytest
 from hyblas import dtypes as hb_dtypes
 from hyblas.ops import kernels
 from hyblas.ops.dense import kernels as dense_kernels
-from hyblas.ops.kernels import ewise, scatter, segments
+from hyblas.ops.kernels import ewise, inner, scatter, segments
 from hyblas.ops.loop import kernels as loop_kernels
 from hyblas.ops.pull import kernels as pull_kernels
 from hyblas.ops.sparse import kernels as sparse_kernels
@@ -98,6 +98,17 @@ def test_every_ewise_bitmap_specialization_compiles_for_sm90(tmp_path: Path) -> 
     specializations = list(ewise.builtin_specializations())
     ops = [NAMESPACES["binary"][n] for n in BUILTIN_NAMES["binary"]]
     assert len(specializations) == sum(len(op.types) for op in ops) + 1
+    _compile_all(specializations, tmp_path)
+
+
+def test_every_inner_bitmap_specialization_compiles_for_sm90(tmp_path: Path) -> None:
+    """The inner product of two bitmaps, for every built-in semiring on every dtype it serves,
+    plus mixed float32 / float64 operands."""
+    from hyblas.semiring.catalogue import BUILTIN_NAMES, NAMESPACES
+
+    specializations = list(inner.builtin_specializations())
+    semirings = [NAMESPACES["semiring"][n] for n in BUILTIN_NAMES["semiring"]]
+    assert len(specializations) == sum(len(sr.types) for sr in semirings) + 1
     _compile_all(specializations, tmp_path)
 
 

@@ -439,6 +439,40 @@ def test_reduce_scalar_of_a_bitmap(backend: str, data: st.DataObject) -> None:
     _assert_reduced_to(got, value, cands)
 
 
+def _stored(data: S.VectorData, backend: str, bitmap: bool) -> hb.Vector:
+    """``data`` as a hyblas vector, forced into bitmap storage if ``bitmap``."""
+    vector = data.hyblas(backend)
+    if not bitmap:
+        return vector
+    return hb.Vector(data.size, vector.dtype, backend=backend, bitmap=vector._as_bitmap())
+
+
+@given(data=st.data())
+def test_inner(backend: str, data: st.DataObject) -> None:
+    """The inner product over both structures (two bitmaps: one kernel on the GPU; any other
+    storage: the multiply and the reduction), of one dtype or two."""
+    sr, dtype = data.draw(semiring_and_dtype())
+    u = data.draw(S.vectors(dtype=dtype))
+    v = data.draw(S.vectors(size=u.size, dtype=data.draw(st.sampled_from(served(sr)))))
+    value, cands = model.inner(model.of(u), model.of(v), sr)
+    hu = _stored(u, backend, data.draw(st.booleans()))
+    hv = _stored(v, backend, data.draw(st.booleans()))
+    got = hb.ops.inner(hu, hv, data.draw(st.sampled_from([sr, sr.name])))
+    assert isinstance(got, np.generic), type(got)
+    _assert_reduced_to(got, value, cands)
+    assert hu.inner(hv, sr) == got or got != got  # the method is the op (NaN is unequal)
+
+
+def test_inner_checks_its_arguments(backend: str) -> None:
+    u = hb.Vector.from_dense(np.ones(3), backend=backend)
+    with pytest.raises(hb.errors.DimensionMismatch):
+        hb.ops.inner(u, hb.Vector.from_dense(np.ones(4), backend=backend), "plus_times")
+    with pytest.raises(hb.errors.InvalidObject):
+        hb.ops.inner(u, np.ones(3), "plus_times")
+    with pytest.raises(hb.errors.InvalidValue):
+        hb.ops.inner(u, u, "no_such_semiring")
+
+
 # --- extract / assign / transpose ---------------------------------------------------------------
 
 

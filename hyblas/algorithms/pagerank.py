@@ -151,8 +151,8 @@ class _Shares(NamedTuple):
 def _shares(A: Matrix, alpha: float) -> _Shares:  # noqa: N803
     """What each vertex passes along each of its out-edges per unit of rank, damping included
     (one multiply per vertex and iteration does both). Both vectors are full: a full rank
-    vector then gives a full input, the case cuSPARSE serves, and the dangling rank is one
-    multiply of two full vectors and a sum, with no mask to build."""
+    vector then gives a full input, the case cuSPARSE serves, and the dangling rank is the
+    inner product of two full vectors (one pass), with no mask to build."""
     senders = ops.select(ops.reduce_rows(A, _monoid["plus"][np.float64]), "valuene", 0.0)
     inverse = ops.apply(senders, _unary["minv"][np.float64])
     damped = ops.apply(inverse, _binary["times"], right=alpha)
@@ -169,10 +169,9 @@ def _push(A: Matrix, alpha: float, rank: Vector, shares: _Shares, executor: str,
     vertices (a scalar). With ``base``, the part sent along edges is added to a full vector of
     ``base`` plus that scalar, in the product's output write (one pass less than adding after).
     """
-    share = ops.ewise_mult(rank, shares.edge, _binary["times"])
-    dangling = ops.ewise_mult(rank, shares.dangling, _binary["times"])
-    everywhere = alpha * float(dangling.reduce(_monoid["plus"])) / A.nrows
     semiring = _semiring["plus_times"][np.float64]
+    share = ops.ewise_mult(rank, shares.edge, _binary["times"])
+    everywhere = alpha * float(ops.inner(rank, shares.dangling, semiring)) / A.nrows
     if base is None:
         return ops.vxm(share, A, semiring, executor=executor), everywhere
     out = _full(base + everywhere, A)  # the sum is out + product, as ewise_add's would be

@@ -20,6 +20,7 @@ __all__ = [
     "ewise_add",
     "ewise_mult",
     "extract",
+    "inner",
     "mxm",
     "mxv",
     "propagate",

@@ -27,6 +27,7 @@ from . import spgemm as _spgemm
 from . import trace as _trace
 from .dense import executor as _dense
 from .kernels import ewise as _ewise_kernel
+from .kernels import inner as _inner_kernel
 from .pull import executor as _pull
 from .sparse import executor as _sparse
 
@@ -42,6 +43,7 @@ __all__ = [
     "reduce_rows",
     "reduce_columns",
     "reduce_scalar",
+    "inner",
     "extract",
     "assign",
     "transpose",
@@ -589,6 +591,34 @@ def reduce_scalar(x: Any, monoid: Monoid | str) -> Any:
         return reference.reduce_all(x._xp, values, mon, present=present)
     values = x._values if isinstance(x, Matrix) else x._as_sparse()[1]  # no keys needed
     return reference.reduce_all(x._xp, values, mon)
+
+
+def inner(u: Vector, v: Vector, semiring: Semiring | str) -> Any:
+    """The inner product ``⊕_i u_i ⊗ v_i`` over the positions where both have an entry, as one
+    NumPy scalar (python-graphblas's ``Vector.inner``); the add monoid's identity where the
+    structures do not meet.
+
+    The same as ``reduce_scalar(ewise_mult(u, v, semiring.binaryop), semiring.monoid)``, with
+    no vector in between: on the GPU two bitmap vectors take one pass.
+
+    Parameters
+    ----------
+    u, v : Vector
+        Of one size.
+    semiring : Semiring or str
+    """
+    sr = _operator(semiring, (Semiring,), "semiring")
+    _container(u, (Vector,), "u")
+    _container(v, (Vector,), "v")
+    if u.size != v.size:
+        raise DimensionMismatch(f"inner: u has size {u.size} but v has size {v.size}")
+    _same_backend("inner", u=u, v=v)
+    if u._xp is not np and u.format == "bitmap" and v.format == "bitmap":
+        partials, found = _inner_kernel.inner_bitmaps(u._xp, u._as_bitmap(), v._as_bitmap(), sr)
+        return reference.reduce_all(u._xp, partials, sr.monoid, present=found)
+    # the product on the semiring's operand type; the monoid casts it to its own domain
+    products = ewise_mult(u, v, sr.binaryop[sr.input_type(u.dtype, v.dtype)])
+    return reduce_scalar(products, sr.monoid)
 
 
 # --- extract / assign / transpose -----------------------------------------------------------
