@@ -45,10 +45,10 @@ def inner_bitmaps(xp: Any, x: tuple[Any, Any], y: tuple[Any, Any],
     x_values, x_present, y_values, y_present = (xp.ascontiguousarray(a) for a in (*x, *y))
     op_type = semiring.input_type(x_values.dtype, y_values.dtype)
     size = int(x_values.size)
-    blocks = grid_stride_blocks(size, THREADS, 8) if size else 1
+    blocks = grid_stride_blocks(size, THREADS, 8) if size else 0  # no launch: no partial
     partials = xp.empty(blocks, dtype=semiring.output_type(op_type))
     found = xp.empty(blocks, dtype=bool)  # every block writes its flag
-    if size:
+    if blocks:
         launch(_kernel(semiring, x_values.dtype, y_values.dtype), (blocks,), (THREADS,), (
             np.int64(size), x_values, x_present, y_values, y_present, partials, found))
     return partials, found
