@@ -109,6 +109,9 @@ __device__ __forceinline__ void hyblas_group_sync(int group, int groups, int thr
 // runs in a register and flushes each into its unit's shared accumulator of its destination;
 // the group then writes one partial per distinct destination to the unit's pre-assigned slots,
 // and resets just those accumulators for its next unit (every one it touched has a slot).
+// A column holds a contiguous piece of the unit's entries in destination order, so only its
+// first and last runs can share their destination with other columns (its neighbours): those
+// flush with an atomic, every run between them with a plain store.
 template <bool FLIP, bool ALL_PRESENT, bool ISO>
 __global__ void hyblas_dense_heavy(
     const int width,
@@ -158,7 +161,8 @@ __global__ void hyblas_dense_heavy(
         hyblas_z run = (hyblas_z)(${IDENTITY});
         bool run_found = false;
         bool done = false;
-        int dst = 0;
+        bool first_run = true;  // the open run is the column's first (opened by its first marker)
+        int dst = -1;  // no run open yet
         int4 next = make_int4(0, 0, 0, 0);
         if (steps > 0) next = *reinterpret_cast<const int4*>(table + column);
         for (int k = 0; k < steps && !done; ++k) {
@@ -198,9 +202,15 @@ __global__ void hyblas_dense_heavy(
                         break;
                     }
                     if (run_found) {
-                        hyblas_atomic_combine(&acc[dst], run);
-                        if (!ALL_PRESENT) atomicOr(&found[dst], 1u);
+                        if (first_run) {  // its destination may continue from the column before
+                            hyblas_atomic_combine(&acc[dst], run);
+                            if (!ALL_PRESENT) atomicOr(&found[dst], 1u);
+                        } else {  // a middle run: no other column has this destination
+                            acc[dst] = hyblas_to_word(run);
+                            if (!ALL_PRESENT) found[dst] = 1u;
+                        }
                     }
+                    first_run = dst < 0;  // no run was open before this marker
                     dst = -token - 1;
                     run_found = false;
                 } else if (live[i]) {
