@@ -12,6 +12,7 @@ internal position and does that write. On the CPU the emulated phase 2 hands its
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -122,6 +123,121 @@ def _kernels(semiring: Semiring, op_type: np.dtype, out_dtype: np.dtype,
     return (*functions, max_block_threads(functions[0]), max_block_threads(functions[1]))
 
 
+@dataclass(frozen=True)
+class _Launch:
+    """One kernel's launch: its grid, block and shared bytes, and its arguments with ``None``
+    where a product passes its own arrays (filled in order by :meth:`run`)."""
+
+    kernel: Any
+    grid: tuple[int]
+    block: tuple[int]
+    shared: int
+    template: tuple[Any, ...]
+
+    def run(self, *arrays: Any) -> None:
+        fill = iter(arrays)
+        launch(self.kernel, self.grid, self.block,
+               tuple(next(fill) if a is None else a for a in self.template), self.shared)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Everything about a product on one layout and specialization except its arrays, made
+    once and kept on the layout: working it out per product cost a small product's worth of
+    host time (grid2048 on the H100), which the GPU spends idle."""
+
+    heavy: _Launch | None
+    light: _Launch | None
+    split_init: _Launch | None
+    chunks: _Launch | None
+    reduce: _Launch | None
+    unpermute: _Launch | None
+    split_count: int
+    word: type
+    out_type: np.dtype
+    # one-element arrays for the arguments a specialization neither reads nor writes
+    dummy_b: Any
+    dummy_out: Any  # of the output's dtype
+    dummy_z: Any  # of the result type
+    dummy_split: tuple[Any, Any]  # accumulator words and found flags
+
+
+def _plan(layout: DenseLayout, xp: Any, semiring: Semiring, op_type: np.dtype,
+          out_dtype: np.dtype, mask_dtype: np.dtype | None, accum: BinaryOp | None,
+          flags: tuple[Any, ...], inputs: int) -> _Plan:  # fmt: skip
+    """The plan of a product on ``layout`` (cached on it) for ``flags`` (as :func:`_kernels`
+    takes them) and an input gathered to ``inputs`` values."""
+    key = (semiring, op_type, out_dtype, mask_dtype, accum, flags, inputs)
+    plan = layout.plans.get(key)
+    if plan is None:
+        plan = layout.plans[key] = _make_plan(layout, xp, semiring, op_type, out_dtype,
+                                              mask_dtype, accum, flags, inputs)  # fmt: skip
+    return plan
+
+
+def _make_plan(layout: DenseLayout, xp: Any, semiring: Semiring, op_type: np.dtype,
+               out_dtype: np.dtype, mask_dtype: np.dtype | None, accum: BinaryOp | None,
+               flags: tuple[Any, ...], inputs: int) -> _Plan:  # fmt: skip
+    heavy, light, reduce, chunks, split_init, unpermute, heavy_most, light_most = _kernels(
+        semiring, op_type, out_dtype, mask_dtype, accum, flags)
+    all_present, iso = flags[1], flags[2]
+    out_type = semiring.output_type(op_type)
+    params = layout.params
+    width, height = params.column_panel, params.row_panel
+    if layout.heavy_units and params.heavy_threads > heavy_most:  # the tile width is fixed
+        raise InvalidValue(f"dense executor: heavy_threads={params.heavy_threads} is more "
+                           f"than the {heavy_most} threads a block of the heavy kernel may have "
+                           f"for {semiring.name} on {np.dtype(op_type).name} (its "
+                           f"registers)")  # fmt: skip
+    groups = heavy_groups(params, op_type, out_type, all_present, heavy_most)
+    iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
+    dummy_t = placeholder(xp, op_type)
+    word = np.uint64 if _k.word_bytes(out_type) == 8 else np.uint32
+    plan_heavy = plan_light = plan_split = plan_chunks = plan_reduce = plan_unpermute = None
+    if layout.heavy_units:
+        weights = dummy_t if iso else layout.weights_as("heavy_weights", op_type)
+        plan_heavy = _Launch(heavy, (layout.heavy_teams,), (groups * params.heavy_threads,),
+                             shared_bytes(height * groups, width, op_type, out_type,
+                                          flags=not all_present), (
+            np.int32(width), np.int32(height), np.int32(params.heavy_threads),
+            np.int64(inputs), layout.team_begin, layout.team_end, layout.heavy_panel,
+            layout.heavy_steps, layout.heavy_offset, layout.heavy_slot_base,
+            layout.heavy_slot_count, layout.heavy_table, weights, iso_value, layout.slot_dst,
+            None, None, None, None))  # x, its flags, partial, its flags  # fmt: skip
+    if layout.light_units:
+        weights = dummy_t if iso else layout.weights_as("light_weights", op_type)
+        plan_light = _Launch(light, (layout.light_units,), (min(params.light_threads,
+                                                                light_most),),
+                             shared_bytes(0, width, op_type, out_type, flags=not all_present), (
+            np.int32(width), np.int64(inputs), layout.light_panel, layout.light_begin,
+            layout.light_end, layout.light_src, weights, iso_value, layout.light_slot,
+            None, None, None, None))  # x, its flags, partial, its flags  # fmt: skip
+    reduce_bytes = shared_bytes(height, 0, op_type, out_type)
+    split_count = layout.split_panels * height
+    if layout.chunks:
+        plan_split = _Launch(split_init, (min(-(-split_count // 512), 4096),), (512,), 0,
+                             (np.int64(split_count), None, None))  # fmt: skip
+        plan_chunks = _Launch(chunks, (layout.chunks,), (params.reduce_threads,), reduce_bytes, (
+            np.int32(height), layout.chunk_split, layout.chunk_begin, layout.chunk_end,
+            layout.slot_dst, None, None, None, None))  # partial, flags, split acc, found
+    if layout.row_panels:
+        # partial, its flags, split acc / found, the six write arrays, the internal results
+        plan_reduce = _Launch(reduce, (layout.row_panels,), (params.reduce_threads,),
+                              reduce_bytes, (
+            np.int32(height), np.int64(layout.nrows), layout.slot_ptr, layout.slot_dst,
+            None, None, layout.panel_split, *[None] * 10))  # fmt: skip
+        if unpermute is not None:
+            threads = params.reduce_threads
+            blocks = min(-(-layout.nrows // (threads * _k.UNPERMUTE_ROWS)), 65535)
+            plan_unpermute = _Launch(unpermute, (blocks,), (threads,), 0, (
+                np.int64(layout.nrows), np.int64(layout.live_rows), layout.row_position,
+                *[None] * 8))  # the internal results, the six write arrays  # fmt: skip
+    return _Plan(plan_heavy, plan_light, plan_split, plan_chunks, plan_reduce, plan_unpermute,
+                 split_count, word, out_type, placeholder(xp, np.bool_),
+                 placeholder(xp, out_dtype), placeholder(xp, out_type),
+                 (placeholder(xp, word), placeholder(xp, np.uint32)))  # fmt: skip
+
+
 def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: Semiring,
               op_type: np.dtype, *, flip: bool, mask: Any, accum: BinaryOp | None,
               replace: bool, out: Any, backend: str) -> Any:  # fmt: skip
@@ -136,92 +252,50 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
         _dt.check_cast(out_type, out.dtype)
         if accum is not None:
             _mask.accum_type(accum, out.dtype, out_type, out.dtype)
-    params = layout.params
-    width, height = params.column_panel, params.row_panel
     all_present = present is None
-    iso = layout.iso_value is not None
     mask_values = mask_present = None
     if mask is not None:
         mask_values, mask_present = mask.parent._as_bitmap()
     row_position = layout.row_position
     permuted = None if row_position is None else _dt.cuda_name(row_position.dtype)
-    heavy, light, reduce, chunks, split_init, unpermute, heavy_most, light_most = _kernels(
-        semiring, op_type, out_dtype, None if mask is None else mask_values.dtype, accum,
-        (flip, all_present, iso, permuted, mask is not None,
-         mask is not None and mask.structural, mask is not None and mask.complement,
-         out is not None, accum is not None and out is not None, replace and out is not None),
-    )  # fmt: skip
-    if layout.heavy_units and params.heavy_threads > heavy_most:  # the tile width is fixed
-        raise InvalidValue(f"dense executor: heavy_threads={params.heavy_threads} is more "
-                           f"than the {heavy_most} threads a block of the heavy kernel may have "
-                           f"for {semiring.name} on {np.dtype(op_type).name} (its "
-                           f"registers)")  # fmt: skip
-    groups = heavy_groups(params, op_type, out_type, all_present, heavy_most)
-    phase1_bytes = shared_bytes(height * groups, width, op_type, out_type,
-                                flags=not all_present)  # fmt: skip
-    iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
-    dummy_t = placeholder(xp, op_type)
-    dummy_b = placeholder(xp, np.bool_)
+    plan = _plan(layout, xp, semiring, op_type, out_dtype,
+                 None if mask is None else mask_values.dtype, accum,
+                 (flip, all_present, layout.iso_value is not None, permuted, mask is not None,
+                  mask is not None and mask.structural, mask is not None and mask.complement,
+                  out is not None, accum is not None and out is not None,
+                  replace and out is not None), int(x.size))  # fmt: skip
+    dummy_b = plan.dummy_b
     u_present = dummy_b if all_present else present
     with translate_oom("dense SpMV"):
-        partial = xp.empty(max(layout.slots, 1), dtype=out_type)
+        partial = xp.empty(max(layout.slots, 1), dtype=plan.out_type)
         # a full input leaves every slot present: its flags are neither written nor read
         partial_present = dummy_b if all_present else xp.empty(max(layout.slots, 1), dtype=bool)
-        if layout.heavy_units:
-            weights = dummy_t if iso else layout.weights_as("heavy_weights", op_type)
-            launch(heavy, (layout.heavy_teams,), (groups * params.heavy_threads,), (
-                np.int32(width), np.int32(height), np.int32(params.heavy_threads),
-                np.int64(x.size), layout.team_begin,
-                layout.team_end, layout.heavy_panel,
-                layout.heavy_steps, layout.heavy_offset, layout.heavy_slot_base,
-                layout.heavy_slot_count, layout.heavy_table, weights, iso_value,
-                layout.slot_dst, x, u_present, partial, partial_present,
-            ), phase1_bytes)  # fmt: skip
-        if layout.light_units:
-            weights = dummy_t if iso else layout.weights_as("light_weights", op_type)
-            light_bytes = shared_bytes(0, width, op_type, out_type, flags=not all_present)
-            launch(light, (layout.light_units,), (min(params.light_threads, light_most),), (
-                np.int32(width), np.int64(x.size), layout.light_panel, layout.light_begin,
-                layout.light_end, layout.light_src, weights, iso_value, layout.light_slot, x,
-                u_present, partial, partial_present,
-            ), light_bytes)  # fmt: skip
-        reduce_bytes = shared_bytes(height, 0, op_type, out_type)
-        word = np.uint64 if _k.word_bytes(out_type) == 8 else np.uint32
-        split_acc, split_found = placeholder(xp, word), placeholder(xp, np.uint32)
-        if layout.chunks:
-            split_count = layout.split_panels * height
-            split_acc = xp.empty(split_count, dtype=word)
-            split_found = xp.empty(split_count, dtype=np.uint32)
-            launch(split_init, (min(-(-split_count // 512), 4096),), (512,),
-                   (np.int64(split_count), split_acc, split_found))  # fmt: skip
-            launch(chunks, (layout.chunks,), (params.reduce_threads,), (
-                np.int32(height), layout.chunk_split, layout.chunk_begin, layout.chunk_end,
-                layout.slot_dst, partial, partial_present, split_acc, split_found,
-            ), reduce_bytes)  # fmt: skip
+        if plan.heavy is not None:
+            plan.heavy.run(x, u_present, partial, partial_present)
+        if plan.light is not None:
+            plan.light.run(x, u_present, partial, partial_present)
+        split_acc, split_found = plan.dummy_split
+        if plan.chunks is not None:
+            split_acc = xp.empty(plan.split_count, dtype=plan.word)
+            split_found = xp.empty(plan.split_count, dtype=np.uint32)
+            plan.split_init.run(split_acc, split_found)
+            plan.chunks.run(partial, partial_present, split_acc, split_found)
         new_values = xp.empty(layout.nrows, dtype=out_dtype)
         new_present = xp.empty(layout.nrows, dtype=bool)
-        if layout.row_panels:
+        if plan.reduce is not None:
             old_values, old_present = (out._as_bitmap() if out is not None else
-                                       (placeholder(xp, out_dtype), dummy_b))  # fmt: skip
+                                       (plan.dummy_out, dummy_b))  # fmt: skip
             write = (mask_values if mask is not None else dummy_b,
                      mask_present if mask is not None else dummy_b,
                      old_values, old_present, new_values, new_present)  # fmt: skip
-            inner_values, inner_present = placeholder(xp, out_type), dummy_b
-            if unpermute is not None:  # results in internal order first
-                inner_values = xp.empty(layout.nrows, dtype=out_type)
+            inner_values, inner_present = plan.dummy_z, dummy_b
+            if plan.unpermute is not None:  # results in internal order first
+                inner_values = xp.empty(layout.nrows, dtype=plan.out_type)
                 inner_present = xp.empty(layout.nrows, dtype=bool)
-            launch(reduce, (layout.row_panels,), (params.reduce_threads,), (
-                np.int32(height), np.int64(layout.nrows), layout.slot_ptr, layout.slot_dst,
-                partial, partial_present, layout.panel_split, split_acc, split_found, *write,
-                inner_values, inner_present,
-            ), reduce_bytes)  # fmt: skip
-            if unpermute is not None:
-                threads = params.reduce_threads
-                blocks = min(-(-layout.nrows // (threads * _k.UNPERMUTE_ROWS)), 65535)
-                launch(unpermute, (blocks,), (threads,), (
-                    np.int64(layout.nrows), np.int64(layout.live_rows), row_position,
-                    inner_values, inner_present, *write,
-                ))  # fmt: skip
+            plan.reduce.run(partial, partial_present, split_acc, split_found, *write,
+                            inner_values, inner_present)  # fmt: skip
+            if plan.unpermute is not None:
+                plan.unpermute.run(inner_values, inner_present, *write)
     nnz = None
     if all_present and mask is None and (out is None or accum is None):
         nnz = nonempty_rows(edges)[1]  # every row with an entry, and nothing else

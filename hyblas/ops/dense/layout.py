@@ -27,7 +27,7 @@ renumbering by descending degree (``DenseParams.reorder``).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -91,6 +91,8 @@ class DenseLayout:
     split_panels: int  # row panels reduced in chunks (a host int: no device read per product)
     reorder: str = "none"  # the renumbering applied ('auto' resolved)
     build_seconds: float = 0.0
+    # the executor's launch plans, one per specialization (hyblas.ops.dense.executor)
+    plans: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def slots(self) -> int:
