@@ -63,6 +63,15 @@ GRIDS = {
              (65536, 65536), (65536, 131072)),
             (256, 512))
     ],
+    # after the heavy kernel's middle runs became plain stores: smaller units for meshes
+    # (H100, 2026-11-25: 16384-entry units took grid2048 from 0.135 to 0.125 ms but kron24 from
+    # 2.15 to 2.34 ms, 131072-entry teams kron24 to 2.08 ms but kron22 from 0.62 to 0.67 ms; the
+    # defaults stayed)
+    "units2": [
+        dataclasses.replace(DEFAULT_PARAMS, heavy_unit_edges=u, heavy_team_edges=t)
+        for u, t in ((65536, 65536), (32768, 65536), (32768, 32768), (16384, 65536),
+                     (65536, 131072))
+    ],
     # groups of tile walkers sharing one panel load per heavy block (more threads per SM where
     # a float64 panel leaves room for one block), against light blocks of 1024 threads
     "groups": [

@@ -125,19 +125,17 @@ def _kernels(semiring: Semiring, op_type: np.dtype, out_dtype: np.dtype,
 
 @dataclass(frozen=True)
 class _Launch:
-    """One kernel's launch: its grid, block and shared bytes, and its arguments with ``None``
-    where a product passes its own arrays (filled in order by :meth:`run`)."""
+    """One kernel's launch: its grid, block and shared bytes, and its leading arguments (the
+    layout's); a product passes its own arrays, every kernel's last arguments, to :meth:`run`."""
 
     kernel: Any
     grid: tuple[int]
     block: tuple[int]
     shared: int
-    template: tuple[Any, ...]
+    static: tuple[Any, ...]
 
     def run(self, *arrays: Any) -> None:
-        fill = iter(arrays)
-        launch(self.kernel, self.grid, self.block,
-               tuple(next(fill) if a is None else a for a in self.template), self.shared)
+        launch(self.kernel, self.grid, self.block, self.static + arrays, self.shared)
 
 
 @dataclass(frozen=True)
@@ -202,36 +200,36 @@ def _make_plan(layout: DenseLayout, xp: Any, semiring: Semiring, op_type: np.dty
             np.int32(width), np.int32(height), np.int32(params.heavy_threads),
             np.int64(inputs), layout.team_begin, layout.team_end, layout.heavy_panel,
             layout.heavy_steps, layout.heavy_offset, layout.heavy_slot_base,
-            layout.heavy_slot_count, layout.heavy_table, weights, iso_value, layout.slot_dst,
-            None, None, None, None))  # x, its flags, partial, its flags  # fmt: skip
+            layout.heavy_slot_count, layout.heavy_table, weights, iso_value,
+            layout.slot_dst))  # then x, its flags, partial, its flags  # fmt: skip
     if layout.light_units:
         weights = dummy_t if iso else layout.weights_as("light_weights", op_type)
         plan_light = _Launch(light, (layout.light_units,), (min(params.light_threads,
                                                                 light_most),),
                              shared_bytes(0, width, op_type, out_type, flags=not all_present), (
             np.int32(width), np.int64(inputs), layout.light_panel, layout.light_begin,
-            layout.light_end, layout.light_src, weights, iso_value, layout.light_slot,
-            None, None, None, None))  # x, its flags, partial, its flags  # fmt: skip
+            layout.light_end, layout.light_src, weights, iso_value,
+            layout.light_slot))  # then x, its flags, partial, its flags  # fmt: skip
     reduce_bytes = shared_bytes(height, 0, op_type, out_type)
     split_count = layout.split_panels * height
     if layout.chunks:
         plan_split = _Launch(split_init, (min(-(-split_count // 512), 4096),), (512,), 0,
-                             (np.int64(split_count), None, None))  # fmt: skip
+                             (np.int64(split_count),))  # then the words and flags
         plan_chunks = _Launch(chunks, (layout.chunks,), (params.reduce_threads,), reduce_bytes, (
             np.int32(height), layout.chunk_split, layout.chunk_begin, layout.chunk_end,
-            layout.slot_dst, None, None, None, None))  # partial, flags, split acc, found
+            layout.slot_dst))  # then partial, its flags, split words and flags
     if layout.row_panels:
-        # partial, its flags, split acc / found, the six write arrays, the internal results
+        # then partial, its flags, split words / flags, the six write arrays, internal results
         plan_reduce = _Launch(reduce, (layout.row_panels,), (params.reduce_threads,),
                               reduce_bytes, (
             np.int32(height), np.int64(layout.nrows), layout.slot_ptr, layout.slot_dst,
-            None, None, layout.panel_split, *[None] * 10))  # fmt: skip
+            layout.panel_split))  # fmt: skip
         if unpermute is not None:
             threads = params.reduce_threads
             blocks = min(-(-layout.nrows // (threads * _k.UNPERMUTE_ROWS)), 65535)
             plan_unpermute = _Launch(unpermute, (blocks,), (threads,), 0, (
-                np.int64(layout.nrows), np.int64(layout.live_rows), layout.row_position,
-                *[None] * 8))  # the internal results, the six write arrays  # fmt: skip
+                np.int64(layout.nrows), np.int64(layout.live_rows),
+                layout.row_position))  # then the internal results, the six write arrays
     return _Plan(plan_heavy, plan_light, plan_split, plan_chunks, plan_reduce, plan_unpermute,
                  split_count, word, out_type, placeholder(xp, np.bool_),
                  placeholder(xp, out_dtype), placeholder(xp, out_type),
