@@ -122,8 +122,9 @@ def test_bfs_bad_input() -> None:
 # --- PageRank -------------------------------------------------------------------------------
 
 
-def _assert_matches_networkx(ranks: hb.Vector, expected: dict[int, float]) -> None:
-    assert ranks.dtype == np.float64
+def _assert_matches_networkx(ranks: hb.Vector, expected: dict[int, float],
+                             dtype: type = np.float64) -> None:  # fmt: skip
+    assert ranks.dtype == dtype
     values = ranks.to_dense()
     want = np.array([expected[v] for v in range(values.size)])
     np.testing.assert_allclose(values, want, rtol=1e-5, atol=1e-9)
@@ -164,6 +165,26 @@ def test_pagerank_tight_tolerance_and_iterations(backend: str) -> None:
     _assert_matches_networkx(ranks, nx.pagerank(G, tol=1e-10, max_iter=200))
 
 
+@pytest.mark.parametrize("variant", ["power", "data"])
+def test_pagerank_in_float32(backend: str, variant: str) -> None:
+    """dtype=float32 ranks and products: the power method gives networkx's ranks to float32's
+    precision; the data-driven variant stays within its L1 bound of the fixed point (plus
+    float32's rounding); both sum to 1 as closely as float32 sums go."""
+    A = hb.generators.random_weights(hb.generators.kronecker(9, seed=3, backend=backend), 1, 4)
+    G = nx.from_scipy_sparse_array(A.to_scipy(), create_using=nx.DiGraph)
+    tol = 1e-8
+    ranks = pagerank(A, dtype=np.float32, variant=variant, tol=tol, max_iter=300)
+    assert ranks.backend == backend and ranks.dtype == np.float32 and ranks.nnz == A.nrows
+    assert abs(float(ranks.reduce(hb.monoid.plus[np.float64])) - 1.0) < 1e-5
+    if variant == "power":
+        _assert_matches_networkx(ranks, nx.pagerank(G, tol=tol, max_iter=300), np.float32)
+    else:
+        exact = pagerank(A, tol=1e-12, max_iter=1000).to_dense()
+        bound = 0.85 / 0.15 * A.nrows * tol  # the data variant's own, see test_pagerank_data
+        assert np.abs(ranks.to_dense() - exact).sum() <= 2 * bound + 1e-5
+    assert pagerank(A, dtype="float32", iterations=3).dtype == np.float32
+
+
 def test_pagerank_dangling_vertices_spread_uniformly() -> None:
     # 0 -> 1, 1 -> 2; vertex 2 dangles, vertex 3 is isolated (also dangling)
     A = hb.Matrix.from_coo([0, 1], [1, 2], [1.0, 1.0], nrows=4, ncols=4)
@@ -185,11 +206,13 @@ def test_pagerank_bad_input_and_empty() -> None:
     with pytest.raises(DimensionMismatch):
         pagerank(hb.Matrix.new(np.float64, 2, 3))
     A = hb.generators.grid_2d(2, 2)
-    for kwargs in ({"damping": 1.5}, {"tol": 0.0}, {"max_iter": 0}):
+    for kwargs in ({"damping": 1.5}, {"tol": 0.0}, {"max_iter": 0}, {"dtype": np.int32},
+                   {"dtype": "float16"}, {"dtype": "no such type"}, {"dtype": None}):
         with pytest.raises(InvalidValue):
             pagerank(A, **kwargs)
     empty = pagerank(hb.Matrix.new(np.float32, 0, 0))
     assert empty.size == 0 and empty.dtype == np.float64
+    assert pagerank(hb.Matrix.new(np.float32, 0, 0), dtype=np.float32).dtype == np.float32
     one = pagerank(hb.Matrix.new(np.float32, 1, 1))
     assert one.to_dense().tolist() == [1.0]
 

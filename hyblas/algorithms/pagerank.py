@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -33,6 +33,7 @@ def pagerank(
     iterations: int | None = None,
     variant: str = "power",
     executor: str = "auto",
+    dtype: Any = np.float64,
     return_iterations: bool = False,
     progress: bool | None = None,
 ) -> Vector | tuple[Vector, int]:
@@ -80,6 +81,10 @@ def pagerank(
     variant : {'power', 'data'}
     executor : str
         Passed to :func:`hyblas.ops.vxm`.
+    dtype : {np.float64, np.float32}
+        The type of the ranks and of every product. float64 (the default) as networkx; float32
+        as LAGraph and cuGraph compute PageRank: half the bytes per iteration and the memory
+        per vector, with ranks rounded to about 7 significant digits.
     return_iterations : bool
         Also return the number of iterations (rounds, for ``"data"``) run.
     progress : bool, optional
@@ -90,7 +95,7 @@ def pagerank(
 
     Returns
     -------
-    Vector of float64
+    Vector of ``dtype``
         One entry per vertex, summing to 1 (empty for a graph of 0 vertices).
     int
         Only with ``return_iterations``.
@@ -104,7 +109,8 @@ def pagerank(
     InvalidValue
         For ``damping`` outside [0, 1], ``tol <= 0``,
         ``max_iter < 1``, ``iterations < 0`` or given with ``"data"``, an unknown
-        ``variant``, ``progress`` not a bool or None, or if the iteration does not converge
+        ``variant``, a ``dtype`` other than float32 / float64, ``progress`` not a bool or
+        None, or if the iteration does not converge
         within ``max_iter`` steps (networkx raises ``PowerIterationFailedConvergence`` there).
     MissingDependency
         If ``progress=True`` and tqdm is not installed.
@@ -125,11 +131,12 @@ def pagerank(
         if int(iterations) < 0:
             raise InvalidValue(f"pagerank: iterations must be at least 0, got {iterations}")
     check_progress(progress, "pagerank")
+    dtype = _rank_type(dtype)
     n = A.nrows
     if n == 0:
-        empty = Vector.new(np.float64, 0, backend=A.backend)
+        empty = Vector.new(dtype, 0, backend=A.backend)
         return (empty, 0) if return_iterations else empty
-    shares = _shares(A, float(damping))
+    shares = _shares(A, float(damping), dtype)
     total = int(iterations) if iterations is not None else int(max_iter)
     unit = "iteration" if variant == "power" else "round"
     with progress_bar(progress, total=total, desc="pagerank", unit=unit) as bar:
@@ -143,22 +150,35 @@ def pagerank(
     return (ranks, count) if return_iterations else ranks
 
 
+def _rank_type(dtype: Any) -> np.dtype:
+    try:
+        found = np.dtype(dtype) if dtype is not None else None
+    except TypeError:
+        found = None
+    # "is None" first: a dtype compares equal to None (np.dtype(None) is float64)
+    if found is None or found.name not in ("float32", "float64"):
+        raise InvalidValue(f"pagerank: dtype must be float32 or float64, got {dtype!r}")
+    return found
+
+
 class _Shares(NamedTuple):
     edge: Vector  # α / out-weight of every vertex that sends along edges, 0 for the others
     dangling: Vector  # 1 for every vertex whose out-weight is 0 (dangling), 0 for the others
+    dtype: np.dtype  # of the ranks and every product
 
 
-def _shares(A: Matrix, alpha: float) -> _Shares:  # noqa: N803
+def _shares(A: Matrix, alpha: float, dtype: np.dtype) -> _Shares:  # noqa: N803
     """What each vertex passes along each of its out-edges per unit of rank, damping included
     (one multiply per vertex and iteration does both). Both vectors are full: a full rank
     vector then gives a full input, the case cuSPARSE serves, and the dangling rank is the
     inner product of two full vectors (one pass), with no mask to build."""
-    senders = ops.select(ops.reduce_rows(A, _monoid["plus"][np.float64]), "valuene", 0.0)
-    inverse = ops.apply(senders, _unary["minv"][np.float64])
+    senders = ops.select(ops.reduce_rows(A, _monoid["plus"][dtype]), "valuene", 0.0)
+    inverse = ops.apply(senders, _unary["minv"][dtype])
     damped = ops.apply(inverse, _binary["times"], right=alpha)
-    dangling = _full(1.0, A)
+    dangling = _full(1.0, A, dtype)
     ops.assign(dangling, 0.0, None, mask=senders.S)
-    return _Shares(ops.ewise_add(damped, _full(0.0, A), _binary["first"]), dangling)
+    return _Shares(ops.ewise_add(damped, _full(0.0, A, dtype), _binary["first"]), dangling,
+                   dtype)  # fmt: skip
 
 
 def _push(A: Matrix, alpha: float, rank: Vector, shares: _Shares, executor: str,  # noqa: N803
@@ -169,18 +189,18 @@ def _push(A: Matrix, alpha: float, rank: Vector, shares: _Shares, executor: str,
     vertices (a scalar). With ``base``, the part sent along edges is added to a full vector of
     ``base`` plus that scalar, in the product's output write (one pass less than adding after).
     """
-    semiring = _semiring["plus_times"][np.float64]
+    semiring = _semiring["plus_times"][shares.dtype]
     share = ops.ewise_mult(rank, shares.edge, _binary["times"])
     everywhere = alpha * float(ops.inner(rank, shares.dangling, semiring)) / A.nrows
     if base is None:
         return ops.vxm(share, A, semiring, executor=executor), everywhere
-    out = _full(base + everywhere, A)  # the sum is out + product, as ewise_add's would be
+    out = _full(base + everywhere, A, shares.dtype)  # out + product, as ewise_add's would be
     return ops.vxm(share, A, semiring, out=out, accum=_binary["plus"], executor=executor), \
         everywhere  # fmt: skip
 
 
-def _full(value: float, A: Matrix) -> Vector:  # noqa: N803
-    return Vector.from_scalar(value, A.nrows, dtype=np.float64, backend=A.backend)
+def _full(value: float, A: Matrix, dtype: np.dtype) -> Vector:  # noqa: N803
+    return Vector.from_scalar(value, A.nrows, dtype=dtype, backend=A.backend)
 
 
 def _power_step(A: Matrix, alpha: float, ranks: Vector, shares: _Shares,  # noqa: N803
@@ -192,13 +212,13 @@ def _power(A: Matrix, alpha: float, shares: _Shares, tol: float, max_iter: int, 
            iterations: int | None, executor: str,
            bar: ProgressBar) -> tuple[Vector, int]:  # fmt: skip
     n = A.nrows
-    ranks = _full(1.0 / n, A)
+    ranks = _full(1.0 / n, A, shares.dtype)
     if iterations is not None:  # a fixed amount of work: no convergence test
         for _ in range(int(iterations)):
             ranks = _power_step(A, alpha, ranks, shares, executor)
             bar.update()
         return ranks, int(iterations)
-    plus = _monoid["plus"][np.float64]
+    plus = _monoid["plus"][shares.dtype]
     for iteration in range(1, max_iter + 1):
         new_ranks = _power_step(A, alpha, ranks, shares, executor)
         change = ops.apply(ops.ewise_add(new_ranks, ranks, "minus"), _unary["abs"]).reduce(plus)
@@ -217,7 +237,7 @@ def _power(A: Matrix, alpha: float, shares: _Shares, tol: float, max_iter: int, 
 def _data_driven(A: Matrix, alpha: float, shares: _Shares, tol: float, max_iter: int,  # noqa: N803
                  executor: str, bar: ProgressBar) -> tuple[Vector, int]:  # fmt: skip
     plus = _binary["plus"]
-    start = _full(1.0 / A.nrows, A)
+    start = _full(1.0 / A.nrows, A, shares.dtype)
     ranks = _power_step(A, alpha, start, shares, executor)  # round 1: everyone pushes
     residual = ops.ewise_add(ranks, start, "minus")  # the change since each vertex pushed
     bar.update()
@@ -225,19 +245,19 @@ def _data_driven(A: Matrix, alpha: float, shares: _Shares, tol: float, max_iter:
         large = ops.select(ops.apply(residual, _unary["abs"]), "valuegt", tol)
         bar.set_postfix(active=large.nnz, refresh=False)  # nnz is cached on the host
         if not large.nnz:
-            total = float(ranks.reduce(_monoid["plus"][np.float64]))
+            total = float(ranks.reduce(_monoid["plus"][shares.dtype]))
             return ops.apply(ranks, _binary["times"], right=1.0 / total), round_
         if round_ == max_iter:
             break
         active = ops.apply(residual, _unary["identity"], mask=large.S)
         arrived, everywhere = _push(A, alpha, active, shares, executor)
         if everywhere:
-            arrived = ops.ewise_add(arrived, _full(everywhere, A), plus)
+            arrived = ops.ewise_add(arrived, _full(everywhere, A, shares.dtype), plus)
         ops.assign(residual, 0.0, None, mask=active.S)  # the active vertices pushed theirs
         ops.apply(arrived, _unary["identity"], accum=plus, out=residual)
         ops.apply(arrived, _unary["identity"], accum=plus, out=ranks)
         bar.update()
-    largest = float(ops.apply(residual, _unary["abs"]).reduce(_monoid["max"][np.float64]))
+    largest = float(ops.apply(residual, _unary["abs"]).reduce(_monoid["max"][shares.dtype]))
     raise InvalidValue(f"pagerank: variant='data' did not converge within max_iter={max_iter} "
                        f"rounds ({large.nnz} vertices still changed by more than tol={tol} "
                        f"since they last pushed, the most by {largest:.3g})")  # fmt: skip
