@@ -162,20 +162,20 @@ class _Plan:
 
 def _plan(layout: DenseLayout, xp: Any, semiring: Semiring, op_type: np.dtype,
           out_dtype: np.dtype, mask_dtype: np.dtype | None, accum: BinaryOp | None,
-          flags: tuple[Any, ...], inputs: int) -> _Plan:  # fmt: skip
+          flags: tuple[Any, ...]) -> _Plan:  # fmt: skip
     """The plan of a product on ``layout`` (cached on it) for ``flags`` (as :func:`_kernels`
-    takes them) and an input gathered to ``inputs`` values."""
-    key = (semiring, op_type, out_dtype, mask_dtype, accum, flags, inputs)
+    takes them)."""
+    key = (semiring, op_type, out_dtype, mask_dtype, accum, flags)
     plan = layout.plans.get(key)
     if plan is None:
         plan = layout.plans[key] = _make_plan(layout, xp, semiring, op_type, out_dtype,
-                                              mask_dtype, accum, flags, inputs)  # fmt: skip
+                                              mask_dtype, accum, flags)  # fmt: skip
     return plan
 
 
 def _make_plan(layout: DenseLayout, xp: Any, semiring: Semiring, op_type: np.dtype,
                out_dtype: np.dtype, mask_dtype: np.dtype | None, accum: BinaryOp | None,
-               flags: tuple[Any, ...], inputs: int) -> _Plan:  # fmt: skip
+               flags: tuple[Any, ...]) -> _Plan:  # fmt: skip
     heavy, light, reduce, chunks, split_init, unpermute, heavy_most, light_most = _kernels(
         semiring, op_type, out_dtype, mask_dtype, accum, flags)
     all_present, iso = flags[1], flags[2]
@@ -188,6 +188,8 @@ def _make_plan(layout: DenseLayout, xp: Any, semiring: Semiring, op_type: np.dty
                            f"for {semiring.name} on {np.dtype(op_type).name} (its "
                            f"registers)")  # fmt: skip
     groups = heavy_groups(params, op_type, out_type, all_present, heavy_most)
+    # the input as gathered into internal order (the columns with entries) or as given
+    inputs = layout.ncols if layout.column_order is None else int(layout.column_order.size)
     iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
     dummy_t = placeholder(xp, op_type)
     word = np.uint64 if _k.word_bytes(out_type) == 8 else np.uint32
@@ -261,7 +263,7 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
                  (flip, all_present, layout.iso_value is not None, permuted, mask is not None,
                   mask is not None and mask.structural, mask is not None and mask.complement,
                   out is not None, accum is not None and out is not None,
-                  replace and out is not None), int(x.size))  # fmt: skip
+                  replace and out is not None))  # fmt: skip
     dummy_b = plan.dummy_b
     u_present = dummy_b if all_present else present
     with translate_oom("dense SpMV"):
