@@ -606,6 +606,23 @@ def inner(u: Vector, v: Vector, semiring: Semiring | str) -> Any:
     u, v : Vector
         Of one size.
     semiring : Semiring or str
+        E.g. ``semiring.plus_times`` (the dot product) or ``"min_plus"``.
+
+    Returns
+    -------
+    NumPy scalar
+        Of the semiring's result type for ``u``'s and ``v``'s dtypes.
+
+    Raises
+    ------
+    InvalidObject
+        If ``u`` or ``v`` is not a Vector, or ``semiring`` is not a Semiring.
+    InvalidValue
+        If ``semiring`` names no semiring.
+    DimensionMismatch
+        If the sizes differ.
+    BackendError
+        If ``u`` and ``v`` live on different backends.
     """
     sr = _operator(semiring, (Semiring,), "semiring")
     _container(u, (Vector,), "u")
