@@ -152,7 +152,6 @@ class _Plan:
     unpermute: _Launch | None
     split_count: int
     word: type
-    out_type: np.dtype
     # one-element arrays for the arguments a specialization neither reads nor writes
     dummy_b: Any
     dummy_out: Any  # of the output's dtype
@@ -233,7 +232,7 @@ def _make_plan(layout: DenseLayout, xp: Any, semiring: Semiring, op_type: np.dty
                 np.int64(layout.nrows), np.int64(layout.live_rows),
                 layout.row_position))  # then the internal results, the six write arrays
     return _Plan(plan_heavy, plan_light, plan_split, plan_chunks, plan_reduce, plan_unpermute,
-                 split_count, word, out_type, placeholder(xp, np.bool_),
+                 split_count, word, placeholder(xp, np.bool_),
                  placeholder(xp, out_dtype), placeholder(xp, out_type),
                  (placeholder(xp, word), placeholder(xp, np.uint32)))  # fmt: skip
 
@@ -267,7 +266,7 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
     dummy_b = plan.dummy_b
     u_present = dummy_b if all_present else present
     with translate_oom("dense SpMV"):
-        partial = xp.empty(max(layout.slots, 1), dtype=plan.out_type)
+        partial = xp.empty(max(layout.slots, 1), dtype=out_type)
         # a full input leaves every slot present: its flags are neither written nor read
         partial_present = dummy_b if all_present else xp.empty(max(layout.slots, 1), dtype=bool)
         if plan.heavy is not None:
@@ -290,7 +289,7 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
                      old_values, old_present, new_values, new_present)  # fmt: skip
             inner_values, inner_present = plan.dummy_z, dummy_b
             if plan.unpermute is not None:  # results in internal order first
-                inner_values = xp.empty(layout.nrows, dtype=plan.out_type)
+                inner_values = xp.empty(layout.nrows, dtype=out_type)
                 inner_present = xp.empty(layout.nrows, dtype=bool)
             plan.reduce.run(partial, partial_present, split_acc, split_found, *write,
                             inner_values, inner_present)  # fmt: skip
