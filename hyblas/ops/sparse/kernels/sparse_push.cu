@@ -57,13 +57,14 @@ typedef ${M} hyblas_m;
 #define HYBLAS_CHUNK_MASK ((1ull << HYBLAS_CHUNK_BITS) - 1ull)
 // Outputs a block stages in shared memory before it lists them with one global atomic: one
 // counter for the whole list, taken by every warp, was the walk's bottleneck (the push kernel
-// took 3.8x as long as without listing on a 1% frontier of kron24). A block flushes at barriers
-// once more than STAGE_SPILL are staged, so that a flush always leaves room for a whole block's
-// batch of edges (HYBLAS_BATCH a thread); stage 1 starts empty and stages at most
-// HYBLAS_INPUTS * 31 < HYBLAS_STAGE, so it needs no barrier of its own. Beyond the area,
-// outputs are listed straight away (spilled).
+// took 3.8x as long as without listing on a 1% frontier of kron24). Each warp stages into its
+// own HYBLAS_WARP_STAGE outputs of the area, so that staging needs no block barrier (barrier
+// waits between the stages were 46% of the push kernel's stalls on that frontier); a warp
+// whose part is full lists it alone (one global atomic), and the block lists what all its warps
+// staged at the end of a group (hyblas_flush: one global atomic).
 #define HYBLAS_STAGE 2048
-#define HYBLAS_STAGE_SPILL (HYBLAS_STAGE - HYBLAS_BATCH * HYBLAS_THREADS)
+#define HYBLAS_WARPS (HYBLAS_THREADS / HYBLAS_WARP)
+#define HYBLAS_WARP_STAGE (HYBLAS_STAGE / HYBLAS_WARPS)
 // The rounds' state in `counters` (LO, HI, ... STATE_WORDS in rounds.py): [0] and [1] as in
 // one call (the list's end is the queue's), then the round's inputs queue[lo, hi), the round
 // running, whether the rounds are done, the last round allowed, the edges walked, and from
@@ -104,7 +105,7 @@ struct hyblas_push_view {
     hyblas_i* list;
     unsigned long long* count;
     hyblas_i* staged;  // the block's outputs to list, in shared memory (HYBLAS_STAGE of them)
-    unsigned int* staged_count;  // how many the block's threads tried to stage (may pass it)
+    unsigned int* staged_count;  // how many each warp staged in its part (HYBLAS_WARPS counts)
 };
 
 template <bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
@@ -125,51 +126,64 @@ __device__ __forceinline__ void hyblas_high_push(const hyblas_push_view& v, long
     if ((v.claims[d >> 5] & bit) == 0u) atomicOr(&v.claims[d >> 5], bit);
 }
 
+// List the `staged` outputs of this warp's part of the staging area with one global atomic.
+// Every lane of the warp calls this.
+__device__ __forceinline__ void hyblas_warp_flush(const hyblas_push_view& v, unsigned int staged) {
+    const int lane = threadIdx.x & (HYBLAS_WARP - 1);
+    const hyblas_i* part = v.staged + (threadIdx.x / HYBLAS_WARP) * HYBLAS_WARP_STAGE;
+    unsigned long long base = 0;
+    if (lane == 0) base = atomicAdd(v.count, (unsigned long long)staged);
+    base = __shfl_sync(0xffffffffu, base, 0);
+    for (unsigned int k = lane; k < staged; k += HYBLAS_WARP) v.list[base + k] = part[k];
+    __syncwarp();
+}
+
 // Append `user` to the output list where `want`; every lane of the warp must call this. The
-// block's staging area takes it (a warp-aggregated shared atomic), or the global list where the
-// area is full (a warp-aggregated global atomic).
+// warp's part of the staging area takes it, after listing the part if it would overflow.
+// Only lane 0 writes the warp's count, between two __syncwarp()s: every lane reads the same.
 __device__ __forceinline__ void hyblas_append(const hyblas_push_view& v, bool want, long long user) {
     const unsigned int lanes = __ballot_sync(0xffffffffu, want);
     if (lanes == 0u) return;
     const int lane = threadIdx.x & (HYBLAS_WARP - 1);
-    const int leader = __ffs(lanes) - 1;
-    const unsigned int below = lanes & ((1u << lane) - 1u);
-    unsigned int at = 0;
-    if (lane == leader) at = atomicAdd(v.staged_count, (unsigned int)__popc(lanes));
-    at = __shfl_sync(0xffffffffu, at, leader) + __popc(below);
-    const bool spill = want && at >= HYBLAS_STAGE;
-    if (want && !spill) v.staged[at] = (hyblas_i)user;
-    const unsigned int spilled = __ballot_sync(0xffffffffu, spill);
-    if (spilled == 0u) return;
-    const int first = __ffs(spilled) - 1;
-    unsigned long long base = 0;
-    if (lane == first) base = atomicAdd(v.count, (unsigned long long)__popc(spilled));
-    base = __shfl_sync(0xffffffffu, base, first);
-    if (spill) v.list[base + __popc(spilled & ((1u << lane) - 1u))] = (hyblas_i)user;
+    const int warp = threadIdx.x / HYBLAS_WARP;
+    unsigned int staged = v.staged_count[warp];
+    const unsigned int added = (unsigned int)__popc(lanes);
+    if (staged + added > (unsigned int)HYBLAS_WARP_STAGE) {
+        hyblas_warp_flush(v, staged);
+        staged = 0u;
+    }
+    if (want)
+        v.staged[warp * HYBLAS_WARP_STAGE + staged + __popc(lanes & ((1u << lane) - 1u))] =
+            (hyblas_i)user;
+    __syncwarp();
+    if (lane == 0) v.staged_count[warp] = staged + added;
+    __syncwarp();
 }
 
-// List the block's staged outputs with one global atomic and empty the area. Every thread of
-// the block calls this, at a point where all have staged what they will.
+// List the block's staged outputs (every warp's part) with one global atomic and empty the
+// area. Every thread of the block calls this, once all have staged what they will.
 __device__ void hyblas_flush(const hyblas_push_view& v) {
     __shared__ unsigned long long s_base;
+    __shared__ unsigned int s_offset[HYBLAS_WARPS];
     __syncthreads();
-    const unsigned int staged = min(*v.staged_count, (unsigned int)HYBLAS_STAGE);
-    if (threadIdx.x == 0 && staged > 0u) s_base = atomicAdd(v.count, (unsigned long long)staged);
+    if (threadIdx.x == 0) {
+        unsigned int total = 0u;
+        for (int w = 0; w < HYBLAS_WARPS; ++w) {
+            s_offset[w] = total;
+            total += v.staged_count[w];
+        }
+        if (total > 0u) s_base = atomicAdd(v.count, (unsigned long long)total);
+    }
     __syncthreads();
-    for (unsigned int k = threadIdx.x; k < staged; k += HYBLAS_THREADS)
-        v.list[s_base + k] = v.staged[k];
-    __syncthreads();
-    if (threadIdx.x == 0) *v.staged_count = 0u;
-    __syncthreads();
-}
-
-// At a point every thread of the block reaches alike: flush if the area is filling up. The
-// count is read between two barriers (no thread stages again before all have read it), and
-// the second one gives every thread the same decision.
-__device__ __forceinline__ void hyblas_maybe_flush(const hyblas_push_view& v) {
-    __syncthreads();
-    const bool full = *v.staged_count > (unsigned int)HYBLAS_STAGE_SPILL;
-    if (__syncthreads_or(full)) hyblas_flush(v);
+    const int lane = threadIdx.x & (HYBLAS_WARP - 1);
+    const int warp = threadIdx.x / HYBLAS_WARP;
+    const unsigned int staged = v.staged_count[warp];
+    const hyblas_i* part = v.staged + warp * HYBLAS_WARP_STAGE;
+    for (unsigned int k = lane; k < staged; k += HYBLAS_WARP)
+        v.list[s_base + s_offset[warp] + k] = part[k];
+    __syncwarp();
+    if (lane == 0) v.staged_count[warp] = 0u;  // thread 0 read it before the barrier above
+    __syncwarp();
 }
 
 // A thread's HYBLAS_BATCH edges of one input on the global path, each step's memory accesses
@@ -415,7 +429,7 @@ __device__ void hyblas_push_group(
     if (segmented)
         hyblas_segment_walk<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, segment, s_begin, s_split,
                                                                       s_x, smem);
-    hyblas_flush(v);  // stage 1 starts empty; a barrier too: it reads s_low
+    __syncthreads();  // the stages read s_low (the staging area is empty here)
     {  // stage 1: the last E mod 32 edges of input i by virtual warp i
         const int i = tid / HYBLAS_VWARP;
         const long long end = s_end[i];
@@ -428,7 +442,6 @@ __device__ void hyblas_push_group(
                 end, s_split[i], s_x[i]);
         }
     }
-    hyblas_maybe_flush(v);
     {  // stage 2: then whole warps' worth by warps
         const int warp = tid / HYBLAS_WARP, lane = tid % HYBLAS_WARP;
         for (int i = warp; i < HYBLAS_INPUTS; i += HYBLAS_THREADS / HYBLAS_WARP) {
@@ -440,7 +453,6 @@ __device__ void hyblas_push_group(
                     v, start + lane, HYBLAS_WARP, q, chunks, s_end[i], s_split[i], s_x[i]);
         }
     }
-    hyblas_maybe_flush(v);
     // stage 3: the rest, whole blocks' worth, by the whole block
     for (int i = 0; i < HYBLAS_INPUTS; ++i) {
         const long long low = s_low[i];
@@ -448,7 +460,6 @@ __device__ void hyblas_push_group(
         for (long long q = 0; q < chunks; q += HYBLAS_BATCH) {
             hyblas_strided_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
                 v, low + tid, HYBLAS_THREADS, q, chunks, s_end[i], s_split[i], s_x[i]);
-            hyblas_maybe_flush(v);
         }
     }
     hyblas_flush(v);
@@ -489,12 +500,12 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_push(
     __shared__ hyblas_t s_x[HYBLAS_INPUTS];
     __shared__ unsigned long long s_high, s_edges;
     __shared__ hyblas_i s_staged[HYBLAS_STAGE];
-    __shared__ unsigned int s_staged_count;
+    __shared__ unsigned int s_staged_count[HYBLAS_WARPS];
     extern __shared__ __align__(16) unsigned char hyblas_smem[];
     const hyblas_push_view v = {indptr, split, dst, weights, iso, order, mask_values,
                                 mask_present, ws, flags, claims, high_ws, list, counters, s_staged,
-                                &s_staged_count};
-    if (threadIdx.x == 0) s_staged_count = 0u;  // hyblas_push_group's first barrier follows
+                                s_staged_count};
+    if (threadIdx.x < HYBLAS_WARPS) s_staged_count[threadIdx.x] = 0u;  // a barrier follows
     long long base = 0, count = n_active;
     if (rounds != HYBLAS_ONE_CALL) {
         if (counters[HYBLAS_R_DONE]) return;
@@ -538,10 +549,10 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
     const int rounds)
 {
     __shared__ hyblas_i s_staged[HYBLAS_STAGE];
-    __shared__ unsigned int s_staged_count;
+    __shared__ unsigned int s_staged_count[HYBLAS_WARPS];
     const hyblas_push_view v = {indptr, split, dst, weights, iso, order, mask_values,
                                 mask_present, ws, flags, claims, high_ws, list, counters, s_staged,
-                                &s_staged_count};
+                                s_staged_count};
     if (rounds != HYBLAS_ONE_CALL && counters[HYBLAS_R_DONE]) return;
     const unsigned long long packed = *(volatile unsigned long long*)&counters[1];
     const long long count = (long long)(packed >> HYBLAS_CHUNK_BITS);
@@ -551,7 +562,7 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
     long long c = (long long)blockIdx.x * per;
     const long long stop = min(c + per, total);
     if (c >= stop) return;  // the whole block
-    if (threadIdx.x == 0) s_staged_count = 0u;
+    if (threadIdx.x < HYBLAS_WARPS) s_staged_count[threadIdx.x] = 0u;
     __syncthreads();
     long long lo = 0, hi = count - 1;  // the last gathered input whose first chunk is <= c
     while (lo < hi) {
@@ -572,7 +583,6 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_spread(
             hyblas_strided_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
                 v, begin - first * HYBLAS_THREADS + threadIdx.x, HYBLAS_THREADS, c, until, end,
                 high_end, x);
-            hyblas_maybe_flush(v);
         }
         c = until;
     }
@@ -653,18 +663,25 @@ __global__ void hyblas_sparse_finish(
 // Not HYBLAS_ANY, after the walk: every high output the walk touched (its bit set by internal
 // id) moves to its user: its value into the user's work word (untouched: all of a high
 // output's edges are high edges), its presence bit into the flags, its id onto the list; the
-// high words and bits are reset for the next call. Whole warps a bits word (lanes converge).
-__global__ void hyblas_sparse_finish_high(
+// high words and bits are reset for the next call. A block of HYBLAS_THREADS threads takes
+// HYBLAS_THREADS outputs at a time (whole bits words: lanes converge) and lists its touched
+// ones with one global atomic: one a warp, all on the list's one counter, made this kernel
+// take 25 us for kron24's 209,707 high outputs.
+__global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_finish_high(
     const long long high_count, const hyblas_i* __restrict__ order, hyblas_word* high_ws,
     unsigned int* high_bits, hyblas_word* ws, unsigned int* flags, hyblas_i* list,
     unsigned long long* counters)
 {
+    __shared__ unsigned int s_touched[HYBLAS_WARPS];
+    __shared__ unsigned long long s_base;
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
-    const long long stride = (long long)gridDim.x * blockDim.x;  // a multiple of 32
+    const long long stride = (long long)gridDim.x * HYBLAS_THREADS;
     const long long words = (high_count + 31) / 32;
     const int lane = threadIdx.x & (HYBLAS_WARP - 1);
-    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < words * 32;
-         k += stride) {
+    const int warp = threadIdx.x / HYBLAS_WARP;
+    for (long long first = (long long)blockIdx.x * HYBLAS_THREADS; first < words * 32;
+         first += stride) {  // the same trip count in every thread of the block
+        const long long k = first + threadIdx.x;
         const bool here = k < high_count && ((high_bits[k >> 5] >> (k & 31)) & 1u) != 0u;
         long long user = 0;
         if (here) {
@@ -674,12 +691,23 @@ __global__ void hyblas_sparse_finish_high(
             atomicOr(&flags[user >> 5], 1u << (user & 31));
         }
         const unsigned int lanes = __ballot_sync(0xffffffffu, here);
-        unsigned long long base = 0;
-        if (lane == 0 && lanes != 0u)
-            base = atomicAdd(&counters[0], (unsigned long long)__popc(lanes));
-        base = __shfl_sync(0xffffffffu, base, 0);
-        if (here) list[base + __popc(lanes & ((1u << lane) - 1u))] = (hyblas_i)user;
-        if (lane == 0) high_bits[k >> 5] = 0u;  // every lane read it before the ballot
+        if (lane == 0) {
+            s_touched[warp] = (unsigned int)__popc(lanes);
+            if (k < words * 32) high_bits[k >> 5] = 0u;  // every lane read it before the ballot
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            unsigned int total = 0u;
+            for (int w = 0; w < HYBLAS_WARPS; ++w) total += s_touched[w];
+            if (total > 0u) s_base = atomicAdd(&counters[0], (unsigned long long)total);
+        }
+        __syncthreads();
+        if (here) {
+            unsigned long long at = s_base + __popc(lanes & ((1u << lane) - 1u));
+            for (int w = 0; w < warp; ++w) at += s_touched[w];
+            list[at] = (hyblas_i)user;
+        }
+        __syncthreads();  // all have read s_touched and s_base before the next round writes them
     }
 }
 
