@@ -107,14 +107,14 @@ def bfs_launches_instrumented(A: hb.Matrix, source: int, degrees: np.ndarray,  #
             "per_launch": launches}  # fmt: skip
 
 
-def random_frontier(A: hb.Matrix, fraction: float = 0.01,
-                    seed: int = 5) -> tuple[np.ndarray, np.ndarray, hb.Vector]:  # fmt: skip
+def random_frontier(A: hb.Matrix, fraction: float = 0.01, seed: int = 5,
+                    backend: str = "cuda") -> tuple[np.ndarray, np.ndarray, hb.Vector]:  # fmt: skip
     """A frontier of ``fraction`` of ``A``'s columns at random (sorted ids), float32 values in
-    [1, 2): (ids, values, the vector on the GPU)."""
+    [1, 2): (ids, values, the vector on ``backend``)."""
     rng = np.random.default_rng(seed)
     keep = np.sort(rng.choice(A.ncols, int(A.ncols * fraction), replace=False))
     values = rng.uniform(1, 2, keep.size).astype(np.float32)
-    return keep, values, hb.Vector.from_coo(keep, values, size=A.ncols, backend="cuda")
+    return keep, values, hb.Vector.from_coo(keep, values, size=A.ncols, backend=backend)
 
 
 def measure_graph(name: str, repeats: int) -> dict[str, Any]:
