@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes as _dt
-from ...backend import compile_module, launch, max_block_threads, translate_oom
+from ...backend import PreparedLaunch, compile_module, max_block_threads, translate_oom
 from ...errors import InvalidValue
 from ...semiring.operators import BinaryOp, Semiring
 from .. import mask as _mask
@@ -123,19 +123,14 @@ def _kernels(semiring: Semiring, op_type: np.dtype, out_dtype: np.dtype,
     return (*functions, max_block_threads(functions[0]), max_block_threads(functions[1]))
 
 
-@dataclass(frozen=True)
-class _Launch:
-    """One kernel's launch: its grid, block and shared bytes, and its leading arguments (the
-    layout's); a product passes its own arrays, every kernel's last arguments, to :meth:`run`."""
-
-    kernel: Any
-    grid: tuple[int]
-    block: tuple[int]
-    shared: int
-    static: tuple[Any, ...]
-
-    def run(self, *arrays: Any) -> None:
-        launch(self.kernel, self.grid, self.block, self.static + arrays, self.shared)
+def _prepare(xp: Any, kernel: Any, grid: tuple[int], block: tuple[int], shared: int,
+             static: tuple[Any, ...], arrays: int) -> PreparedLaunch:  # fmt: skip
+    """One kernel's launch: its grid, block, shared bytes and leading arguments (the
+    layout's); a product passes its own ``arrays``, every kernel's last arguments, to
+    ``run``."""
+    examples = (placeholder(xp, np.bool_),) * arrays
+    return PreparedLaunch(kernel, grid, block, static + examples, shared,
+                          variable=tuple(range(len(static), len(static) + arrays)))
 
 
 @dataclass(frozen=True)
@@ -144,12 +139,12 @@ class _Plan:
     once and kept on the layout: working it out per product cost a small product's worth of
     host time (grid2048 on the H100), which the GPU spends idle."""
 
-    heavy: _Launch | None
-    light: _Launch | None
-    split_init: _Launch | None
-    chunks: _Launch | None
-    reduce: _Launch | None
-    unpermute: _Launch | None
+    heavy: PreparedLaunch | None
+    light: PreparedLaunch | None
+    split_init: PreparedLaunch | None
+    chunks: PreparedLaunch | None
+    reduce: PreparedLaunch | None
+    unpermute: PreparedLaunch | None
     split_count: int
     word: type
     # one-element arrays for the arguments a specialization neither reads nor writes
@@ -195,42 +190,43 @@ def _make_plan(layout: DenseLayout, xp: Any, semiring: Semiring, op_type: np.dty
     plan_heavy = plan_light = plan_split = plan_chunks = plan_reduce = plan_unpermute = None
     if layout.heavy_units:
         weights = dummy_t if iso else layout.weights_as("heavy_weights", op_type)
-        plan_heavy = _Launch(heavy, (layout.heavy_teams,), (groups * params.heavy_threads,),
-                             shared_bytes(height * groups, width, op_type, out_type,
-                                          flags=not all_present), (
+        plan_heavy = _prepare(xp, heavy, (layout.heavy_teams,), (groups * params.heavy_threads,),
+                              shared_bytes(height * groups, width, op_type, out_type,
+                                           flags=not all_present), (
             np.int32(width), np.int32(height), np.int32(params.heavy_threads),
             np.int64(inputs), layout.team_begin, layout.team_end, layout.heavy_panel,
             layout.heavy_steps, layout.heavy_offset, layout.heavy_slot_base,
             layout.heavy_slot_count, layout.heavy_table, weights, iso_value,
-            layout.slot_dst))  # then x, its flags, partial, its flags  # fmt: skip
+            layout.slot_dst), 4)  # then x, its flags, partial, its flags  # fmt: skip
     if layout.light_units:
         weights = dummy_t if iso else layout.weights_as("light_weights", op_type)
-        plan_light = _Launch(light, (layout.light_units,), (min(params.light_threads,
-                                                                light_most),),
-                             shared_bytes(0, width, op_type, out_type, flags=not all_present), (
+        plan_light = _prepare(xp, light, (layout.light_units,), (min(params.light_threads,
+                                                                     light_most),),
+                              shared_bytes(0, width, op_type, out_type, flags=not all_present), (
             np.int32(width), np.int64(inputs), layout.light_panel, layout.light_begin,
             layout.light_end, layout.light_src, weights, iso_value,
-            layout.light_slot))  # then x, its flags, partial, its flags  # fmt: skip
+            layout.light_slot), 4)  # then x, its flags, partial, its flags  # fmt: skip
     reduce_bytes = shared_bytes(height, 0, op_type, out_type)
     split_count = layout.split_panels * height
     if layout.chunks:
-        plan_split = _Launch(split_init, (min(-(-split_count // 512), 4096),), (512,), 0,
-                             (np.int64(split_count),))  # then the words and flags
-        plan_chunks = _Launch(chunks, (layout.chunks,), (params.reduce_threads,), reduce_bytes, (
+        plan_split = _prepare(xp, split_init, (min(-(-split_count // 512), 4096),), (512,), 0,
+                              (np.int64(split_count),), 2)  # then the words and flags
+        plan_chunks = _prepare(xp, chunks, (layout.chunks,), (params.reduce_threads,),
+                               reduce_bytes, (
             np.int32(height), layout.chunk_split, layout.chunk_begin, layout.chunk_end,
-            layout.slot_dst))  # then partial, its flags, split words and flags
+            layout.slot_dst), 4)  # then partial, its flags, split words and flags
     if layout.row_panels:
         # then partial, its flags, split words / flags, the six write arrays, internal results
-        plan_reduce = _Launch(reduce, (layout.row_panels,), (params.reduce_threads,),
-                              reduce_bytes, (
+        plan_reduce = _prepare(xp, reduce, (layout.row_panels,), (params.reduce_threads,),
+                               reduce_bytes, (
             np.int32(height), np.int64(layout.nrows), layout.slot_ptr, layout.slot_dst,
-            layout.panel_split))  # fmt: skip
+            layout.panel_split), 12)  # fmt: skip
         if unpermute is not None:
             threads = params.reduce_threads
             blocks = min(-(-layout.nrows // (threads * _k.UNPERMUTE_ROWS)), 65535)
-            plan_unpermute = _Launch(unpermute, (blocks,), (threads,), 0, (
+            plan_unpermute = _prepare(xp, unpermute, (blocks,), (threads,), 0, (
                 np.int64(layout.nrows), np.int64(layout.live_rows),
-                layout.row_position))  # then the internal results, the six write arrays
+                layout.row_position), 8)  # then the internal results, the six write arrays
     return _Plan(plan_heavy, plan_light, plan_split, plan_chunks, plan_reduce, plan_unpermute,
                  split_count, word, placeholder(xp, np.bool_),
                  placeholder(xp, out_dtype), placeholder(xp, out_type),

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ...backend import compile_module, elapsed_ms, launch, record_event, translate_oom
+from ...backend import (PreparedLaunch, compile_module, elapsed_ms, launch, read_count,
+                        record_event, translate_oom, zero_async)
 from ...semiring.operators import BinaryOp, Semiring
 from .. import mask as _mask
 from ..kernels import placeholder
@@ -231,6 +232,88 @@ def _finish_blocks(n: int) -> int:
     return max(1, min(-(-n // (4 * THREADS)), 2048))
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """The launches of a single call on one layout for one specialization, their layout
+    arguments set once (kept on the layout): a CuPy launch converts every argument each time,
+    host time that the GPU spends idle before a small product's first kernel."""
+
+    claims: PreparedLaunch | None  # `any` calls only
+    push: PreparedLaunch
+    spread: PreparedLaunch
+    finish_high: PreparedLaunch | None  # not `any`, and only with high outputs
+    finish_call: PreparedLaunch
+    unread: Any  # a placeholder array for the arguments a call neither reads nor writes
+
+
+def _plan(layout: SparseLayout, params: SparseParams, xp: Any, kernels: tuple[Any, ...],
+          op_type: np.dtype, out_type: np.dtype, claiming: bool) -> _Plan:  # fmt: skip
+    """The plan for ``kernels`` (from :func:`_kernels`) on ``layout``, cached on it."""
+    key = (kernels, np.dtype(op_type).str, params.segment, params.reach,
+           params.segment_min_edges, params.spread_blocks)  # fmt: skip
+    plans = layout.__dict__.setdefault("_plans", {})
+    plan = plans.get(key)
+    if plan is None:
+        plan = plans[key] = _make_plan(layout, params, xp, kernels, op_type, out_type, claiming)
+    return plan
+
+
+def _make_plan(layout: SparseLayout, params: SparseParams, xp: Any, kernels: tuple[Any, ...],
+               op_type: np.dtype, out_type: np.dtype, claiming: bool) -> _Plan:  # fmt: skip
+    _, push_kernel, spread_kernel, _, finish_call, claims, _, finish_high = kernels
+    iso = layout.iso_value is not None
+    weights = placeholder(xp, op_type) if iso else layout.weights_as(op_type)
+    iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
+    array = placeholder(xp, np.bool_)  # the example of an argument each call passes
+    count = np.int64(0)  # and of a count each call passes
+    no_queue = placeholder(xp, layout.push_dst.dtype)  # read in rounds only (.rounds)
+    shared = segment_bytes(params, out_type) if layout.high_count and not claiming else 0
+    plan_claims = plan_high = None
+    if claiming:
+        plan_claims = PreparedLaunch(claims, (_blocks(layout.nrows),), (THREADS,), (
+            np.int64(layout.nrows), np.int64(layout.high_count), layout.output_order,
+            array, array, array, array, array,
+        ), variable=(3, 4, 5, 6, 7))  # the mask's values and presence, the bits  # fmt: skip
+    plan_push = PreparedLaunch(push_kernel, (1,), (THREADS,), (
+        count, array, array, layout.push_indptr, layout.push_split, layout.push_dst, weights,
+        iso_value, layout.output_order, np.int64(layout.high_count), np.int32(params.segment),
+        np.int64(params.reach), np.int64(params.segment_min_edges), array, array, array, array,
+        array, array, array, array, array, count, no_queue, ONE_CALL,
+    ), shared, variable=(0, 1, 2, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22))  # fmt: skip
+    plan_spread = PreparedLaunch(spread_kernel, (params.spread_blocks,), (THREADS,), (
+        array, array, layout.push_indptr, layout.push_split, layout.push_dst, weights, iso_value,
+        layout.output_order, array, array, array, array, array, array, array, array, array,
+        count, no_queue, ONE_CALL,
+    ), variable=(0, 1, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17))  # fmt: skip
+    if layout.high_count and not claiming:
+        plan_high = PreparedLaunch(finish_high, (_blocks(layout.high_count),), (THREADS,), (
+            np.int64(layout.high_count), layout.output_order, array, array, array, array, array,
+            array,
+        ), variable=(2, 3, 4, 5, 6, 7))  # fmt: skip
+    plan_finish = PreparedLaunch(finish_call, (_finish_blocks(layout.nrows),), (THREADS,), (
+        np.int64(layout.nrows), array, array, array, array, array,
+        np.int64(_sparse_below()), np.int32(0), array, array, array,
+    ), variable=(1, 2, 3, 4, 5, 7, 8, 9, 10))  # fmt: skip
+    return _Plan(plan_claims, plan_push, plan_spread, plan_high, plan_finish, array)
+
+
+def _call_arrays(layout: SparseLayout, xp: Any, n_active: int) -> tuple[Any, Any, Any]:
+    """A call's counters (zeroed here), output list and gathered inputs' slots (``2 *
+    n_active``: slots, then their first chunks), kept on the layout from call to call: the
+    allocations were a good part of the host time before a small product's first kernel. The
+    next call on the stream reuses them only after this one's kernels (stream order), and
+    nothing a call returns is a view of them."""
+    arrays = layout.__dict__.get("_call_arrays")
+    if arrays is None or arrays[2].size < 2 * n_active:
+        gathered_slots = max(2 * n_active, 2 * INPUTS_PER_BLOCK * 64)
+        arrays = layout.__dict__["_call_arrays"] = (
+            xp.empty(2, dtype=np.uint64),
+            xp.empty(max(layout.nrows, 1), dtype=layout.push_dst.dtype),
+            xp.empty(gathered_slots, dtype=np.int64))  # fmt: skip
+    zero_async(arrays[0])
+    return arrays
+
+
 def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any, x: Any,
                semiring: Semiring, op_type: np.dtype, out_type: np.dtype, *, flip: bool,
                mask: Any) -> Result:  # fmt: skip
@@ -241,7 +324,7 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
     has_mask = mask is not None
     structural = has_mask and mask.structural
     complement = has_mask and mask.complement
-    mask_values = mask_present = placeholder(xp, np.bool_)
+    mask_values = mask_present = None
     if structural:  # only the presence is read
         mask_values, mask_present = placeholder(xp, mask.parent.dtype), mask.parent._presence()
     elif has_mask:
@@ -249,46 +332,27 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
     kernels = _kernels(semiring, op_type, layout.push_dst.dtype,
                        mask_values.dtype if has_mask else None,
                        (flip, iso, has_mask, structural, complement))  # fmt: skip
-    module, push_kernel, spread_kernel, _, finish_call, claims, _, finish_high = kernels
-    ids = layout.push_dst.dtype
-    weights = placeholder(xp, op_type) if iso else layout.weights_as(op_type)
-    iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
+    claiming = _is_any(semiring)
+    plan = _plan(layout, params, xp, kernels, op_type, out_type, claiming)
+    if not has_mask:
+        mask_values = mask_present = plan.unread
     active = active.astype(np.int64, copy=False)
+    count = np.int64(n_active)
     with translate_oom("sparse SpMSpV"):
-        workspace = _workspace(layout, xp, module, semiring, out_type)
+        workspace = _workspace(layout, xp, kernels[0], semiring, out_type)
         ws, presence, claim_bits, blocked, high_ws = workspace[0], workspace[1], *workspace[3:]
         workspace[2] = False  # dirty until the finish kernel has reset what this call touched
-        counters = xp.zeros(2, dtype=np.uint64)
-        listed = xp.empty(max(layout.nrows, 1), dtype=ids)
-        gathered = xp.empty(2 * n_active, dtype=np.int64)  # slots, then their first chunks
-        no_queue = placeholder(xp, ids)  # read in rounds only (.rounds)
-        claiming = _is_any(semiring)
-        shared = segment_bytes(params, out_type) if layout.high_count and not claiming else 0
+        counters, listed, gathered = _call_arrays(layout, xp, n_active)
         events = [record_event()] if _timed is not None else None
-        if claiming:
-            launch(claims, (_blocks(layout.nrows),), (THREADS,), (
-                np.int64(layout.nrows), np.int64(layout.high_count), layout.output_order,
-                mask_values, mask_present, presence, claim_bits, blocked,
-            ))  # fmt: skip
-        launch(push_kernel, (-(-n_active // INPUTS_PER_BLOCK),), (THREADS,), (
-            np.int64(n_active), active, x, layout.push_indptr, layout.push_split,
-            layout.push_dst, weights, iso_value, layout.output_order,
-            np.int64(layout.high_count), np.int32(params.segment), np.int64(params.reach),
-            np.int64(params.segment_min_edges), mask_values, mask_present, ws, presence,
-            claim_bits, high_ws, listed, counters, gathered, np.int64(n_active), no_queue,
-            ONE_CALL,
-        ), shared)  # fmt: skip
-        launch(spread_kernel, (params.spread_blocks,), (THREADS,), (
-            active, x, layout.push_indptr, layout.push_split,
-            layout.push_dst, weights, iso_value, layout.output_order, mask_values,
-            mask_present, ws, presence, claim_bits, high_ws, listed, counters, gathered,
-            np.int64(n_active), no_queue, ONE_CALL,
-        ))  # fmt: skip
-        if layout.high_count and not claiming:
-            launch(finish_high, (_blocks(layout.high_count),), (THREADS,), (
-                np.int64(layout.high_count), layout.output_order, high_ws, claim_bits, ws,
-                presence, listed, counters,
-            ))  # fmt: skip
+        if plan.claims is not None:
+            plan.claims.run(mask_values, mask_present, presence, claim_bits, blocked)
+        plan.push.run(count, active, x, mask_values, mask_present, ws, presence, claim_bits,
+                      high_ws, listed, counters, gathered, count,
+                      grid=(-(-n_active // INPUTS_PER_BLOCK),))  # fmt: skip
+        plan.spread.run(active, x, mask_values, mask_present, ws, presence, claim_bits,
+                        high_ws, listed, counters, gathered, count)  # fmt: skip
+        if plan.finish_high is not None:
+            plan.finish_high.run(high_ws, claim_bits, ws, presence, listed, counters)
         if events is not None:
             events.append(record_event())
         # the finish picks the result's format on the device (hyblas_sparse_finish_call)
@@ -296,13 +360,11 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         values = xp.empty(layout.nrows, dtype=out_type)
         present = xp.empty(layout.nrows, dtype=bool)
         fresh = xp.empty_like(ws) if hand_over else placeholder(xp, ws.dtype)
-        launch(finish_call, (_finish_blocks(layout.nrows),), (THREADS,), (
-            np.int64(layout.nrows), listed, ws, presence, blocked, counters,
-            np.int64(_sparse_below()), np.int32(hand_over), fresh, values, present,
-        ))  # fmt: skip
+        plan.finish_call.run(listed, ws, presence, blocked, counters, np.int32(hand_over),
+                             fresh, values, present)  # fmt: skip
         if events is not None:
             events.append(record_event())
-        count = int(counters[0])  # the one host synchronisation of a call
+        count = read_count(counters)  # the one host synchronisation of a call
         if count * _sparse_below() >= layout.nrows:  # a bitmap result: no sort
             if hand_over:
                 key = _workspace_key(semiring, np.dtype(out_type))
