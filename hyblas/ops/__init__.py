@@ -44,7 +44,9 @@ def __getattr__(name: str) -> Any:
     if name in __all__:
         from . import api  # noqa: PLC0415
 
-        return getattr(api, name)
+        found = getattr(api, name)
+        globals()[name] = found  # found directly from now on: a module __getattr__ call costs
+        return found  # about a microsecond, on every operation an algorithm calls
     raise AttributeError(f"module 'hyblas.ops' has no attribute {name!r}")
 
 

@@ -79,17 +79,23 @@ def _container(obj: Any, kinds: tuple[type, ...], argument: str) -> Any:
 
 def _same_backend(op_name: str, **objects: Any) -> str:
     """The one backend all objects (masks included) live on; BackendError if they differ."""
-    seen: dict[str, str] = {}
-    for name, obj in objects.items():
+    found = None
+    for obj in objects.values():
         if obj is None:
             continue
-        target = obj.parent if isinstance(obj, _mask.Mask) else obj
-        seen[name] = target.backend
-    if len(set(seen.values())) > 1:
-        where = ", ".join(f"{k} on {v!r}" for k, v in seen.items())
-        raise BackendError(f"{op_name}: objects live on different backends ({where}); move them "
-                           "with .to_backend()")  # fmt: skip
-    return next(iter(seen.values()))
+        backend = _backend_of(obj)
+        if found is None:
+            found = backend
+        elif backend != found:
+            where = ", ".join(f"{k} on {_backend_of(v)!r}" for k, v in objects.items()
+                              if v is not None)  # fmt: skip
+            raise BackendError(f"{op_name}: objects live on different backends ({where}); "
+                               "move them with .to_backend()")  # fmt: skip
+    return found
+
+
+def _backend_of(obj: Any) -> str:
+    return (obj.parent if isinstance(obj, _mask.Mask) else obj).backend
 
 
 def _check_mask_and_out(op_name: str, mask: Any, out: Any, kind: type,
