@@ -737,8 +737,14 @@ __global__ void hyblas_sparse_finish_call(
         hyblas_finish_listed(count, list, ws, flags, values);
         return;
     }
-    if (hand_over)  // coalesced, apart from the quads' pass (4 words a thread were strided)
-        for (long long k = start; k < n; k += stride) fresh[k] = empty;
+    if (hand_over) {  // 16-byte stores (a new array is 256-byte aligned), the tail word by word
+        constexpr int per = 16 / (int)sizeof(hyblas_word);
+        union { uint4 v; hyblas_word w[per]; } fill;
+        for (int i = 0; i < per; ++i) fill.w[i] = empty;
+        const long long vectors = n / per;
+        for (long long k = start; k < vectors; k += stride) ((uint4*)fresh)[k] = fill.v;
+        for (long long k = vectors * per + start; k < n; k += stride) fresh[k] = empty;
+    }
     const long long quads = (n + 31) / 32 * 8;  // 8 quads a flags word
     // whole warps: lanes converge
     for (long long q = start; q < (quads + 31) / 32 * 32; q += stride) {
