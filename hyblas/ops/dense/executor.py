@@ -21,6 +21,7 @@ from ... import dtypes as _dt
 from ...backend import PreparedLaunch, compile_module, max_block_threads, translate_oom
 from ...errors import InvalidValue
 from ...semiring.operators import BinaryOp, Semiring
+from ...vector import Vector
 from .. import mask as _mask
 from ..kernels import placeholder
 from ..reference import nonempty_rows
@@ -236,8 +237,6 @@ def _make_plan(layout: DenseLayout, xp: Any, semiring: Semiring, op_type: np.dty
 def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: Semiring,
               op_type: np.dtype, *, flip: bool, mask: Any, accum: BinaryOp | None,
               replace: bool, out: Any, backend: str) -> Any:  # fmt: skip
-    from ...vector import Vector  # noqa: PLC0415 - the containers import this package
-
     xp = edges._xp
     out_type = semiring.output_type(op_type)
     mask = _mask.as_mask(mask)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...backend import compile_module, launch, translate_oom
 from ...semiring.operators import BinaryOp, Semiring
+from ...vector import Vector
 from .. import mask as _mask
 from ..kernels import BLOCK_KERNEL_THREADS, HEAVY_ROW, cast_values, placeholder
 from ..kernels import heavy_rows as _heavy_rows
@@ -35,8 +36,6 @@ def spmv(
     """``w<mask> accum= E ⊕.⊗ u``, walking only the rows of the edge matrix ``edges`` that
     ``mask`` allows. ``flip`` multiplies ``u_j ⊗ E_ij`` (``vxm`` passes ``Aᵀ``). With
     ``stats``, ``stats['edges']`` receives the number of edges examined."""
-    from ...vector import Vector  # noqa: PLC0415 - the containers import this package
-
     mask = _mask.as_mask(mask)
     u_values, u_present = u._as_bitmap()
     rows, allowed = allowed_rows(mask, edges._xp)

@@ -19,6 +19,7 @@ import numpy as np
 from ...backend import (PreparedLaunch, compile_module, elapsed_ms, launch, read_count,
                         record_event, translate_oom, zero_async)
 from ...semiring.operators import BinaryOp, Semiring
+from ...vector import Vector
 from .. import mask as _mask
 from ..kernels import placeholder
 from ..kernels.words import word_bytes, word_holds_value
@@ -94,8 +95,6 @@ def spmspv(
     edge matrix ``edges``. ``flip`` multiplies ``u_j ⊗ E_ij`` (``vxm`` passes ``Aᵀ``).
     ``build=False``: push over the flat layout when the grouped one is not built yet and the
     flat one is at hand (:func:`.layout.layout_of`)."""
-    from ...vector import Vector  # noqa: PLC0415 - the containers import this package
-
     mask = _mask.as_mask(mask)
     active, u_values = u._as_sparse()
     result = push(edges, active, u_values, semiring, flip=flip, mask=mask, build=build)
