@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import hyblas as hb
-from hyblas import backend
+from hyblas.backend import (PreparedLaunch, compile_module, read_count, synchronize,
+                            translate_oom, xp_for, zero_async)
 from hyblas.errors import BackendError, OutOfMemory
 
 pytestmark = pytest.mark.gpu
@@ -33,22 +34,22 @@ extern "C" __global__ void probe(const int a, const long long b, const float c, 
 
 
 def _probe():
-    return backend.compile_module(_PROBE, ("probe",)).get_function("probe")
+    return compile_module(_PROBE, ("probe",)).get_function("probe")
 
 
 def _run_probe(launch, *values, grid=None):
     launch.run(*values, grid=grid)
-    backend.synchronize()
+    synchronize()
 
 
 def test_prepared_launch_passes_fixed_and_variable_arguments() -> None:
-    cp = backend.xp_for("cuda")
+    cp = xp_for("cuda")
     source = cp.asarray(np.array([7], dtype=np.int32))
     other = cp.asarray(np.array([-11], dtype=np.int32))
     out = cp.zeros(10, dtype=np.float64)
     args = (np.int32(-3), np.int64(2**40 + 5), np.float32(1.5), np.float64(-2.25), source, out,
             np.uint8(200), np.complex128(3 - 4j), np.int16(-7))
-    launch = backend.PreparedLaunch(_probe(), (2,), (32,), args, variable=(0, 3, 4, 5, 8))
+    launch = PreparedLaunch(_probe(), (2,), (32,), args, variable=(0, 3, 4, 5, 8))
     _run_probe(launch, np.int32(-3), np.float64(-2.25), source, out, np.int16(-7))
     np.testing.assert_array_equal(out.get(), [-3, 2**40 + 5, 1.5, -2.25, 7, 200, 3, -4, -7, 2])
     second = cp.zeros(10, dtype=np.float64)
@@ -60,31 +61,31 @@ def test_prepared_launch_passes_fixed_and_variable_arguments() -> None:
 
 
 def test_prepared_launch_checks_its_arguments() -> None:
-    cp = backend.xp_for("cuda")
+    cp = xp_for("cuda")
     out = cp.zeros(10, dtype=np.float64)
     source = cp.zeros(1, dtype=np.int32)
     with pytest.raises(BackendError, match="argument 0"):
-        backend.PreparedLaunch(_probe(), (1,), (32,), (3, 0, 0, 0, source, out, 0, 0, 0))
+        PreparedLaunch(_probe(), (1,), (32,), (3, 0, 0, 0, source, out, 0, 0, 0))
     args = (np.int32(1), np.int64(2), np.float32(3), np.float64(4), source, out, np.uint8(5),
             np.complex128(6), np.int16(7))
-    launch = backend.PreparedLaunch(_probe(), (1,), (32,), args, variable=(5,))
+    launch = PreparedLaunch(_probe(), (1,), (32,), args, variable=(5,))
     with pytest.raises(BackendError, match="1 values expected, got 2"):
         launch.run(out, out)
 
 
 def test_read_count_and_zero_async() -> None:
-    cp = backend.xp_for("cuda")
+    cp = xp_for("cuda")
     counts = cp.asarray(np.array([2**63 + 9, 4], dtype=np.uint64))
-    assert backend.read_count(counts) == 2**63 + 9
-    assert backend.read_count(counts[1:]) == 4
-    backend.zero_async(counts)
+    assert read_count(counts) == 2**63 + 9
+    assert read_count(counts[1:]) == 4
+    zero_async(counts)
     np.testing.assert_array_equal(counts.get(), [0, 0])
 
 
 def test_translate_oom_names_what_did_not_fit() -> None:
-    cp = backend.xp_for("cuda")
+    cp = xp_for("cuda")
     with pytest.raises(OutOfMemory, match="a probe array"):
-        with backend.translate_oom("a probe array"):
+        with translate_oom("a probe array"):
             cp.empty(1 << 50, dtype=np.uint8)
-    with pytest.raises(ValueError, match="other"), backend.translate_oom("a probe array"):
+    with pytest.raises(ValueError, match="other"), translate_oom("a probe array"):
         raise ValueError("other errors pass through")
