@@ -34,6 +34,7 @@ import numpy as np
 
 from ...backend import to_numpy
 from .. import primitives as _prim
+from .. import reference as _ref
 from .params import SparseParams
 
 __all__ = ["SparseLayout", "build_layout", "layout_of", "flat_layout", "FLAT_KEY"]
@@ -129,7 +130,7 @@ def flat_layout(matrix: Any) -> SparseLayout | None:
     indptr = transpose._indptr.astype(np.int64, copy=False)
     dst = transpose._indices.astype(ids, copy=False)
     values = transpose._values
-    iso_value = _iso_value(values)
+    iso_value = _ref.iso_value(transpose)
     borrowed = tuple(name for name, array, own in (("push_indptr", indptr, transpose._indptr),
                                                    ("push_dst", dst, transpose._indices))
                      if array is own)  # fmt: skip
@@ -142,13 +143,6 @@ def flat_layout(matrix: Any) -> SparseLayout | None:
     )  # fmt: skip
     matrix._cache[FLAT_KEY] = layout
     return layout
-
-
-def _iso_value(values: Any) -> Any:
-    """The one stored value if every entry holds it (a NumPy scalar), else None."""
-    if values.size and bool((values == values[0]).all()):
-        return np.dtype(values.dtype).type(values[:1].item())
-    return None
 
 
 def group_of(xp: Any, degrees: Any, bounds: tuple[int, ...]) -> Any:
@@ -193,7 +187,7 @@ def build_layout(matrix: Any, params: SparseParams) -> SparseLayout:
         xp.cumsum(xp.bincount(sorted_cols, minlength=n), out=push_indptr[1:])
     push_split = push_indptr[:-1] + (xp.bincount(sorted_cols[high], minlength=n) if nnz else 0)
     del sorted_cols, high
-    iso_value = _iso_value(values)
+    iso_value = _ref.iso_value(matrix)
     weights = None if iso_value is not None else values[order]
     return SparseLayout(
         nrows=m, ncols=n, group_bounds=bounds, group_start=group_start, high_count=high_count,
