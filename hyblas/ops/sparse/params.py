@@ -3,7 +3,9 @@
 The kernel's shape is fixed by the design (MultiGraph §5): active inputs are taken
 ``INPUTS_PER_BLOCK`` per ``THREADS``-thread block, and an input's edges are walked in three
 stages — the last ``E mod 32`` by ``VIRTUAL_WARP``-thread virtual warps (one per input), then
-``mod 256`` by warps, the rest by the whole block.
+``mod 256`` by warps, the rest by the whole block. In the last two stages the block's inputs'
+chunks (of 32 and of 256 edges) are numbered one after another, so that a warp (or the block)
+takes chunks of several inputs at once.
 """
 
 from __future__ import annotations

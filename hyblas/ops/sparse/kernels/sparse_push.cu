@@ -50,6 +50,11 @@ typedef ${M} hyblas_m;
 // 17%; `any` calls claim, and batching made a kron24 BFS slower (9.6 -> 11.6 ms): one at a time
 #define HYBLAS_BATCH (HYBLAS_ANY ? 1 : 4)
 #define HYBLAS_ANY ${ANY}
+// Blocks of the push kernel an SM must hold. Rounds (`any`) launch it on a fixed grid of 8 an SM
+// (SparseParams.spread_blocks): 40 registers a thread (once stages 2 and 3 took chunks of several
+// inputs) left room for 6, and the last 2 ran as a second wave (a kron24 BFS: 9.3 -> 9.8 ms).
+// Otherwise 4, the 64 registers the compiler picks unbounded (a bound of 1 block made it 96).
+#define HYBLAS_PUSH_MIN_BLOCKS (HYBLAS_ANY ? 8 : 4)
 #define HYBLAS_NONE 0x7fffffffffffffffLL
 // counters[1] packs the gathered inputs (high bits) and their chunks of HYBLAS_THREADS edges (low
 // bits), so that one atomicAdd gives a gathered input both its slot and its first chunk
@@ -197,8 +202,9 @@ __device__ void hyblas_flush(const hyblas_push_view& v) {
 template <bool FLIP, bool ISO, bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
 __device__ __forceinline__ void hyblas_edges(const hyblas_push_view& v,
                                              const bool (&valid)[HYBLAS_BATCH],
-                                             const long long (&e)[HYBLAS_BATCH], long long split,
-                                             hyblas_t x) {
+                                             const long long (&e)[HYBLAS_BATCH],
+                                             const long long (&split)[HYBLAS_BATCH],
+                                             const hyblas_t (&x)[HYBLAS_BATCH]) {
     long long user[HYBLAS_BATCH];
     hyblas_t a[HYBLAS_BATCH];
     bool first[HYBLAS_BATCH];
@@ -212,17 +218,17 @@ __device__ __forceinline__ void hyblas_edges(const hyblas_push_view& v,
     bool open[HYBLAS_BATCH];
 #pragma unroll
     for (int k = 0; k < HYBLAS_BATCH; ++k)
-        word[k] = valid[k] && e[k] < split ? v.claims[user[k] >> 5] : 0u;
+        word[k] = valid[k] && e[k] < split[k] ? v.claims[user[k] >> 5] : 0u;
 #pragma unroll
     for (int k = 0; k < HYBLAS_BATCH; ++k) {  // a high output is claimed by internal id first
         const unsigned int bit = 1u << (user[k] & 31);
-        open[k] = valid[k] && (e[k] >= split ||
+        open[k] = valid[k] && (e[k] >= split[k] ||
                                ((word[k] & bit) == 0u &&
                                 (atomicOr(&v.claims[user[k] >> 5], bit) & bit) == 0u));
     }
 #pragma unroll
     for (int k = 0; k < HYBLAS_BATCH; ++k)
-        if (open[k] && e[k] < split) user[k] = (long long)v.order[user[k]];
+        if (open[k] && e[k] < split[k]) user[k] = (long long)v.order[user[k]];
 #pragma unroll
     for (int k = 0; k < HYBLAS_BATCH; ++k) word[k] = open[k] ? v.flags[user[k] >> 5] : 0u;
 #pragma unroll
@@ -231,18 +237,18 @@ __device__ __forceinline__ void hyblas_edges(const hyblas_push_view& v,
         first[k] = open[k] && (word[k] & bit) == 0u &&
                    (atomicOr(&v.flags[user[k] >> 5], bit) & bit) == 0u;
         if (first[k])
-            v.ws[user[k]] = hyblas_to_word(FLIP ? hyblas_mult(x, a[k]) : hyblas_mult(a[k], x));
+            v.ws[user[k]] = hyblas_to_word(FLIP ? hyblas_mult(x[k], a[k]) : hyblas_mult(a[k], x[k]));
     }
 #else
     bool allowed[HYBLAS_BATCH];
 #pragma unroll
     for (int k = 0; k < HYBLAS_BATCH; ++k)  // a high output's user id only for its mask
         allowed[k] = valid[k] && hyblas_allowed<HAS_MASK, STRUCTURAL, COMPLEMENT>(
-            v, HAS_MASK && e[k] < split ? (long long)v.order[user[k]] : user[k]);
+            v, HAS_MASK && e[k] < split[k] ? (long long)v.order[user[k]] : user[k]);
 #pragma unroll
     for (int k = 0; k < HYBLAS_BATCH; ++k) {
-        const hyblas_z z = FLIP ? hyblas_mult(x, a[k]) : hyblas_mult(a[k], x);
-        const bool high = e[k] < split;
+        const hyblas_z z = FLIP ? hyblas_mult(x[k], a[k]) : hyblas_mult(a[k], x[k]);
+        const bool high = e[k] < split[k];
         if (allowed[k] && high) hyblas_high_push(v, user[k], z);  // listed later
         if (allowed[k] && !high) hyblas_atomic_combine(&v.ws[user[k]], z);
         allowed[k] = allowed[k] && !high;
@@ -268,16 +274,67 @@ __device__ __forceinline__ void hyblas_strided_edges(const hyblas_push_view& v, 
                                                      long long chunks, long long end,
                                                      long long split, hyblas_t x) {
     bool valid[HYBLAS_BATCH];
-    long long e[HYBLAS_BATCH];
+    long long e[HYBLAS_BATCH], splits[HYBLAS_BATCH];
+    hyblas_t xs[HYBLAS_BATCH];
 #pragma unroll
     for (int k = 0; k < HYBLAS_BATCH; ++k) {
         e[k] = first + (q + k) * stride;
         valid[k] = q + k < chunks && e[k] < end;
+        splits[k] = split;
+        xs[k] = x;
     }
-    hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, split, x);
+    hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, splits, xs);
 }
 
 __device__ __forceinline__ size_t hyblas_align8(size_t bytes) { return (bytes + 7) & ~(size_t)7; }
+
+// Warps 0 and 1 number the warp chunks ((E mod HYBLAS_THREADS) / HYBLAS_WARP of them) and block
+// chunks (E / HYBLAS_THREADS) of the group's inputs, E an input's edges from s_low: thread i
+// writes the chunks of inputs 0 .. i of its warp, an inclusive scan (warp 1's is completed by
+// hyblas_chunk_ends). Every lane of the two warps calls this with its input's E.
+__device__ __forceinline__ void hyblas_scan_chunks(const long long edges, long long* s_wend,
+                                                   long long* s_bend) {
+    const int lane = threadIdx.x % HYBLAS_WARP;
+    long long w = edges % HYBLAS_THREADS / HYBLAS_WARP, b = edges / HYBLAS_THREADS;
+#pragma unroll
+    for (int d = 1; d < HYBLAS_WARP; d *= 2) {
+        const long long w_up = __shfl_up_sync(0xffffffffu, w, d);
+        const long long b_up = __shfl_up_sync(0xffffffffu, b, d);
+        if (lane >= d) {
+            w += w_up;
+            b += b_up;
+        }
+    }
+    s_wend[threadIdx.x] = w;
+    s_bend[threadIdx.x] = b;
+}
+
+// Lane l of any warp: the chunks of inputs 0 .. l (index 0) and 0 .. l + 32 (index 1), from
+// hyblas_scan_chunks (once a barrier has passed), for hyblas_chunk_owner.
+__device__ __forceinline__ void hyblas_chunk_ends(const long long* s_wend, const long long* s_bend,
+                                                  long long (&w_end)[2], long long (&b_end)[2]) {
+    const int lane = threadIdx.x % HYBLAS_WARP;
+    w_end[0] = s_wend[lane];
+    w_end[1] = s_wend[lane + HYBLAS_WARP] + s_wend[HYBLAS_WARP - 1];
+    b_end[0] = s_bend[lane];
+    b_end[1] = s_bend[lane + HYBLAS_WARP] + s_bend[HYBLAS_WARP - 1];
+}
+
+// The input that chunk c belongs to (c below the chunks of all inputs), from the chunk ends of
+// hyblas_chunk_ends, and in *first its first chunk: the inputs whose chunks end at or before c
+// are the ones before it (inputs without chunks included). Every lane of the warp must call
+// this with the same c.
+__device__ __forceinline__ int hyblas_chunk_owner(const long long (&ends)[2], long long c,
+                                                  long long* first) {
+    const int i = __popc(__ballot_sync(0xffffffffu, ends[0] <= c)) +
+                  __popc(__ballot_sync(0xffffffffu, ends[1] <= c));
+    // input i's first chunk is where input i - 1's end: lane (i - 1) % 32 holds it
+    const int from = (i + HYBLAS_WARP - 1) % HYBLAS_WARP;
+    const long long lo = __shfl_sync(0xffffffffu, ends[0], from);
+    const long long hi = __shfl_sync(0xffffffffu, ends[1], from);
+    *first = i == 0 ? 0 : (i <= HYBLAS_WARP ? lo : hi);
+    return i < HYBLAS_INPUTS ? i : HYBLAS_INPUTS - 1;  // c past the end: a padding chunk
+}
 
 // Walk the block's edges into high in-degree outputs one shared-memory segment at a time:
 // the next segment is the lowest one any input still has edges into (inputs' edges are sorted
@@ -385,6 +442,7 @@ __device__ void hyblas_push_group(
     long long* s_begin, long long* s_split, long long* s_low, long long* s_end, hyblas_t* s_x,
     unsigned long long* s_high, unsigned long long* s_edges, unsigned char* smem)
 {
+    __shared__ long long s_wend[HYBLAS_INPUTS], s_bend[HYBLAS_INPUTS];  // hyblas_scan_chunks
     const int tid = threadIdx.x;
     if (tid == 0) {
         *s_high = 0ull;
@@ -425,7 +483,11 @@ __device__ void hyblas_push_group(
     if (rounds != HYBLAS_ONE_CALL && tid == 0) atomicAdd(&counters[HYBLAS_R_EDGES], *s_edges);
     const bool segmented = !HYBLAS_ANY && high_count > 0 && *s_high > 0ull &&
                            (long long)*s_high >= segment_min_edges;
-    if (tid < HYBLAS_INPUTS) s_low[tid] = segmented ? s_split[tid] : s_begin[tid];
+    if (tid < HYBLAS_INPUTS) {  // warps 0 and 1, whole
+        const long long low = segmented ? s_split[tid] : s_begin[tid];
+        s_low[tid] = low;
+        hyblas_scan_chunks(s_end[tid] - low, s_wend, s_bend);
+    }
     if (segmented)
         hyblas_segment_walk<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, segment, s_begin, s_split,
                                                                       s_x, smem);
@@ -442,24 +504,50 @@ __device__ void hyblas_push_group(
                 end, s_split[i], s_x[i]);
         }
     }
-    {  // stage 2: then whole warps' worth by warps
-        const int warp = tid / HYBLAS_WARP, lane = tid % HYBLAS_WARP;
-        for (int i = warp; i < HYBLAS_INPUTS; i += HYBLAS_THREADS / HYBLAS_WARP) {
-            const long long low = s_low[i], edges = s_end[i] - low;
-            const long long start = low + edges / HYBLAS_THREADS * HYBLAS_THREADS;
-            const int chunks = (int)(edges % HYBLAS_THREADS / HYBLAS_WARP);
-            for (int q = 0; q < chunks; q += HYBLAS_BATCH)
-                hyblas_strided_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
-                    v, start + lane, HYBLAS_WARP, q, chunks, s_end[i], s_split[i], s_x[i]);
+    // stages 2 and 3 number the chunks of all the block's inputs (warp chunks of HYBLAS_WARP
+    // edges, block chunks of HYBLAS_THREADS) in input order, so that a warp's or the block's
+    // batch may take chunks of several inputs: walking the inputs one after another made a
+    // block's time the sum of its inputs' latency chains (most inputs have a chunk or two)
+    const int lane = tid % HYBLAS_WARP, warp = tid / HYBLAS_WARP;
+    long long w_end[2], b_end[2];  // lane l: the chunks up to inputs l and l + 32, inclusive
+    hyblas_chunk_ends(s_wend, s_bend, w_end, b_end);
+    {  // stage 2: then whole warps' worth by warps, HYBLAS_BATCH consecutive chunks at a time
+        const long long chunks = __shfl_sync(0xffffffffu, w_end[1], HYBLAS_WARP - 1);
+        for (long long c = (long long)warp * HYBLAS_BATCH; c < chunks;
+             c += (long long)HYBLAS_WARPS * HYBLAS_BATCH) {
+            bool valid[HYBLAS_BATCH];
+            long long e[HYBLAS_BATCH], splits[HYBLAS_BATCH];
+            hyblas_t xs_k[HYBLAS_BATCH];
+#pragma unroll
+            for (int k = 0; k < HYBLAS_BATCH; ++k) {
+                long long first;
+                const int i = hyblas_chunk_owner(w_end, c + k, &first);
+                const long long edges = s_end[i] - s_low[i];
+                valid[k] = c + k < chunks;
+                e[k] = s_low[i] + edges / HYBLAS_THREADS * HYBLAS_THREADS +
+                       (c + k - first) * HYBLAS_WARP + lane;
+                splits[k] = s_split[i];
+                xs_k[k] = s_x[i];
+            }
+            hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, splits, xs_k);
         }
     }
-    // stage 3: the rest, whole blocks' worth, by the whole block
-    for (int i = 0; i < HYBLAS_INPUTS; ++i) {
-        const long long low = s_low[i];
-        const long long chunks = (s_end[i] - low) / HYBLAS_THREADS;
-        for (long long q = 0; q < chunks; q += HYBLAS_BATCH) {
-            hyblas_strided_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(
-                v, low + tid, HYBLAS_THREADS, q, chunks, s_end[i], s_split[i], s_x[i]);
+    {  // stage 3: the rest, whole blocks' worth, by the whole block
+        const long long chunks = __shfl_sync(0xffffffffu, b_end[1], HYBLAS_WARP - 1);
+        for (long long c = 0; c < chunks; c += HYBLAS_BATCH) {
+            bool valid[HYBLAS_BATCH];
+            long long e[HYBLAS_BATCH], splits[HYBLAS_BATCH];
+            hyblas_t xs_k[HYBLAS_BATCH];
+#pragma unroll
+            for (int k = 0; k < HYBLAS_BATCH; ++k) {
+                long long first;
+                const int i = hyblas_chunk_owner(b_end, c + k, &first);
+                valid[k] = c + k < chunks;
+                e[k] = s_low[i] + (c + k - first) * HYBLAS_THREADS + tid;
+                splits[k] = s_split[i];
+                xs_k[k] = s_x[i];
+            }
+            hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, splits, xs_k);
         }
     }
     hyblas_flush(v);
@@ -468,7 +556,7 @@ __device__ void hyblas_push_group(
 // Active inputs HYBLAS_INPUTS per block (hyblas_push_group); in rounds, every block of a fixed
 // grid takes groups one after another.
 template <bool FLIP, bool ISO, bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
-__global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_push(
+__global__ void __launch_bounds__(HYBLAS_THREADS, HYBLAS_PUSH_MIN_BLOCKS) hyblas_sparse_push(
     const long long n_active,
     const long long* __restrict__ active,
     const hyblas_t* __restrict__ xs,
