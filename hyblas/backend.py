@@ -14,6 +14,7 @@ import functools
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
@@ -416,22 +417,62 @@ def zero_async(array: Any) -> None:
                                 cp.cuda.get_current_stream().ptr)  # fmt: skip
 
 
-def read_count(counts: Any) -> int:
-    """``int(counts[0])`` of a device array of 64-bit ints, waiting for the current stream:
-    copied into a pinned host word and read there, about 10 us of host time where
-    ``int(counts[0])`` takes 16 (H100 machine, 2026-11-25, idle GPU). A small product that
-    must know its output count before it returns spends that time after its last kernel."""
-    cp = xp_for("cuda")
-    word = getattr(_state, "pinned_word", None)
-    if word is None:
-        memory = cp.cuda.alloc_pinned_memory(8)
-        view = np.frombuffer(memory, dtype=np.uint64, count=1)
-        word = _state.pinned_word = (memory, view, int(view.ctypes.data))
-    stream = cp.cuda.get_current_stream()
-    cp.cuda.runtime.memcpyAsync(word[2], counts.data.ptr, 8,
-                                cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)  # fmt: skip
-    stream.synchronize()
-    return int(word[1][0])
+class CountMailbox:
+    """A pinned host word that a kernel writes a count into, for the host to read without a
+    copy or a stream synchronisation (pinned memory is mapped: the device writes it at the
+    address the host reads).
+
+    A product whose host work after its count (building the result) waits for the whole
+    stream spends that work with the GPU idle at the end of the call; with the count written
+    by the first thread of its last kernel, the host builds the result while that kernel runs.
+    The kernel writes ``tag << COUNT_BITS | count``; :meth:`wait` knows its call's count by the
+    tag, so a write of an abandoned earlier call is never taken for it. One per thread
+    (:func:`count_mailbox`).
+    """
+
+    COUNT_BITS = 40  # counts below 2**40; tags cycle through 1 .. 2**24 - 1
+    _TAGS = 1 << 24
+    SPIN_SECONDS = 0.002  # then a stream synchronisation (which raises a failed kernel's error)
+
+    def __init__(self) -> None:
+        cp = xp_for("cuda")
+        self._memory = cp.cuda.alloc_pinned_memory(8)
+        self._view = np.frombuffer(self._memory, dtype=np.uint64, count=1)
+        self._view[0] = 0
+        self.address = np.uint64(self._view.ctypes.data)  # the device's pointer too (UVA)
+        self._tag = 0
+
+    def next_tag(self) -> np.uint64:
+        """The tag of the next call's count (pass it to the kernel that writes it)."""
+        self._tag = self._tag % (self._TAGS - 1) + 1
+        return np.uint64(self._tag)
+
+    def wait(self, tag: np.uint64) -> int:
+        """The count written with ``tag``: spun for while the GPU works, then, if it has not
+        come, after a synchronisation of the current stream."""
+        want = int(tag)
+        view = self._view
+        bits = self.COUNT_BITS
+        deadline = time.perf_counter() + self.SPIN_SECONDS
+        while True:
+            word = int(view[0])
+            if word >> bits == want:
+                return word & ((1 << bits) - 1)
+            if time.perf_counter() > deadline:
+                break
+        xp_for("cuda").cuda.get_current_stream().synchronize()
+        word = int(view[0])
+        if word >> bits != want:
+            raise BackendError(f"CountMailbox: the kernel did not write the count of call {want}")
+        return word & ((1 << bits) - 1)
+
+
+def count_mailbox() -> CountMailbox:
+    """This thread's :class:`CountMailbox` (made on first use)."""
+    mailbox = getattr(_state, "count_mailbox", None)
+    if mailbox is None:
+        mailbox = _state.count_mailbox = CountMailbox()
+    return mailbox
 
 
 def record_event() -> Any:

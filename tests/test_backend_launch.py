@@ -1,4 +1,4 @@
-"""The backend's launch helpers on the GPU: prepared launches, the pinned count read, the memset.
+"""The backend's launch helpers on the GPU: prepared launches, the count mailbox, the memset.
 
 ``PreparedLaunch`` writes arguments into a block it built once: every argument kind the
 executors pass (pointers, 1- to 16-byte scalars, fixed or changed per run) must reach the kernel
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import hyblas as hb
-from hyblas.backend import (PreparedLaunch, compile_module, read_count, synchronize,
-                            translate_oom, xp_for, zero_async)
+from hyblas.backend import (CountMailbox, PreparedLaunch, compile_module, count_mailbox, launch,
+                            synchronize, translate_oom, xp_for, zero_async)
 from hyblas.errors import BackendError, OutOfMemory
 
 pytestmark = pytest.mark.gpu
@@ -73,11 +73,49 @@ def test_prepared_launch_checks_its_arguments() -> None:
         launch.run(out, out)
 
 
-def test_read_count_and_zero_async() -> None:
+_WRITER = r"""
+extern "C" __global__ void write_word(unsigned long long* box, const unsigned long long word) {
+    *(volatile unsigned long long*)box = word;
+    __threadfence_system();
+}
+"""
+
+
+def _write_word(mailbox: CountMailbox, word: int) -> None:
+    writer = compile_module(_WRITER, ("write_word",)).get_function("write_word")
+    launch(writer, (1,), (1,), (mailbox.address, np.uint64(word)))
+
+
+def test_count_mailbox_takes_the_count_of_its_own_call() -> None:
+    mailbox = count_mailbox()
+    assert count_mailbox() is mailbox  # one per thread
+    tag = mailbox.next_tag()
+    _write_word(mailbox, int(tag) << CountMailbox.COUNT_BITS | 12345)
+    assert mailbox.wait(tag) == 12345
+    biggest = (1 << CountMailbox.COUNT_BITS) - 1
+    tag = mailbox.next_tag()
+    _write_word(mailbox, int(tag) << CountMailbox.COUNT_BITS | biggest)
+    assert mailbox.wait(tag) == biggest
+
+
+def test_count_mailbox_does_not_take_another_calls_count() -> None:
+    mailbox = count_mailbox()
+    stale = mailbox.next_tag()
+    tag = mailbox.next_tag()
+    _write_word(mailbox, int(stale) << CountMailbox.COUNT_BITS | 7)  # an abandoned call's
+    with pytest.raises(BackendError, match="did not write the count"):
+        mailbox.wait(tag)
+
+
+def test_count_mailbox_tags_cycle_without_zero() -> None:
+    mailbox = CountMailbox()
+    mailbox._tag = (1 << 24) - 2
+    assert [int(mailbox.next_tag()) for _ in range(3)] == [(1 << 24) - 1, 1, 2]
+
+
+def test_zero_async() -> None:
     cp = xp_for("cuda")
     counts = cp.asarray(np.array([2**63 + 9, 4], dtype=np.uint64))
-    assert read_count(counts) == 2**63 + 9
-    assert read_count(counts[1:]) == 4
     zero_async(counts)
     np.testing.assert_array_equal(counts.get(), [0, 0])
 

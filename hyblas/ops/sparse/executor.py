@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...backend import (PreparedLaunch, compile_module, elapsed_ms, launch, read_count,
+from ...backend import (PreparedLaunch, compile_module, count_mailbox, elapsed_ms, launch,
                         record_event, translate_oom, zero_async)
 from ...semiring.operators import BinaryOp, Semiring
 from ...vector import Vector
@@ -44,7 +44,7 @@ def kernel_timing() -> Iterator[list[dict[str, float]]]:
     Yields a list that, when the block ends, holds one dict per call: ``walk_ms`` (the push and
     spreading kernels, after an ``any`` call's claims kernel), ``finish_ms`` (the finish
     kernel: the values read out and the work array reset) and ``sync_gap_ms`` (from there to
-    the call's end: the host reads the output count, the one host synchronisation of a call,
+    the call's end: the host waits for the output count, which the finish kernel writes first,
     and a list result is sorted).
     """
     global _timed
@@ -291,25 +291,29 @@ def _make_plan(layout: SparseLayout, params: SparseParams, xp: Any, kernels: tup
         ), variable=(2, 3, 4, 5, 6, 7))  # fmt: skip
     plan_finish = PreparedLaunch(finish_call, (_finish_blocks(layout.nrows),), (THREADS,), (
         np.int64(layout.nrows), array, array, array, array, array,
-        np.int64(_sparse_below()), np.int32(0), array, array, array,
-    ), variable=(1, 2, 3, 4, 5, 7, 8, 9, 10))  # fmt: skip
+        np.int64(_sparse_below()), np.int32(0), array, array, array, np.uint64(0), np.uint64(0),
+    ), variable=(1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12))  # the last two: the count's mailbox, tag
     return _Plan(plan_claims, plan_push, plan_spread, plan_high, plan_finish, array)
 
 
-def _call_arrays(layout: SparseLayout, xp: Any, n_active: int) -> tuple[Any, Any, Any]:
-    """A call's counters (zeroed here), output list and gathered inputs' slots (``2 *
-    n_active``: slots, then their first chunks), kept on the layout from call to call: the
+def _call_arrays(layout: SparseLayout, xp: Any, n_active: int) -> list[Any]:
+    """[counters, output list, gathered inputs' slots (``2 * n_active``: slots, then their
+    first chunks), whether the counters are zero], kept on the layout from call to call: the
     allocations were a good part of the host time before a small product's first kernel. The
     next call on the stream reuses them only after this one's kernels (stream order), and
-    nothing a call returns is a view of them."""
+    nothing a call returns is a view of them. A call zeroes the counters after its finish
+    (:func:`_push_cuda`), where the GPU is still busy; after a call that failed part-way, the
+    next one zeroes them first."""
     arrays = layout.__dict__.get("_call_arrays")
     if arrays is None or arrays[2].size < 2 * n_active:
         gathered_slots = max(2 * n_active, 2 * INPUTS_PER_BLOCK * 64)
-        arrays = layout.__dict__["_call_arrays"] = (
+        arrays = layout.__dict__["_call_arrays"] = [
             xp.empty(2, dtype=np.uint64),
             xp.empty(max(layout.nrows, 1), dtype=layout.push_dst.dtype),
-            xp.empty(gathered_slots, dtype=np.int64))  # fmt: skip
-    zero_async(arrays[0])
+            xp.empty(gathered_slots, dtype=np.int64), False]  # fmt: skip
+    if not arrays[3]:
+        zero_async(arrays[0])
+    arrays[3] = False
     return arrays
 
 
@@ -341,7 +345,8 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         workspace = _workspace(layout, xp, kernels[0], semiring, out_type)
         ws, presence, claim_bits, blocked, high_ws = workspace[0], workspace[1], *workspace[3:]
         workspace[2] = False  # dirty until the finish kernel has reset what this call touched
-        counters, listed, gathered = _call_arrays(layout, xp, n_active)
+        call_arrays = _call_arrays(layout, xp, n_active)
+        counters, listed, gathered = call_arrays[:3]
         events = [record_event()] if _timed is not None else None
         if plan.claims is not None:
             plan.claims.run(mask_values, mask_present, presence, claim_bits, blocked)
@@ -359,11 +364,14 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         values = xp.empty(layout.nrows, dtype=out_type)
         present = xp.empty(layout.nrows, dtype=bool)
         fresh = xp.empty_like(ws) if hand_over else placeholder(xp, ws.dtype)
+        mailbox = count_mailbox()
+        tag = mailbox.next_tag()
         plan.finish_call.run(listed, ws, presence, blocked, counters, np.int32(hand_over),
-                             fresh, values, present)  # fmt: skip
+                             fresh, values, present, mailbox.address, tag)  # fmt: skip
         if events is not None:
             events.append(record_event())
-        count = read_count(counters)  # the one host synchronisation of a call
+        # the finish writes the count first: the rest of it runs while the host goes on
+        count = mailbox.wait(tag)
         if count * _sparse_below() >= layout.nrows:  # a bitmap result: no sort
             if hand_over:
                 key = _workspace_key(semiring, np.dtype(out_type))
@@ -374,6 +382,8 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
             indices = listed[:count].astype(np.int64)
             order = xp.argsort(indices)
             result = Result(count, sparse=(indices[order], values[:count][order]))
+        zero_async(counters)  # after the finish, which reads them
+        call_arrays[3] = True
         workspace[2] = True
     if events is not None:
         events.append(record_event())

@@ -800,8 +800,8 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_finish_high(
 }
 
 // A single call's finish, in the format its output count asks for, decided here: the host
-// launches this behind the walk and reads the count only after it, so the GPU does not idle
-// while the host reads the count and launches the finish. A list result (count * sparse_below
+// launches this behind the walk and learns the count from it (`published`), so the GPU does not
+// idle while the host reads the count and launches the finish. A list result (count * sparse_below
 // < n): the listed outputs' values into values[0, count), in list order. A bitmap result: the
 // presence of every output and, unless `hand_over`, its value (an absent output's value is a
 // placeholder); with `hand_over` the work array itself becomes the result's values (same word
@@ -811,14 +811,22 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_finish_high(
 // n outputs, coalesced, where the list would cost a few random accesses per output (measured
 // slower down to n/32 outputs): a thread takes 4 outputs (their presence one 4-byte store), and
 // whole warps take the 8 quads of a flags word, so that the word is reset once all have read it.
+// `published` (when not null): a pinned host word (hyblas.backend.CountMailbox) that the first
+// thread writes `tag << 40 | count` into first of all, so that the host builds the result while
+// the rest of this kernel runs.
 __global__ void hyblas_sparse_finish_call(
     const long long n, const hyblas_i* __restrict__ list, hyblas_word* ws, unsigned int* flags,
     const unsigned int* __restrict__ blocked_words, const unsigned long long* __restrict__ counters,
     const long long sparse_below, const int hand_over, hyblas_word* __restrict__ fresh,
-    hyblas_z* __restrict__ values, bool* __restrict__ present)
+    hyblas_z* __restrict__ values, bool* __restrict__ present,
+    unsigned long long* published, const unsigned long long tag)
 {
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
     const long long count = (long long)counters[0];
+    if (published != 0 && blockIdx.x == 0 && threadIdx.x == 0) {
+        *(volatile unsigned long long*)published = (tag << 40) | (unsigned long long)count;
+        __threadfence_system();  // out to the host now, not when the kernel ends
+    }
     const long long stride = (long long)gridDim.x * blockDim.x;  // a multiple of 32
     const long long start = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (count * sparse_below < n) {
