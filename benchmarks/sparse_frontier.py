@@ -17,8 +17,9 @@ For each graph:
 * one instrumented BFS run in host rounds: per level the frontier size, the edges its
   vertices have, the level's wall time, and where it went — the executor's kernels (GPU time
   of the push and spreading kernels, and of the finish), the sync gap (from the finish's end
-  to the call's end: the host reads the output count, the one host synchronisation of a
-  call, and sorts a list result), and the rest (launches, CuPy array operations, Python);
+  to the call's end: the host, which the finish gave the output count as it began, builds
+  the result and sorts a list result), and the rest (launches, CuPy array operations,
+  Python);
 * one ``mxv`` plus_times float32 from a random frontier of 1% of the vertices, checked against
   a float64 product on the host, timed against cuSPARSE ``A @ x`` on the full vector, with the
   walk's kernel time and the frontier's edge count.
