@@ -266,8 +266,8 @@ __device__ __forceinline__ void hyblas_edges(const hyblas_push_view& v,
 }
 
 // The batch of one input's edges first + j * stride for j = q .. q + HYBLAS_BATCH - 1, those
-// with j < chunks and below `end` (how every stage and the spreading kernel lay a thread's
-// edges out). Every lane of the warp must call this.
+// with j < chunks and below `end` (how stage 1 and the spreading kernel lay a thread's edges
+// out; stages 2 and 3 batch chunks of several inputs). Every lane of the warp must call this.
 template <bool FLIP, bool ISO, bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT>
 __device__ __forceinline__ void hyblas_strided_edges(const hyblas_push_view& v, long long first,
                                                      long long stride, long long q,
