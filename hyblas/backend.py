@@ -274,14 +274,13 @@ class PreparedLaunch:
         self._pointers = np.array([base + _ARG_BYTES * i for i in range(len(args))],
                                   dtype=np.uint64)  # fmt: skip
         self._pointers_at = int(self._pointers.ctypes.data)  # ndarray.ctypes costs a microsecond
-        self._words = self._block_storage  # slot i's first 8 bytes are word 2 * i
         self._keep = list(args)  # the fixed arrays stay alive as long as the launch
         self._variable = tuple(variable)
         self._scalar_views: dict[int, Any] = {}
         self._lock = threading.Lock()
         for i, value in enumerate(args):
-            if isinstance(value, cp.ndarray):
-                self._words[2 * i] = value.data.ptr
+            if isinstance(value, cp.ndarray):  # slot i's first 8 bytes are word 2 * i
+                self._block_storage[2 * i] = value.data.ptr
             elif isinstance(value, np.generic):
                 view = self._block_storage[2 * i:2 * i + 2].view(np.uint8)[:value.itemsize]
                 view = view.view(value.dtype)
@@ -431,6 +430,7 @@ class CountMailbox:
     """
 
     COUNT_BITS = 40  # counts below 2**40; tags cycle through 1 .. 2**24 - 1
+    _COUNT_MASK = (1 << COUNT_BITS) - 1
     _TAGS = 1 << 24
     SPIN_SECONDS = 0.002  # then a stream synchronisation (which raises a failed kernel's error)
 
@@ -454,17 +454,16 @@ class CountMailbox:
         view = self._view
         bits = self.COUNT_BITS
         deadline = time.perf_counter() + self.SPIN_SECONDS
-        while True:
-            word = int(view[0])
-            if word >> bits == want:
-                return word & ((1 << bits) - 1)
-            if time.perf_counter() > deadline:
-                break
-        xp_for("cuda").cuda.get_current_stream().synchronize()
         word = int(view[0])
+        while word >> bits != want and time.perf_counter() <= deadline:
+            word = int(view[0])
         if word >> bits != want:
-            raise BackendError(f"CountMailbox: the kernel did not write the count of call {want}")
-        return word & ((1 << bits) - 1)
+            xp_for("cuda").cuda.get_current_stream().synchronize()
+            word = int(view[0])
+            if word >> bits != want:
+                raise BackendError(f"CountMailbox: the kernel did not write the count of call "
+                                   f"{want}")  # fmt: skip
+        return word & self._COUNT_MASK
 
 
 def count_mailbox() -> CountMailbox:

@@ -247,9 +247,9 @@ class _Plan:
 
 def _plan(layout: SparseLayout, params: SparseParams, xp: Any, kernels: tuple[Any, ...],
           op_type: np.dtype, out_type: np.dtype, claiming: bool) -> _Plan:  # fmt: skip
-    """The plan for ``kernels`` (from :func:`_kernels`) on ``layout``, cached on it."""
-    key = (kernels, np.dtype(op_type).str, params.segment, params.reach,
-           params.segment_min_edges, params.spread_blocks)  # fmt: skip
+    """The plan for ``kernels`` (from :func:`_kernels`, which fix the operand and result
+    types) on ``layout``, cached on it."""
+    key = (kernels, params.segment, params.reach, params.segment_min_edges, params.spread_blocks)
     plans = layout.__dict__.setdefault("_plans", {})
     plan = plans.get(key)
     if plan is None:
@@ -340,7 +340,7 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
     if not has_mask:
         mask_values = mask_present = plan.unread
     active = active.astype(np.int64, copy=False)
-    count = np.int64(n_active)
+    inputs = np.int64(n_active)
     with translate_oom("sparse SpMSpV"):
         workspace = _workspace(layout, xp, kernels[0], semiring, out_type)
         ws, presence, claim_bits, blocked, high_ws = workspace[0], workspace[1], *workspace[3:]
@@ -350,11 +350,11 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         events = [record_event()] if _timed is not None else None
         if plan.claims is not None:
             plan.claims.run(mask_values, mask_present, presence, claim_bits, blocked)
-        plan.push.run(count, active, x, mask_values, mask_present, ws, presence, claim_bits,
-                      high_ws, listed, counters, gathered, count,
+        plan.push.run(inputs, active, x, mask_values, mask_present, ws, presence, claim_bits,
+                      high_ws, listed, counters, gathered, inputs,
                       grid=(-(-n_active // INPUTS_PER_BLOCK),))  # fmt: skip
         plan.spread.run(active, x, mask_values, mask_present, ws, presence, claim_bits,
-                        high_ws, listed, counters, gathered, count)  # fmt: skip
+                        high_ws, listed, counters, gathered, inputs)  # fmt: skip
         if plan.finish_high is not None:
             plan.finish_high.run(high_ws, claim_bits, ws, presence, listed, counters)
         if events is not None:

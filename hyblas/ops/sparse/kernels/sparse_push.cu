@@ -131,16 +131,23 @@ __device__ __forceinline__ void hyblas_high_push(const hyblas_push_view& v, long
     if ((v.claims[d >> 5] & bit) == 0u) atomicOr(&v.claims[d >> 5], bit);
 }
 
+// Copy the `staged` outputs of this warp's part of the staging area to list[base, ...). Every
+// lane of the warp calls this.
+__device__ __forceinline__ void hyblas_list_part(const hyblas_push_view& v, unsigned int staged,
+                                                 unsigned long long base) {
+    const hyblas_i* part = v.staged + (threadIdx.x / HYBLAS_WARP) * HYBLAS_WARP_STAGE;
+    for (unsigned int k = threadIdx.x & (HYBLAS_WARP - 1); k < staged; k += HYBLAS_WARP)
+        v.list[base + k] = part[k];
+    __syncwarp();
+}
+
 // List the `staged` outputs of this warp's part of the staging area with one global atomic.
 // Every lane of the warp calls this.
 __device__ __forceinline__ void hyblas_warp_flush(const hyblas_push_view& v, unsigned int staged) {
-    const int lane = threadIdx.x & (HYBLAS_WARP - 1);
-    const hyblas_i* part = v.staged + (threadIdx.x / HYBLAS_WARP) * HYBLAS_WARP_STAGE;
     unsigned long long base = 0;
-    if (lane == 0) base = atomicAdd(v.count, (unsigned long long)staged);
-    base = __shfl_sync(0xffffffffu, base, 0);
-    for (unsigned int k = lane; k < staged; k += HYBLAS_WARP) v.list[base + k] = part[k];
-    __syncwarp();
+    if ((threadIdx.x & (HYBLAS_WARP - 1)) == 0)
+        base = atomicAdd(v.count, (unsigned long long)staged);
+    hyblas_list_part(v, staged, __shfl_sync(0xffffffffu, base, 0));
 }
 
 // Append `user` to the output list where `want`; every lane of the warp must call this. The
@@ -180,14 +187,10 @@ __device__ void hyblas_flush(const hyblas_push_view& v) {
         if (total > 0u) s_base = atomicAdd(v.count, (unsigned long long)total);
     }
     __syncthreads();
-    const int lane = threadIdx.x & (HYBLAS_WARP - 1);
     const int warp = threadIdx.x / HYBLAS_WARP;
-    const unsigned int staged = v.staged_count[warp];
-    const hyblas_i* part = v.staged + warp * HYBLAS_WARP_STAGE;
-    for (unsigned int k = lane; k < staged; k += HYBLAS_WARP)
-        v.list[s_base + s_offset[warp] + k] = part[k];
-    __syncwarp();
-    if (lane == 0) v.staged_count[warp] = 0u;  // thread 0 read it before the barrier above
+    hyblas_list_part(v, v.staged_count[warp], s_base + s_offset[warp]);
+    // thread 0 read the count before the barrier above
+    if ((threadIdx.x & (HYBLAS_WARP - 1)) == 0) v.staged_count[warp] = 0u;
     __syncwarp();
 }
 
@@ -334,6 +337,36 @@ __device__ __forceinline__ int hyblas_chunk_owner(const long long (&ends)[2], lo
     const long long hi = __shfl_sync(0xffffffffu, ends[1], from);
     *first = i == 0 ? 0 : (i <= HYBLAS_WARP ? lo : hi);
     return i < HYBLAS_INPUTS ? i : HYBLAS_INPUTS - 1;  // c past the end: a padding chunk
+}
+
+// The batch of chunks c .. c + HYBLAS_BATCH - 1 (those below `chunks`), numbered by `ends`
+// (hyblas_chunk_ends), of SIZE edges each: stage 2's warp chunks (SIZE HYBLAS_WARP, after the
+// input's block chunks) or stage 3's block chunks (SIZE HYBLAS_THREADS, from s_low); the thread
+// takes the edge at `offset` of each. Every lane of the warp must call this with the same c.
+template <bool FLIP, bool ISO, bool HAS_MASK, bool STRUCTURAL, bool COMPLEMENT, int SIZE>
+__device__ __forceinline__ void hyblas_chunk_edges(
+    const hyblas_push_view& v, const long long (&ends)[2], const long long c,
+    const long long chunks, const int offset, const long long* s_low, const long long* s_end,
+    const long long* s_split, const hyblas_t* s_x)
+{
+    bool valid[HYBLAS_BATCH];
+    long long e[HYBLAS_BATCH], splits[HYBLAS_BATCH];
+    hyblas_t xs[HYBLAS_BATCH];
+#pragma unroll
+    for (int k = 0; k < HYBLAS_BATCH; ++k) {
+        long long first;
+        const int i = hyblas_chunk_owner(ends, c + k, &first);
+        long long start = s_low[i];
+        if (SIZE == HYBLAS_WARP) {
+            const long long edges = s_end[i] - s_low[i];
+            start = s_low[i] + edges / HYBLAS_THREADS * HYBLAS_THREADS;
+        }
+        valid[k] = c + k < chunks;
+        e[k] = start + (c + k - first) * SIZE + offset;
+        splits[k] = s_split[i];
+        xs[k] = s_x[i];
+    }
+    hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, splits, xs);
 }
 
 // Walk the block's edges into high in-degree outputs one shared-memory segment at a time:
@@ -514,41 +547,15 @@ __device__ void hyblas_push_group(
     {  // stage 2: then whole warps' worth by warps, HYBLAS_BATCH consecutive chunks at a time
         const long long chunks = __shfl_sync(0xffffffffu, w_end[1], HYBLAS_WARP - 1);
         for (long long c = (long long)warp * HYBLAS_BATCH; c < chunks;
-             c += (long long)HYBLAS_WARPS * HYBLAS_BATCH) {
-            bool valid[HYBLAS_BATCH];
-            long long e[HYBLAS_BATCH], splits[HYBLAS_BATCH];
-            hyblas_t xs_k[HYBLAS_BATCH];
-#pragma unroll
-            for (int k = 0; k < HYBLAS_BATCH; ++k) {
-                long long first;
-                const int i = hyblas_chunk_owner(w_end, c + k, &first);
-                const long long edges = s_end[i] - s_low[i];
-                valid[k] = c + k < chunks;
-                e[k] = s_low[i] + edges / HYBLAS_THREADS * HYBLAS_THREADS +
-                       (c + k - first) * HYBLAS_WARP + lane;
-                splits[k] = s_split[i];
-                xs_k[k] = s_x[i];
-            }
-            hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, splits, xs_k);
-        }
+             c += (long long)HYBLAS_WARPS * HYBLAS_BATCH)
+            hyblas_chunk_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT, HYBLAS_WARP>(
+                v, w_end, c, chunks, lane, s_low, s_end, s_split, s_x);
     }
     {  // stage 3: the rest, whole blocks' worth, by the whole block
         const long long chunks = __shfl_sync(0xffffffffu, b_end[1], HYBLAS_WARP - 1);
-        for (long long c = 0; c < chunks; c += HYBLAS_BATCH) {
-            bool valid[HYBLAS_BATCH];
-            long long e[HYBLAS_BATCH], splits[HYBLAS_BATCH];
-            hyblas_t xs_k[HYBLAS_BATCH];
-#pragma unroll
-            for (int k = 0; k < HYBLAS_BATCH; ++k) {
-                long long first;
-                const int i = hyblas_chunk_owner(b_end, c + k, &first);
-                valid[k] = c + k < chunks;
-                e[k] = s_low[i] + (c + k - first) * HYBLAS_THREADS + tid;
-                splits[k] = s_split[i];
-                xs_k[k] = s_x[i];
-            }
-            hyblas_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT>(v, valid, e, splits, xs_k);
-        }
+        for (long long c = 0; c < chunks; c += HYBLAS_BATCH)
+            hyblas_chunk_edges<FLIP, ISO, HAS_MASK, STRUCTURAL, COMPLEMENT, HYBLAS_THREADS>(
+                v, b_end, c, chunks, tid, s_low, s_end, s_split, s_x);
     }
     hyblas_flush(v);
 }
@@ -811,9 +818,9 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_finish_high(
 // n outputs, coalesced, where the list would cost a few random accesses per output (measured
 // slower down to n/32 outputs): a thread takes 4 outputs (their presence one 4-byte store), and
 // whole warps take the 8 quads of a flags word, so that the word is reset once all have read it.
-// `published` (when not null): a pinned host word (hyblas.backend.CountMailbox) that the first
-// thread writes `tag << 40 | count` into first of all, so that the host builds the result while
-// the rest of this kernel runs.
+// `published`: a pinned host word (hyblas.backend.CountMailbox) that the first thread writes
+// `tag << 40 | count` into (40: CountMailbox.COUNT_BITS) first of all, so that the host builds
+// the result while the rest of this kernel runs.
 __global__ void hyblas_sparse_finish_call(
     const long long n, const hyblas_i* __restrict__ list, hyblas_word* ws, unsigned int* flags,
     const unsigned int* __restrict__ blocked_words, const unsigned long long* __restrict__ counters,
@@ -823,7 +830,7 @@ __global__ void hyblas_sparse_finish_call(
 {
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
     const long long count = (long long)counters[0];
-    if (published != 0 && blockIdx.x == 0 && threadIdx.x == 0) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
         *(volatile unsigned long long*)published = (tag << 40) | (unsigned long long)count;
         __threadfence_system();  // out to the host now, not when the kernel ends
     }
