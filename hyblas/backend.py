@@ -474,6 +474,42 @@ def count_mailbox() -> CountMailbox:
     return mailbox
 
 
+def run_behind(launch: Callable[[], None], keep: Any) -> Any:
+    """Queue the GPU work ``launch()`` queues on this thread's second stream, behind the current
+    stream's work so far, and return an event for a later call to wait for (:func:`wait_for`).
+
+    For work a later call needs, not this one (refilling a work array that a result took
+    over): on the current stream it would delay this call's end; behind it, it overlaps the
+    host's time before the next call's kernels. ``keep`` (what the work writes) stays
+    referenced until the work is done: memory freed sooner could go to a new array of the
+    current stream while the second stream still writes it.
+    """
+    cp = xp_for("cuda")
+    current = cp.cuda.get_current_stream()
+    streams = _state.__dict__.setdefault("behind_streams", {})
+    device = cp.cuda.runtime.getDevice()
+    if device not in streams:  # the stream, and an event to mark where it waits (re-recorded:
+        # a wait takes the event as it was recorded last)
+        streams[device] = (cp.cuda.Stream(non_blocking=True), cp.cuda.Event(disable_timing=True))
+    behind, ready = streams[device]
+    ready.record(current)
+    behind.wait_event(ready)
+    with behind:
+        launch()
+    done = cp.cuda.Event(disable_timing=True)
+    done.record(behind)
+    in_flight = [(event, kept) for event, kept in _state.__dict__.get("behind_work", ())
+                 if not event.done]  # fmt: skip
+    in_flight.append((done, keep))
+    _state.behind_work = in_flight
+    return done
+
+
+def wait_for(event: Any) -> None:
+    """Make the current stream's later work wait for ``event`` (from :func:`run_behind`)."""
+    xp_for("cuda").cuda.get_current_stream().wait_event(event)
+
+
 def record_event() -> Any:
     """A CUDA event recorded now on the current stream (for timing without a sync)."""
     event = xp_for("cuda").cuda.Event()

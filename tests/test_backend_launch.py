@@ -1,4 +1,5 @@
-"""The backend's launch helpers on the GPU: prepared launches, the count mailbox, the memset.
+"""The backend's launch helpers on the GPU: prepared launches, the count mailbox, the memset,
+the work queued behind the current stream.
 
 ``PreparedLaunch`` writes arguments into a block it built once: every argument kind the
 executors pass (pointers, 1- to 16-byte scalars, fixed or changed per run) must reach the kernel
@@ -12,7 +13,8 @@ import pytest
 
 import hyblas as hb
 from hyblas.backend import (CountMailbox, PreparedLaunch, compile_module, count_mailbox, launch,
-                            synchronize, translate_oom, xp_for, zero_async)
+                            run_behind, synchronize, translate_oom, wait_for, xp_for,
+                            zero_async)
 from hyblas.errors import BackendError, OutOfMemory
 
 pytestmark = pytest.mark.gpu
@@ -111,6 +113,55 @@ def test_count_mailbox_tags_cycle_without_zero() -> None:
     mailbox = CountMailbox()
     mailbox._tag = (1 << 24) - 2
     assert [int(mailbox.next_tag()) for _ in range(3)] == [(1 << 24) - 1, 1, 2]
+
+
+_SLOW_WRITER = r"""
+extern "C" __global__ void slow_write(int* out, const int value, const long long cycles) {
+    const long long start = clock64();
+    while (clock64() - start < cycles) {}
+    out[threadIdx.x] = value;
+}
+"""
+_SLOW_CYCLES = np.int64(50_000_000)  # about 30 ms at the H100's clock: far longer than a launch
+
+
+def _slow_write(out, value: int) -> None:
+    kernel = compile_module(_SLOW_WRITER, ("slow_write",)).get_function("slow_write")
+    launch(kernel, (1,), (out.size,), (out, np.int32(value), _SLOW_CYCLES))
+
+
+def test_work_run_behind_waits_for_the_current_streams_work() -> None:
+    cp = xp_for("cuda")
+    source = cp.zeros(32, dtype=np.int32)
+    copied = cp.zeros(32, dtype=np.int32)
+    _slow_write(source, 5)  # on the current stream, still running when the copy is queued
+    done = run_behind(lambda: copied.__setitem__(slice(None), source), keep=copied)
+    done.synchronize()
+    np.testing.assert_array_equal(copied.get(), 5)
+
+
+def test_wait_for_orders_the_current_stream_after_the_work_behind() -> None:
+    cp = xp_for("cuda")
+    out = cp.zeros(32, dtype=np.int32)
+    done = run_behind(lambda: _slow_write(out, 9), keep=out)
+    assert not done.done  # the slow kernel runs on the other stream; the host went on
+    wait_for(done)
+    read = out + 0  # queued on the current stream: after the slow write, not before it
+    np.testing.assert_array_equal(read.get(), 9)
+
+
+def test_run_behind_keeps_what_it_writes_until_done() -> None:
+    import weakref  # noqa: PLC0415
+
+    cp = xp_for("cuda")
+    out = cp.zeros(32, dtype=np.int32)
+    alive = weakref.ref(out)
+    done = run_behind(lambda: _slow_write(out, 3), keep=out)
+    del out
+    assert alive() is not None  # the slow write still runs: its array is not freed
+    done.synchronize()
+    run_behind(lambda: None, keep=None)  # a later call drops what finished work kept
+    assert alive() is None
 
 
 def test_zero_async() -> None:

@@ -352,6 +352,29 @@ def test_bitmap_results_keep_their_values_through_later_calls(backend: str, kind
             np.testing.assert_array_equal(got.to_dense(fill_value=-1), want)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_list_and_bitmap_results_alternate(backend: str, dtype: str) -> None:
+    """Calls that can take the work array get spare work words, refilled behind the call on
+    the GPU: a list result leaves them for a later bitmap result, which takes them over; every
+    result, list or bitmap, keeps its values through the calls after it."""
+    rng = np.random.default_rng(21)
+    with hb.using_backend(backend):
+        A = _shaped_matrix("power_law", rng, dtype)
+        kept = []
+        for k in range(9):
+            size = 2 if k % 3 != 2 else A.ncols // 2  # list, list, bitmap, ...
+            keep = np.sort(rng.choice(A.ncols, size, replace=False))
+            u = hb.Vector.from_coo(keep, rng.integers(1, 4, keep.size).astype(dtype),
+                                   size=A.ncols)  # fmt: skip
+            name = ("plus_times", "min_plus")[k % 2]
+            got = hb.ops.mxv(A, u, name, executor="sparse")
+            want = hb.ops.mxv(A, u, name, executor="reference")
+            assert (got.nnz * 32 >= A.nrows) == (k % 3 == 2)  # the result formats alternate
+            kept.append((got, want.to_dense(fill_value=-1)))
+        for got, want in kept:
+            np.testing.assert_array_equal(got.to_dense(fill_value=-1), want)
+
+
 def test_repeated_calls_reuse_a_clean_workspace(backend: str) -> None:
     """The work array is reset after each call: results do not leak into the next product."""
     rng = np.random.default_rng(8)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...backend import (PreparedLaunch, compile_module, count_mailbox, elapsed_ms, launch,
-                        record_event, translate_oom, zero_async)
+                        record_event, run_behind, translate_oom, wait_for, zero_async)
 from ...semiring.operators import BinaryOp, Semiring
 from ...vector import Vector
 from .. import mask as _mask
@@ -136,11 +136,15 @@ def segment_bytes(params: SparseParams, out_type: np.dtype) -> int:
 def _workspace(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
                out_type: np.dtype) -> list[Any]:  # fmt: skip
     """[work words, presence bits (32 outputs a word), clean, claim (presence) bits of the high
-    outputs, blocked bits, work words of the high outputs]: user-indexed (the high outputs'
-    bits and words by internal id), reset between calls by the finish kernels, cached on the
-    layout per result type, identity and whether the monoid is ``any`` (whose calls rewrite
-    the presence, claim and blocked bits whole before they walk, and leave them set). A call
-    that failed part-way leaves its workspace marked not clean, and the next call refills it."""
+    outputs, blocked bits, work words of the high outputs, refilled, spare]: user-indexed (the
+    high outputs' bits and words by internal id), reset between calls by the finish kernels,
+    cached on the layout per result type, identity and whether the monoid is ``any`` (whose
+    calls rewrite the presence, claim and blocked bits whole before they walk, and leave them
+    set). A call that failed part-way leaves its workspace marked not clean, and the next call
+    refills it. ``refilled``: None, or the event of the refill of the work words (they were a
+    spare), which the current stream waits for here; ``spare``: None, or (work words, the event
+    of their refill) for the next result that takes the work words (:func:`_spare_work_words`).
+    """
     cache = layout.__dict__.setdefault("_workspaces", {})
     key = _workspace_key(semiring, np.dtype(out_type))
     entry = cache.get(key)
@@ -153,7 +157,13 @@ def _workspace(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
                                   xp.empty(-(-max(layout.high_count, 1) // 32), dtype=np.uint32),
                                   xp.empty(-(-max(layout.nrows, 1) // 32) if key[3] else 1,
                                            dtype=np.uint32),
-                                  xp.empty(max(layout.high_count, 1), dtype=word)]  # fmt: skip
+                                  xp.empty(max(layout.high_count, 1), dtype=word), None,
+                                  None]  # fmt: skip
+    if entry[6] is not None:
+        if entry[6].done:
+            entry[6] = None
+        else:
+            wait_for(entry[6])
     if not entry[2]:
         launch(module.get_function(_k.FILL), (_blocks(layout.nrows),), (THREADS,),
                (np.int64(layout.nrows), entry[0], entry[1], np.int64(layout.high_count), entry[5],
@@ -162,15 +172,27 @@ def _workspace(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
     return entry
 
 
-def _hand_over_work_words(layout: SparseLayout, key: tuple[Any, ...], workspace: list[Any],
-                          fresh: Any) -> Any:  # fmt: skip
+def _spare_work_words(xp: Any, workspace: list[Any], refill: PreparedLaunch) -> None:
+    """Give ``workspace`` spare work words, filled with the identity by ``refill`` behind the
+    current stream's work (:func:`hyblas.backend.run_behind`), unless it has them: the host
+    does this while it waits for the output count, and a bitmap result then takes the work
+    words with no fill in its own time (:func:`_hand_over_work_words`). A list result leaves
+    the spare for a later call."""
+    if workspace[7] is None:
+        spare = xp.empty_like(workspace[0])
+        workspace[7] = (spare, run_behind(lambda: refill.run(spare), keep=spare))
+
+
+def _hand_over_work_words(layout: SparseLayout, key: tuple[Any, ...],
+                          workspace: list[Any]) -> Any:  # fmt: skip
     """The work words of ``workspace`` (cached under ``key``), handed over to become a bitmap
-    result's values (the finish left them as they are, and filled ``fresh`` with the identity):
-    the cache gets ``fresh`` in a new entry. A new entry, not the old one changed: whatever
-    still holds the old entry (a rounds graph points to its arrays) sees that it is not the
-    cached one."""
-    cache = layout.__dict__["_workspaces"]
-    cache[key] = [fresh, workspace[1], True, *workspace[3:]]
+    result's values (the finish left them as they are): the cache gets a new entry whose work
+    words are the spare (:func:`_spare_work_words`), which the next call waits for. A new
+    entry, not the old one changed: whatever still holds the old entry (a rounds graph points
+    to its arrays) sees that it is not the cached one."""
+    spare, refilled = workspace[7]
+    layout.__dict__["_workspaces"][key] = [spare, workspace[1], True, *workspace[3:6], refilled,
+                                           None]  # fmt: skip
     return workspace[0]
 
 
@@ -207,7 +229,7 @@ def _workspace_key(semiring: Semiring, out_type: np.dtype) -> tuple[Any, ...]:
 @functools.lru_cache(maxsize=256)
 def _kernels(semiring: Semiring, op_type: np.dtype, ids: np.dtype, mask_dtype: np.dtype | None,
              flags: tuple[bool, ...]) -> tuple[Any, ...]:  # fmt: skip
-    """(module, push, spread, finish, finish_call, claims, advance, finish_high) for one
+    """(module, push, spread, finish, finish_call, claims, advance, finish_high, refill) for one
     specialization (finish and advance: the graph rounds' kernels, :mod:`.rounds`; cached:
     building the source and looking the module up cost more than a small frontier's
     kernels). ``flags``: flip, iso, and the mask's three; an ``any`` call's push and spread
@@ -216,9 +238,9 @@ def _kernels(semiring: Semiring, op_type: np.dtype, ids: np.dtype, mask_dtype: n
     walk_flags = (*flags[:2], False, False, False) if _is_any(semiring) else flags
     names = (_k.push_name(*walk_flags), _k.spread_name(*walk_flags), _k.FINISH,
              _k.FINISH_CALL, _k.claims_name(*flags[2:]), _k.ADVANCE, _k.FINISH_HIGH,
-             _k.FILL)  # fmt: skip
+             _k.REFILL, _k.FILL)  # fmt: skip
     module = compile_module(source, names)
-    return (module, *(module.get_function(name) for name in names[:7]))
+    return (module, *(module.get_function(name) for name in names[:8]))
 
 
 def _blocks(n: int) -> int:
@@ -242,6 +264,7 @@ class _Plan:
     spread: PreparedLaunch
     finish_high: PreparedLaunch | None  # not `any`, and only with high outputs
     finish_call: PreparedLaunch
+    refill: PreparedLaunch | None  # where a bitmap result takes the work words (hand_over)
     unread: Any  # a placeholder array for the arguments a call neither reads nor writes
 
 
@@ -259,7 +282,7 @@ def _plan(layout: SparseLayout, params: SparseParams, xp: Any, kernels: tuple[An
 
 def _make_plan(layout: SparseLayout, params: SparseParams, xp: Any, kernels: tuple[Any, ...],
                op_type: np.dtype, out_type: np.dtype, claiming: bool) -> _Plan:  # fmt: skip
-    _, push_kernel, spread_kernel, _, finish_call, claims, _, finish_high = kernels
+    _, push_kernel, spread_kernel, _, finish_call, claims, _, finish_high, refill = kernels
     iso = layout.iso_value is not None
     weights = placeholder(xp, op_type) if iso else layout.weights_as(op_type)
     iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
@@ -291,9 +314,13 @@ def _make_plan(layout: SparseLayout, params: SparseParams, xp: Any, kernels: tup
         ), variable=(2, 3, 4, 5, 6, 7))  # fmt: skip
     plan_finish = PreparedLaunch(finish_call, (_finish_blocks(layout.nrows),), (THREADS,), (
         np.int64(layout.nrows), array, array, array, array, array,
-        np.int64(_sparse_below()), np.int32(0), array, array, array, np.uint64(0), np.uint64(0),
-    ), variable=(1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12))  # the last two: the count's mailbox, tag
-    return _Plan(plan_claims, plan_push, plan_spread, plan_high, plan_finish, array)
+        np.int64(_sparse_below()), np.int32(0), array, array, np.uint64(0), np.uint64(0),
+    ), variable=(1, 2, 3, 4, 5, 7, 8, 9, 10, 11))  # the last two: the count's mailbox, tag
+    plan_refill = None
+    if not claiming and word_holds_value(out_type):
+        plan_refill = PreparedLaunch(refill, (_finish_blocks(layout.nrows),), (THREADS,),
+                                     (np.int64(layout.nrows), array), variable=(1,))  # fmt: skip
+    return _Plan(plan_claims, plan_push, plan_spread, plan_high, plan_finish, plan_refill, array)
 
 
 def _call_arrays(layout: SparseLayout, xp: Any, n_active: int) -> list[Any]:
@@ -343,7 +370,7 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
     inputs = np.int64(n_active)
     with translate_oom("sparse SpMSpV"):
         workspace = _workspace(layout, xp, kernels[0], semiring, out_type)
-        ws, presence, claim_bits, blocked, high_ws = workspace[0], workspace[1], *workspace[3:]
+        ws, presence, claim_bits, blocked, high_ws = workspace[0], workspace[1], *workspace[3:6]
         workspace[2] = False  # dirty until the finish kernel has reset what this call touched
         call_arrays = _call_arrays(layout, xp, n_active)
         counters, listed, gathered = call_arrays[:3]
@@ -360,14 +387,15 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         if events is not None:
             events.append(record_event())
         # the finish picks the result's format on the device (hyblas_sparse_finish_call)
-        hand_over = not claiming and word_holds_value(out_type)
+        hand_over = plan.refill is not None
         values = xp.empty(layout.nrows, dtype=out_type)
         present = xp.empty(layout.nrows, dtype=bool)
-        fresh = xp.empty_like(ws) if hand_over else placeholder(xp, ws.dtype)
         mailbox = count_mailbox()
         tag = mailbox.next_tag()
         plan.finish_call.run(listed, ws, presence, blocked, counters, np.int32(hand_over),
-                             fresh, values, present, mailbox.address, tag)  # fmt: skip
+                             values, present, mailbox.address, tag)  # fmt: skip
+        if hand_over:
+            _spare_work_words(xp, workspace, plan.refill)
         if events is not None:
             events.append(record_event())
         # the finish writes the count first: the rest of it runs while the host goes on
@@ -375,7 +403,7 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         if count * _sparse_below() >= layout.nrows:  # a bitmap result: no sort
             if hand_over:
                 key = _workspace_key(semiring, np.dtype(out_type))
-                values = _hand_over_work_words(layout, key, workspace, fresh).view(out_type)
+                values = _hand_over_work_words(layout, key, workspace).view(out_type)
             result = Result(count, bitmap=(values, present))
         else:
             del present

@@ -195,7 +195,7 @@ def _launch_round(xp: Any, layout: SparseLayout, params: SparseParams, held: _He
                   mode: np.int32) -> None:  # fmt: skip
     """Launch (or, inside a capture, record) one round: its push, spreading and advance
     kernels. ``xs``: the first round's input values (``ROUND_XS``), else unread."""
-    _, push_kernel, spread_kernel, _, _, _, advance, _ = held.kernels
+    _, push_kernel, spread_kernel, _, _, _, advance, _, _ = held.kernels
     ws, presence, claim_bits = held.workspace[0], held.workspace[1], held.workspace[3]
     op_type = np.dtype(xs.dtype)
     iso = layout.iso_value is not None

@@ -19,13 +19,14 @@ from ....semiring.operators import Semiring
 from ...kernels.words import accumulator_substitutions
 
 __all__ = ["specialize", "push_name", "spread_name", "claims_name", "FINISH", "FINISH_CALL",
-           "FINISH_HIGH", "FILL", "ADVANCE", "builtin_specializations"]  # fmt: skip
+           "FINISH_HIGH", "FILL", "REFILL", "ADVANCE", "builtin_specializations"]  # fmt: skip
 
 _SOURCE = Path(__file__).with_name("sparse_push.cu")
 FINISH = "hyblas_sparse_finish"
 FINISH_CALL = "hyblas_sparse_finish_call"
 FINISH_HIGH = "hyblas_sparse_finish_high"
 FILL = "hyblas_sparse_fill"
+REFILL = "hyblas_sparse_refill"
 ADVANCE = "hyblas_sparse_advance"
 
 
@@ -69,13 +70,13 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
 
     Each specialization instantiates the push and spread kernels (flipped, weighted, with a
     complemented value mask: every semiring- and type-dependent line), the claims kernel with
-    that mask, the three finish kernels, the fill kernel and the rounds' advance kernel; one
-    more, plus_times with int64 ids and an int8 mask, instantiates the other flags.
+    that mask, the three finish kernels, the fill and refill kernels and the rounds' advance
+    kernel; one more, plus_times with int64 ids and an int8 mask, instantiates the other flags.
     """
     from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
     names = [push_name(True, False, True, False, True), spread_name(True, False, True, False, True),
-             claims_name(True, False, True), FINISH, FINISH_CALL, FINISH_HIGH, FILL,
+             claims_name(True, False, True), FINISH, FINISH_CALL, FINISH_HIGH, FILL, REFILL,
              ADVANCE]  # fmt: skip
     int32 = np.dtype(np.int32)
     for semiring_name in sorted(BUILTIN_NAMES["semiring"]):

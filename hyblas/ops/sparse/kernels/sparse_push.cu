@@ -812,8 +812,8 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_finish_high(
 // < n): the listed outputs' values into values[0, count), in list order. A bitmap result: the
 // presence of every output and, unless `hand_over`, its value (an absent output's value is a
 // placeholder); with `hand_over` the work array itself becomes the result's values (same word
-// and value size, not `any`), and `fresh`, filled with the identity here in the same kernel,
-// becomes the workspace's work array. Work words and flags are reset for the next call, as in
+// and value size, not `any`), and a new one, filled by hyblas_sparse_refill, becomes the
+// workspace's. Work words (unless handed over) and flags are reset for the next call, as in
 // hyblas_sparse_finish. The bitmap is one pass over all
 // n outputs, coalesced, where the list would cost a few random accesses per output (measured
 // slower down to n/32 outputs): a thread takes 4 outputs (their presence one 4-byte store), and
@@ -824,8 +824,8 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_finish_high(
 __global__ void hyblas_sparse_finish_call(
     const long long n, const hyblas_i* __restrict__ list, hyblas_word* ws, unsigned int* flags,
     const unsigned int* __restrict__ blocked_words, const unsigned long long* __restrict__ counters,
-    const long long sparse_below, const int hand_over, hyblas_word* __restrict__ fresh,
-    hyblas_z* __restrict__ values, bool* __restrict__ present,
+    const long long sparse_below, const int hand_over, hyblas_z* __restrict__ values,
+    bool* __restrict__ present,
     unsigned long long* published, const unsigned long long tag)
 {
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
@@ -839,14 +839,6 @@ __global__ void hyblas_sparse_finish_call(
     if (count * sparse_below < n) {
         hyblas_finish_listed(count, list, ws, flags, values);
         return;
-    }
-    if (hand_over) {  // 16-byte stores (a new array is 256-byte aligned), the tail word by word
-        constexpr int per = 16 / (int)sizeof(hyblas_word);
-        union { uint4 v; hyblas_word w[per]; } fill;
-        for (int i = 0; i < per; ++i) fill.w[i] = empty;
-        const long long vectors = n / per;
-        for (long long k = start; k < vectors; k += stride) ((uint4*)fresh)[k] = fill.v;
-        for (long long k = vectors * per + start; k < n; k += stride) fresh[k] = empty;
     }
     const long long quads = (n + 31) / 32 * 8;  // 8 quads a flags word
     // whole warps: lanes converge
@@ -882,6 +874,24 @@ __global__ void hyblas_sparse_finish_call(
         if (q < quads && (base & 31) == 0) flags[base >> 5] = 0u;
 #endif
     }
+}
+
+// The work array that replaces one a call's bitmap result took over (hand_over in
+// hyblas_sparse_finish_call): every word the identity. The host launches it on a second stream
+// behind the call (hyblas.backend.run_behind), where it overlaps the host's time between calls;
+// the next call's kernels wait for it. 16-byte stores (a new array is 256-byte aligned), the
+// tail word by word.
+__global__ void hyblas_sparse_refill(const long long n, hyblas_word* __restrict__ ws)
+{
+    const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long start = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    constexpr int per = 16 / (int)sizeof(hyblas_word);
+    union { uint4 v; hyblas_word w[per]; } fill;
+    for (int i = 0; i < per; ++i) fill.w[i] = empty;
+    const long long vectors = n / per;
+    for (long long k = start; k < vectors; k += stride) ((uint4*)ws)[k] = fill.v;
+    for (long long k = vectors * per + start; k < n; k += stride) ws[k] = empty;
 }
 
 // A fresh work array: identity words, no presence bits; the same for the high outputs' words
