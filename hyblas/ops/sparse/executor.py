@@ -328,9 +328,9 @@ def _call_arrays(layout: SparseLayout, xp: Any, n_active: int) -> list[Any]:
     first chunks), whether the counters are zero], kept on the layout from call to call: the
     allocations were a good part of the host time before a small product's first kernel. The
     next call on the stream reuses them only after this one's kernels (stream order), and
-    nothing a call returns is a view of them. A call zeroes the counters after its finish
-    (:func:`_push_cuda`), where the GPU is still busy; after a call that failed part-way, the
-    next one zeroes them first."""
+    nothing a call returns is a view of them. A call queues the zeroing of the counters behind
+    its finish (:func:`_push_cuda`); after a call that failed part-way, the next one zeroes
+    them first."""
     arrays = layout.__dict__.get("_call_arrays")
     if arrays is None or arrays[2].size < 2 * n_active:
         gathered_slots = max(2 * n_active, 2 * INPUTS_PER_BLOCK * 64)
@@ -398,6 +398,9 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
             _spare_work_words(xp, workspace, plan.refill)
         if events is not None:
             events.append(record_event())
+        # behind the finish, which reads them; queued before the wait, not in the host's time
+        # after the count, which the finish's remaining part may not cover
+        zero_async(counters)
         # the finish writes the count first: the rest of it runs while the host goes on
         count = mailbox.wait(tag)
         if count * _sparse_below() >= layout.nrows:  # a bitmap result: no sort
@@ -410,7 +413,6 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
             indices = listed[:count].astype(np.int64)
             order = xp.argsort(indices)
             result = Result(count, sparse=(indices[order], values[:count][order]))
-        zero_async(counters)  # after the finish, which reads them
         call_arrays[3] = True
         workspace[2] = True
     if events is not None:
