@@ -43,7 +43,8 @@ def kernel_timing() -> Iterator[list[dict[str, float]]]:
 
     Yields a list that, when the block ends, holds one dict per call: ``walk_ms`` (the push and
     spreading kernels, after an ``any`` call's claims kernel), ``finish_ms`` (the finish
-    kernel: the values read out and the work array reset) and ``sync_gap_ms`` (from there to
+    kernel: the values read out and the work array reset, unless a bitmap result takes it; the
+    spare's refill runs on another stream and is not in it) and ``sync_gap_ms`` (from there to
     the call's end: the host waits for the output count, which the finish kernel writes first,
     and a list result is sorted).
     """
