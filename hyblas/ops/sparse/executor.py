@@ -265,7 +265,8 @@ class _Plan:
     spread: PreparedLaunch
     finish_high: PreparedLaunch | None  # not `any`, and only with high outputs
     finish_call: PreparedLaunch
-    refill: PreparedLaunch | None  # where a bitmap result takes the work words (hand_over)
+    refill: PreparedLaunch | None  # where a bitmap result takes the work words (the finish's
+    # hand_over, fixed here)
     unread: Any  # a placeholder array for the arguments a call neither reads nor writes
 
 
@@ -313,12 +314,13 @@ def _make_plan(layout: SparseLayout, params: SparseParams, xp: Any, kernels: tup
             np.int64(layout.high_count), layout.output_order, array, array, array, array, array,
             array,
         ), variable=(2, 3, 4, 5, 6, 7))  # fmt: skip
+    hand_over = not claiming and word_holds_value(out_type)
     plan_finish = PreparedLaunch(finish_call, (_finish_blocks(layout.nrows),), (THREADS,), (
         np.int64(layout.nrows), array, array, array, array, array,
-        np.int64(_sparse_below()), np.int32(0), array, array, np.uint64(0), np.uint64(0),
-    ), variable=(1, 2, 3, 4, 5, 7, 8, 9, 10, 11))  # the last two: the count's mailbox, tag
+        np.int64(_sparse_below()), np.int32(hand_over), array, array, np.uint64(0), np.uint64(0),
+    ), variable=(1, 2, 3, 4, 5, 8, 9, 10, 11))  # the last two: the count's mailbox, tag
     plan_refill = None
-    if not claiming and word_holds_value(out_type):
+    if hand_over:
         plan_refill = PreparedLaunch(refill, (_finish_blocks(layout.nrows),), (THREADS,),
                                      (np.int64(layout.nrows), array), variable=(1,))  # fmt: skip
     return _Plan(plan_claims, plan_push, plan_spread, plan_high, plan_finish, plan_refill, array)
@@ -388,14 +390,13 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         if events is not None:
             events.append(record_event())
         # the finish picks the result's format on the device (hyblas_sparse_finish_call)
-        hand_over = plan.refill is not None
         values = xp.empty(layout.nrows, dtype=out_type)
         present = xp.empty(layout.nrows, dtype=bool)
         mailbox = count_mailbox()
         tag = mailbox.next_tag()
-        plan.finish_call.run(listed, ws, presence, blocked, counters, np.int32(hand_over),
-                             values, present, mailbox.address, tag)  # fmt: skip
-        if hand_over:
+        plan.finish_call.run(listed, ws, presence, blocked, counters, values, present,
+                             mailbox.address, tag)  # fmt: skip
+        if plan.refill is not None:  # a bitmap result would take the work words
             _spare_work_words(xp, workspace, plan.refill)
         if events is not None:
             events.append(record_event())
@@ -405,7 +406,7 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         # the finish writes the count first: the rest of it runs while the host goes on
         count = mailbox.wait(tag)
         if count * _sparse_below() >= layout.nrows:  # a bitmap result: no sort
-            if hand_over:
+            if plan.refill is not None:
                 key = _workspace_key(semiring, np.dtype(out_type))
                 values = _hand_over_work_words(layout, key, workspace).view(out_type)
             result = Result(count, bitmap=(values, present))
