@@ -137,6 +137,28 @@ def test_shaped_matrices_equal_reference(backend: str, kind: str, params: DenseP
                     np.testing.assert_allclose(got.to_coo()[1], want.to_coo()[1], rtol=1e-12)
 
 
+@pytest.mark.parametrize("full_out", [True, False])
+def test_accumulating_into_a_full_output_keeps_it_full(backend: str, full_out: bool) -> None:
+    """``out accum= u A`` (no mask) into a full output is full, and its count is known without
+    counting; into an output with gaps, the count is the rows present in either."""
+    A = hb.generators.grid_2d(6, 7, dtype=np.float64, backend=backend)  # noqa: N806
+    n = A.nrows
+    cut = hb.Vector.from_coo(np.arange(n - 5), np.ones(n - 5), size=n, backend=backend)
+    u = hb.Vector.from_coo(np.arange(0, n, 2), np.arange(0, n, 2) + 1.0, size=n,
+                           backend=backend)  # fmt: skip
+    start = (hb.Vector.from_scalar(0.5, n, backend=backend) if full_out else
+             hb.ops.apply(cut, hb.binary["times"], right=0.5))  # fmt: skip
+    out, expected_out = start.dup(), start.dup()
+    with dense_params(DenseParams(column_panel=5, row_panel=4, heavy_threshold=3)):
+        hb.ops.vxm(u, A, "plus_times", out=out, accum=hb.binary["plus"], executor="dense")
+    hb.ops.vxm(u, A, "plus_times", out=expected_out, accum=hb.binary["plus"],
+               executor="reference")  # fmt: skip
+    if full_out:
+        assert out._nnz == n
+    assert out.isequal(expected_out)
+    assert out.nnz == int(to_numpy(expected_out._as_bitmap()[1]).sum())
+
+
 @pytest.mark.parametrize("executor", ["dense", "sparse"])
 @pytest.mark.parametrize("name", ["min_times", "max_times", "min_plus", "max_plus"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)

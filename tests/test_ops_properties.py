@@ -9,6 +9,7 @@ deterministically so none is left to chance.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
 from typing import Any
@@ -22,6 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import hyblas as hb
+from hyblas.backend import to_numpy
 from hyblas.errors import DomainMismatch
 from hyblas.ops import reference
 
@@ -244,6 +246,40 @@ def test_ewise(backend: str, which: str, data: st.DataObject) -> None:
     result = run_op(getattr(hb.ops, which), ctl, backend, x.hyblas(backend), y.hyblas(backend),
                     arg)
     assert_matches(result, expected_after(ctl, t))
+
+
+@pytest.mark.parametrize("which", ["ewise_add", "ewise_mult"])
+@pytest.mark.parametrize("full", ["both", "x", "neither"])
+def test_ewise_of_full_bitmaps_knows_its_count(backend: str, which: str, full: str) -> None:
+    """Full operands (their counts known) give a result whose count is known without counting
+    its flags on the device; a result that is not full is not taken for one."""
+    size = 64
+    gaps = np.arange(size) % 9 != 4  # 57 of 64: stored as a bitmap
+    x = (hb.Vector.from_scalar(2.0, size, backend=backend) if full != "neither" else
+         hb.Vector.from_coo(np.flatnonzero(gaps), np.full(gaps.sum(), 2.0), size=size,
+                            backend=backend))  # fmt: skip
+    y = (hb.Vector.from_scalar(3.0, size, backend=backend) if full == "both" else
+         hb.Vector.from_coo(np.flatnonzero(~gaps | (np.arange(size) < 8)),
+                            np.full((~gaps | (np.arange(size) < 8)).sum(), 3.0), size=size,
+                            backend=backend))  # fmt: skip
+    assert x.format == "bitmap" and y.format == "bitmap"
+    known_full = (full != "neither") if which == "ewise_add" else (full == "both")
+
+    def uncounted(v: hb.Vector) -> int:  # Vector.nnz that fails where it would count
+        assert v._nnz is not None, "the op counted the result's flags"
+        return v._nnz
+
+    counting = mock.patch.object(hb.Vector, "nnz", property(uncounted)) if known_full else \
+        contextlib.nullcontext()  # fmt: skip
+    with counting:
+        result = getattr(hb.ops, which)(x, y, "plus" if which == "ewise_add" else "times")
+    values, present = (to_numpy(a) for a in result._as_bitmap())
+    x_here, y_here = (to_numpy(v._as_bitmap()[1]) for v in (x, y))
+    expected = (x_here | y_here) if which == "ewise_add" else (x_here & y_here)
+    np.testing.assert_array_equal(present, expected)
+    np.testing.assert_array_equal(values[present], np.where(
+        x_here & y_here, 5.0 if which == "ewise_add" else 6.0, np.where(x_here, 2.0, 3.0))[present])
+    assert result.nnz == int(expected.sum())
 
 
 # --- apply / select -----------------------------------------------------------------------------

@@ -190,8 +190,10 @@ def _push(A: Matrix, alpha: float, rank: Vector, shares: _Shares, executor: str,
     ``base`` plus that scalar, in the product's output write (one pass less than adding after).
     """
     semiring = _semiring["plus_times"][shares.dtype]
-    share = ops.ewise_mult(rank, shares.edge, _binary["times"])
+    # the dangling rank first: the host waits for it (a scalar), then queues the rest while
+    # the device is still busy with the shares, so the device does not wait for the host
     everywhere = alpha * float(ops.inner(rank, shares.dangling, semiring)) / A.nrows
+    share = ops.ewise_mult(rank, shares.edge, _binary["times"])
     if base is None:
         return ops.vxm(share, A, semiring, executor=executor), everywhere
     out = _full(base + everywhere, A, shares.dtype)  # out + product, as ewise_add's would be

@@ -122,9 +122,14 @@ def _matrix_keys(m: Matrix) -> Any:
 
 
 def _write_vector(out: Vector | None, values: Any, present: Any, mask: Any, accum: Any,
-                  replace: bool, backend: str) -> Vector:  # fmt: skip
+                  replace: bool, backend: str, nnz: int | None = None) -> Vector:  # fmt: skip
     return _mask.write_vector(out, values, present, mask=mask, accum=accum, replace=replace,
-                              backend=backend)  # fmt: skip
+                              backend=backend, nnz=nnz)  # fmt: skip
+
+
+def _known_full(v: Vector) -> bool:
+    """Whether ``v`` is known, without counting on the device, to hold every entry."""
+    return v._nnz is not None and v._nnz == v.size
 
 
 def _write_matrix(out: Matrix | None, keys: Any, values: Any, shape: tuple[int, int], mask: Any,
@@ -337,8 +342,13 @@ def _ewise(name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: b
     xp = x._xp
     if isinstance(x, Vector):
         if x.format == "bitmap" and y.format == "bitmap":
-            values, present = _ewise_bitmaps(x, y, bop, union=combine is reference.ewise_union)
-            return _write_vector(out, values, present, m, accum, replace, backend)
+            union = combine is reference.ewise_union
+            values, present = _ewise_bitmaps(x, y, bop, union=union)
+            # full operands give a full result, known without a count (a device sync)
+            full = (_known_full(x) or _known_full(y)) if union else \
+                (_known_full(x) and _known_full(y))  # fmt: skip
+            return _write_vector(out, values, present, m, accum, replace, backend,
+                                 nnz=x.size if full else None)  # fmt: skip
         (xi, xv), (yi, yv) = x._as_sparse(), y._as_sparse()
         keys, values = combine(xp, xi, xv, yi, yv, bop)  # new arrays
         if out is None:
