@@ -11,6 +11,8 @@ typedef ${Z} hyblas_z;
 
 __device__ __forceinline__ hyblas_z hyblas_op(hyblas_t x, hyblas_t y) { return (hyblas_z)(${OP}); }
 
+#define HYBLAS_EWISE_BATCH 4  // positions a thread loads before combining any
+
 template <bool UNION>
 __global__ void hyblas_ewise_bitmap(const long long n,
                                     const hyblas_x* __restrict__ x_values,
@@ -20,18 +22,39 @@ __global__ void hyblas_ewise_bitmap(const long long n,
                                     hyblas_z* __restrict__ values,
                                     bool* __restrict__ present) {
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const bool in_x = x_present[i];
-        const bool in_y = y_present[i];
-        hyblas_z value = (hyblas_z)0;
-        if (in_x && in_y) {
-            value = hyblas_op((hyblas_t)x_values[i], (hyblas_t)y_values[i]);
-        } else if (UNION && in_x) {
-            value = (hyblas_z)x_values[i];
-        } else if (UNION && in_y) {
-            value = (hyblas_z)y_values[i];
+    // each round, a thread loads its HYBLAS_EWISE_BATCH positions' flags and values (whatever
+    // the flags say: a bitmap's values array covers every position) before using any, so the
+    // loads overlap instead of each value load waiting for its flags
+    for (long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x; first < n;
+         first += HYBLAS_EWISE_BATCH * stride) {
+        hyblas_x xv[HYBLAS_EWISE_BATCH];
+        hyblas_y yv[HYBLAS_EWISE_BATCH];
+        bool in_x[HYBLAS_EWISE_BATCH];
+        bool in_y[HYBLAS_EWISE_BATCH];
+#pragma unroll
+        for (int b = 0; b < HYBLAS_EWISE_BATCH; ++b) {
+            const long long i = first + b * stride;
+            if (i < n) {
+                in_x[b] = x_present[i];
+                in_y[b] = y_present[i];
+                xv[b] = x_values[i];
+                yv[b] = y_values[i];
+            }
         }
-        values[i] = value;
-        present[i] = UNION ? (in_x || in_y) : (in_x && in_y);
+#pragma unroll
+        for (int b = 0; b < HYBLAS_EWISE_BATCH; ++b) {
+            const long long i = first + b * stride;
+            if (i >= n) break;
+            hyblas_z value = (hyblas_z)0;
+            if (in_x[b] && in_y[b]) {
+                value = hyblas_op((hyblas_t)xv[b], (hyblas_t)yv[b]);
+            } else if (UNION && in_x[b]) {
+                value = (hyblas_z)xv[b];
+            } else if (UNION && in_y[b]) {
+                value = (hyblas_z)yv[b];
+            }
+            values[i] = value;
+            present[i] = UNION ? (in_x[b] || in_y[b]) : (in_x[b] && in_y[b]);
+        }
     }
 }

@@ -14,6 +14,7 @@ __device__ __forceinline__ hyblas_z hyblas_mult(hyblas_t x, hyblas_t y) { return
 __device__ __forceinline__ hyblas_z hyblas_add(hyblas_z x, hyblas_z y) { return (hyblas_z)(${ADD}); }
 
 #define HYBLAS_INNER_THREADS 256  // THREADS in inner.py
+#define HYBLAS_INNER_BATCH 4  // positions a thread loads before folding any
 
 __global__ void __launch_bounds__(HYBLAS_INNER_THREADS)
 hyblas_inner_bitmap(const long long n,
@@ -30,11 +31,31 @@ hyblas_inner_bitmap(const long long n,
     hyblas_z acc;
     bool have = false;
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        if (x_present[i] && y_present[i]) {
-            const hyblas_z p = hyblas_mult((hyblas_t)x_values[i], (hyblas_t)y_values[i]);
-            acc = have ? hyblas_add(acc, p) : p;
-            have = true;
+    // each round, a thread loads its HYBLAS_INNER_BATCH positions' flags and values (whatever
+    // the flags say: a bitmap's values array covers every position) before folding any, so
+    // the loads overlap instead of each value load waiting for its flags
+    for (long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x; first < n;
+         first += HYBLAS_INNER_BATCH * stride) {
+        hyblas_x xv[HYBLAS_INNER_BATCH];
+        hyblas_y yv[HYBLAS_INNER_BATCH];
+        bool both[HYBLAS_INNER_BATCH];
+#pragma unroll
+        for (int b = 0; b < HYBLAS_INNER_BATCH; ++b) {
+            const long long i = first + b * stride;
+            both[b] = false;
+            if (i < n) {
+                both[b] = x_present[i] && y_present[i];
+                xv[b] = x_values[i];
+                yv[b] = y_values[i];
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < HYBLAS_INNER_BATCH; ++b) {
+            if (both[b]) {
+                const hyblas_z p = hyblas_mult((hyblas_t)xv[b], (hyblas_t)yv[b]);
+                acc = have ? hyblas_add(acc, p) : p;
+                have = true;
+            }
         }
     }
     if (have) fold[threadIdx.x] = acc;

@@ -23,7 +23,7 @@ __all__ = ["specialize", "heavy_name", "light_name", "reduce_name", "unpermute_n
            "builtin_specializations"]  # fmt: skip
 
 SPLIT_INIT = "hyblas_dense_split_init"
-UNPERMUTE_ROWS = 8  # rows each thread of the unpermute pass reads before writing: HYBLAS_BATCH
+UNPERMUTE_ROWS = 4  # rows per thread of the unpermute pass: HYBLAS_UNPERMUTE_BATCH
 
 _SOURCE = Path(__file__).with_name("dense_spmv.cu")
 

@@ -22,6 +22,9 @@ typedef ${ACC_T} hyblas_acc_t;
 #define HYBLAS_PAD (-32768)
 #define HYBLAS_VECTOR 8  // int16 tokens per thread per step: VECTOR in layout.py
 #define HYBLAS_BATCH 8  // independent loads a thread issues before using any (latency hiding)
+// rows per thread of the unpermute pass (UNPERMUTE_ROWS): 8 took 70 registers, one block of 512
+// threads per SM, and left its scattered reads waiting; 4 take 40, three blocks
+#define HYBLAS_UNPERMUTE_BATCH 4
 
 __device__ __forceinline__ hyblas_z hyblas_mult(hyblas_t x, hyblas_t y) { return (hyblas_z)(${MULT}); }
 __device__ __forceinline__ hyblas_z hyblas_add(hyblas_z x, hyblas_z y) { return (hyblas_z)(${ADD}); }
@@ -520,17 +523,17 @@ __global__ void hyblas_dense_unpermute(
 {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long r0 = (long long)blockIdx.x * blockDim.x + threadIdx.x; r0 < nrows;
-         r0 += HYBLAS_BATCH * stride) {
-        long long at[HYBLAS_BATCH];
+         r0 += HYBLAS_UNPERMUTE_BATCH * stride) {
+        long long at[HYBLAS_UNPERMUTE_BATCH];
 #pragma unroll
-        for (int b = 0; b < HYBLAS_BATCH; ++b) {
+        for (int b = 0; b < HYBLAS_UNPERMUTE_BATCH; ++b) {
             const long long row = r0 + b * stride;
             if (row < nrows) at[b] = (long long)row_position[row];
         }
-        hyblas_z z[HYBLAS_BATCH];
-        bool here[HYBLAS_BATCH];
+        hyblas_z z[HYBLAS_UNPERMUTE_BATCH];
+        bool here[HYBLAS_UNPERMUTE_BATCH];
 #pragma unroll
-        for (int b = 0; b < HYBLAS_BATCH; ++b) {
+        for (int b = 0; b < HYBLAS_UNPERMUTE_BATCH; ++b) {
             if (r0 + b * stride < nrows) {
                 const bool live = at[b] < live_rows;
                 z[b] = live ? inner_values[at[b]] : (hyblas_z)(${IDENTITY});
@@ -538,7 +541,7 @@ __global__ void hyblas_dense_unpermute(
             }
         }
 #pragma unroll
-        for (int b = 0; b < HYBLAS_BATCH; ++b) {
+        for (int b = 0; b < HYBLAS_UNPERMUTE_BATCH; ++b) {
             const long long row = r0 + b * stride;
             if (row < nrows) {
                 hyblas_write_output<HAS_MASK, STRUCTURAL, COMPLEMENT, HAS_OUT, ACCUM, REPLACE>(
