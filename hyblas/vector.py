@@ -242,6 +242,10 @@ class Vector:
                 self._nnz = int(self._bitmap[1].sum())
         return self._nnz
 
+    def _known_full(self) -> bool:
+        """Internal: whether every entry is known present without counting (a device sync)."""
+        return self._nnz is not None and self._nnz == self._size
+
     @property
     def dtype(self) -> np.dtype:
         """The value type."""

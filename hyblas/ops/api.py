@@ -127,11 +127,6 @@ def _write_vector(out: Vector | None, values: Any, present: Any, mask: Any, accu
                               backend=backend, nnz=nnz)  # fmt: skip
 
 
-def _known_full(v: Vector) -> bool:
-    """Whether ``v`` is known, without counting on the device, to hold every entry."""
-    return v._nnz is not None and v._nnz == v.size
-
-
 def _write_matrix(out: Matrix | None, keys: Any, values: Any, shape: tuple[int, int], mask: Any,
                   accum: Any, replace: bool, backend: str) -> Matrix:  # fmt: skip
     return _mask.write_matrix(out, keys, values, shape, mask=mask, accum=accum, replace=replace,
@@ -345,8 +340,8 @@ def _ewise(name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: b
             union = combine is reference.ewise_union
             values, present = _ewise_bitmaps(x, y, bop, union=union)
             # full operands give a full result, known without a count (a device sync)
-            full = (_known_full(x) or _known_full(y)) if union else \
-                (_known_full(x) and _known_full(y))  # fmt: skip
+            full = (x._known_full() or y._known_full()) if union else \
+                (x._known_full() and y._known_full())  # fmt: skip
             return _write_vector(out, values, present, m, accum, replace, backend,
                                  nnz=x.size if full else None)  # fmt: skip
         (xi, xv), (yi, yv) = x._as_sparse(), y._as_sparse()

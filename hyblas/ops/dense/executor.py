@@ -293,7 +293,7 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
     nnz = None
     if all_present and mask is None and (out is None or accum is None):
         nnz = nonempty_rows(edges)[1]  # every row with an entry, and nothing else
-    elif mask is None and accum is not None and out is not None and out._nnz == out.size:
+    elif mask is None and accum is not None and out is not None and out._known_full():
         nnz = layout.nrows  # accumulated into a full output: it stays full
     # otherwise the bitmap is kept as the kernel wrote it, counted when the count is asked
     # for: counting now would make the host wait for the kernels (a device sync) where the
