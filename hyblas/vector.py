@@ -147,8 +147,7 @@ class Vector:
         xp = xp_for(name)
         _check_size(size)
         dt = _dt.lookup(dtype if dtype is not None else np.asarray(value).dtype)
-        return cls(size, dt, backend=name,
-                   bitmap=(xp.full(size, value, dtype=dt), xp.ones(size, dtype=bool)),
+        return cls(size, dt, backend=name, bitmap=_prim.full_bitmap(xp, size, value, dt),
                    nnz=size)  # fmt: skip
 
     @classmethod

@@ -17,7 +17,7 @@ import pytest
 from hyblas import dtypes as hb_dtypes
 from hyblas.ops import kernels
 from hyblas.ops.dense import kernels as dense_kernels
-from hyblas.ops.kernels import ewise, inner, scatter, segments
+from hyblas.ops.kernels import ewise, fill, inner, scatter, segments
 from hyblas.ops.loop import kernels as loop_kernels
 from hyblas.ops.pull import kernels as pull_kernels
 from hyblas.ops.sparse import kernels as sparse_kernels
@@ -117,6 +117,13 @@ def test_every_scatter_bitmap_specialization_compiles_for_sm90(tmp_path: Path) -
     specializations = list(scatter.builtin_specializations())
     sizes = {hb_dtypes.lookup(dt).itemsize for dt in hb_dtypes.DTYPES}
     assert {int(label.rsplit("_", 1)[1]) for label, _, _ in specializations} == sizes
+    _compile_all(specializations, tmp_path)
+
+
+def test_the_fill_bitmap_kernel_compiles_for_sm90(tmp_path: Path) -> None:
+    """The full-bitmap fill: one kernel for every value type (it writes a byte pattern)."""
+    specializations = list(fill.builtin_specializations())
+    assert [names for _, _, names in specializations] == [[fill.NAME]]
     _compile_all(specializations, tmp_path)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import InvalidValue
 from ..semiring.operators import BinaryOp
+from .kernels.fill import fill_bitmap
 from .kernels.scatter import scatter_bitmap
 from .kernels.segments import reduce_offsets
 
@@ -34,6 +35,7 @@ __all__ = [
     "member",
     "union_keys",
     "to_bitmap",
+    "full_bitmap",
 ]
 
 _INT32_MAX = np.iinfo(np.int32).max
@@ -266,3 +268,11 @@ def to_bitmap(xp: ModuleType, size: int, ids: Any, values: Any) -> tuple[Any, An
     out[ids] = values
     present[ids] = True
     return out, present
+
+
+def full_bitmap(xp: ModuleType, size: int, value: Any, dtype: Any) -> tuple[Any, Any]:
+    """Fresh bitmap arrays ``(values, presence)`` of ``size`` positions, each holding ``value``
+    (cast to ``dtype``). On the GPU one kernel writes both (:mod:`hyblas.ops.kernels.fill`)."""
+    if xp is not np:
+        return fill_bitmap(xp, size, value, dtype)
+    return np.full(size, value, dtype=dtype), np.ones(size, dtype=bool)
