@@ -499,6 +499,28 @@ def test_inner(backend: str, data: st.DataObject) -> None:
     assert hu.inner(hv, sr) == got or got != got  # the method is the op (NaN is unequal)
 
 
+@pytest.mark.parametrize("full", ["both", "u", "neither"])
+def test_inner_of_full_bitmaps(backend: str, full: str) -> None:
+    """Two vectors known full skip their flags on the GPU; one with gaps is still folded over
+    the positions both hold (the flags where the count does not say every position)."""
+    rng = np.random.default_rng(3)
+    size = 3000  # more than one block's grid-stride round
+    xs, ys = (rng.integers(1, 5, size).astype(np.float64) for _ in range(2))
+    gaps = rng.random(size) < 0.8
+    u = hb.Vector.from_dense(xs, backend=backend) if full != "neither" else \
+        hb.Vector.from_coo(np.flatnonzero(gaps), xs[gaps], size=size,
+                           backend=backend)  # fmt: skip
+    v = hb.Vector.from_dense(ys, backend=backend) if full == "both" else \
+        hb.Vector.from_coo(np.flatnonzero(~gaps), ys[~gaps], size=size,
+                           backend=backend)  # fmt: skip
+    assert u.format == v.format == "bitmap" or full != "both"
+    assert (u._known_full() and v._known_full()) == (full == "both")
+    u_here = gaps if full == "neither" else np.ones(size, dtype=bool)
+    v_here = np.ones(size, dtype=bool) if full == "both" else ~gaps
+    expected = float(np.sum((xs * ys)[u_here & v_here]))
+    assert float(hb.ops.inner(u, v, "plus_times")) == expected
+
+
 def test_inner_checks_its_arguments(backend: str) -> None:
     u = hb.Vector.from_dense(np.ones(3), backend=backend)
     with pytest.raises(hb.errors.DimensionMismatch):

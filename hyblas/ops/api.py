@@ -338,10 +338,10 @@ def _ewise(name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: b
     if isinstance(x, Vector):
         if x.format == "bitmap" and y.format == "bitmap":
             union = combine is reference.ewise_union
-            values, present = _ewise_bitmaps(x, y, bop, union=union)
+            both_full = x._known_full() and y._known_full()
+            values, present = _ewise_bitmaps(x, y, bop, union=union, full=both_full)
             # full operands give a full result, known without a count (a device sync)
-            full = (x._known_full() or y._known_full()) if union else \
-                (x._known_full() and y._known_full())  # fmt: skip
+            full = (x._known_full() or y._known_full()) if union else both_full
             return _write_vector(out, values, present, m, accum, replace, backend,
                                  nnz=x.size if full else None)  # fmt: skip
         (xi, xv), (yi, yv) = x._as_sparse(), y._as_sparse()
@@ -354,16 +354,19 @@ def _ewise(name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: b
     return _write_matrix(out, keys, values, x.shape, m, accum, replace, backend)
 
 
-def _ewise_bitmaps(x: Vector, y: Vector, op: BinaryOp, *, union: bool) -> tuple[Any, Any]:
+def _ewise_bitmaps(x: Vector, y: Vector, op: BinaryOp, *, union: bool,
+                   full: bool = False) -> tuple[Any, Any]:  # fmt: skip
     """Element-wise over two bitmap vectors position by position: no key merge.
 
     On the CPU ``op`` also runs on the absent positions' placeholder values; those results are
-    discarded (floating-point warnings there are silenced). On the GPU one kernel does it all.
+    discarded (floating-point warnings there are silenced). On the GPU one kernel does it all,
+    without reading the flags where both are ``full`` (known to hold every position).
     """
     xp = x._xp
     (xv, xpres), (yv, ypres) = x._as_bitmap(), y._as_bitmap()
     if xp is not np:  # one kernel instead of five or six array passes
-        return _ewise_kernel.ewise_bitmaps(xp, (xv, xpres), (yv, ypres), op, union=union)
+        return _ewise_kernel.ewise_bitmaps(xp, (xv, xpres), (yv, ypres), op, union=union,
+                                           full=full)  # fmt: skip
     op_type = op.input_type(xv.dtype, yv.dtype)
     out_type = op.output_type(op_type)
     with _quiet(True):
@@ -642,7 +645,9 @@ def inner(u: Vector, v: Vector, semiring: Semiring | str) -> Any:
         raise DimensionMismatch(f"inner: u has size {u.size} but v has size {v.size}")
     _same_backend("inner", u=u, v=v)
     if u._xp is not np and u.format == "bitmap" and v.format == "bitmap":
-        partials, found = _inner_kernel.inner_bitmaps(u._xp, u._as_bitmap(), v._as_bitmap(), sr)
+        partials, found = _inner_kernel.inner_bitmaps(
+            u._xp, u._as_bitmap(), v._as_bitmap(), sr,
+            full=u._known_full() and v._known_full())  # fmt: skip
         return reference.reduce_all(u._xp, partials, sr.monoid, present=found)
     # the product on the semiring's operand type; the monoid casts it to its own domain
     products = ewise_mult(u, v, sr.binaryop[sr.input_type(u.dtype, v.dtype)])

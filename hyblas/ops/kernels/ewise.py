@@ -30,21 +30,22 @@ def specialize(op: BinaryOp, x_type: np.dtype, y_type: np.dtype) -> str:
     )
 
 
-def kernel_name(union: bool) -> str:
-    return f"hyblas_ewise_bitmap<{'true' if union else 'false'}>"
+def kernel_name(union: bool, full: bool) -> str:
+    return f"hyblas_ewise_bitmap<{'true' if union else 'false'}, {'true' if full else 'false'}>"
 
 
 @functools.lru_cache(maxsize=256)
-def _kernel(op: BinaryOp, x_type: np.dtype, y_type: np.dtype, union: bool) -> Any:
-    name = kernel_name(union)
+def _kernel(op: BinaryOp, x_type: np.dtype, y_type: np.dtype, union: bool, full: bool) -> Any:
+    name = kernel_name(union, full)
     return compile_module(specialize(op, x_type, y_type), (name,)).get_function(name)
 
 
 def ewise_bitmaps(xp: Any, x: tuple[Any, Any], y: tuple[Any, Any], op: BinaryOp, *,
-                  union: bool) -> tuple[Any, Any]:  # fmt: skip
+                  union: bool, full: bool = False) -> tuple[Any, Any]:  # fmt: skip
     """``(values, present)`` of ``op`` over the bitmaps ``x`` and ``y`` (each ``(values,
     present)``, CuPy arrays of one size): over the union of their entries (eWiseAdd) or the
-    intersection (eWiseMult). New arrays; absent positions hold 0."""
+    intersection (eWiseMult). New arrays; absent positions hold 0. ``full``: both are known to
+    hold every position (their flags are not read)."""
     # contiguous for the kernel (no copy if they are)
     x_values, x_present, y_values, y_present = (xp.ascontiguousarray(a) for a in (*x, *y))
     op_type = op.input_type(x_values.dtype, y_values.dtype)
@@ -54,17 +55,17 @@ def ewise_bitmaps(xp: Any, x: tuple[Any, Any], y: tuple[Any, Any], op: BinaryOp,
         present = xp.empty(size, dtype=bool)
     if size:
         blocks = grid_stride_blocks(size, THREADS, 16)
-        launch(_kernel(op, x_values.dtype, y_values.dtype, union), (blocks,), (THREADS,), (
+        launch(_kernel(op, x_values.dtype, y_values.dtype, union, full), (blocks,), (THREADS,), (
             np.int64(size), x_values, x_present, y_values, y_present, values, present))
     return values, present
 
 
 def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     """``(label, source, kernel names)`` for the compile test: every built-in binary operator
-    on every dtype it serves (both kernels), and plus over float32 and float64 operands."""
+    on every dtype it serves (all four kernels), and plus over float32 and float64 operands."""
     from ...semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
-    names = [kernel_name(True), kernel_name(False)]
+    names = [kernel_name(union, full) for union in (True, False) for full in (True, False)]
     for op_name in sorted(BUILTIN_NAMES["binary"]):
         op = NAMESPACES["binary"][op_name]
         for dtype in sorted(op.types, key=lambda d: d.name):

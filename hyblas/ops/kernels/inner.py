@@ -16,7 +16,7 @@ from ...backend import compile_module, grid_stride_blocks, launch
 from ...semiring.operators import Semiring
 from . import source
 
-__all__ = ["inner_bitmaps", "builtin_specializations", "KERNEL"]
+__all__ = ["inner_bitmaps", "builtin_specializations", "kernel_name", "KERNEL"]
 
 THREADS = 256  # HYBLAS_INNER_THREADS in the kernel
 KERNEL = "hyblas_inner_bitmap"
@@ -32,16 +32,22 @@ def specialize(semiring: Semiring, x_type: np.dtype, y_type: np.dtype) -> str:
     )
 
 
+def kernel_name(full: bool) -> str:
+    return f"{KERNEL}<{'true' if full else 'false'}>"
+
+
 @functools.lru_cache(maxsize=256)
-def _kernel(semiring: Semiring, x_type: np.dtype, y_type: np.dtype) -> Any:
-    return compile_module(specialize(semiring, x_type, y_type), (KERNEL,)).get_function(KERNEL)
+def _kernel(semiring: Semiring, x_type: np.dtype, y_type: np.dtype, full: bool) -> Any:
+    name = kernel_name(full)
+    return compile_module(specialize(semiring, x_type, y_type), (name,)).get_function(name)
 
 
-def inner_bitmaps(xp: Any, x: tuple[Any, Any], y: tuple[Any, Any],
-                  semiring: Semiring) -> tuple[Any, Any]:  # fmt: skip
+def inner_bitmaps(xp: Any, x: tuple[Any, Any], y: tuple[Any, Any], semiring: Semiring, *,
+                  full: bool = False) -> tuple[Any, Any]:  # fmt: skip
     """``(partials, found)``: one fold per thread block of ``x_i ⊗ y_i`` over the positions
     where both bitmaps (each ``(values, present)``, CuPy arrays of one size) hold an entry,
-    and whether the block found any. The caller folds the partials it found."""
+    and whether the block found any. The caller folds the partials it found. ``full``: both
+    are known to hold every position (their flags are not read)."""
     x_values, x_present, y_values, y_present = (xp.ascontiguousarray(a) for a in (*x, *y))
     op_type = semiring.input_type(x_values.dtype, y_values.dtype)
     size = int(x_values.size)
@@ -49,20 +55,22 @@ def inner_bitmaps(xp: Any, x: tuple[Any, Any], y: tuple[Any, Any],
     partials = xp.empty(blocks, dtype=semiring.output_type(op_type))
     found = xp.empty(blocks, dtype=bool)  # every block writes its flag
     if blocks:
-        launch(_kernel(semiring, x_values.dtype, y_values.dtype), (blocks,), (THREADS,), (
+        launch(_kernel(semiring, x_values.dtype, y_values.dtype, full), (blocks,), (THREADS,), (
             np.int64(size), x_values, x_present, y_values, y_present, partials, found))
     return partials, found
 
 
 def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     """``(label, source, kernel names)`` for the compile test: every built-in semiring on every
-    dtype it serves, and plus_times over float32 and float64 operands."""
+    dtype it serves (with and without flags), and plus_times over float32 and float64
+    operands."""
     from ...semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
+    names = [kernel_name(True), kernel_name(False)]
     for name in sorted(BUILTIN_NAMES["semiring"]):
         semiring = NAMESPACES["semiring"][name]
         for dtype in sorted(semiring.types, key=lambda d: d.name):
-            yield f"inner_{name}_{dtype.name}", specialize(semiring, dtype, dtype), [KERNEL]
+            yield f"inner_{name}_{dtype.name}", specialize(semiring, dtype, dtype), names
     plus_times = NAMESPACES["semiring"]["plus_times"]
     yield "inner_plus_times_float32_float64", specialize(plus_times, np.dtype(np.float32),
-                                                         np.dtype(np.float64)), [KERNEL]
+                                                         np.dtype(np.float64)), names

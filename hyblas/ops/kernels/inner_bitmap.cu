@@ -2,8 +2,9 @@
 // monoid over the positions where both are present of x_i (mult) y_i. Each block folds its
 // positions and writes one partial and whether it found any; the host folds the partials. No
 // identity seeds a fold (the "any" monoid's would be taken for a value): a flag says whether a
-// fold holds one. Specialized by string.Template: ${X} / ${Y} the stored types, ${T} the
-// semiring's operand type, ${Z} its result type, ${MULT} / ${ADD} expressions in x, y.
+// fold holds one. FULL: both are known to hold every position, so no flag is read.
+// Specialized by string.Template: ${X} / ${Y} the stored types, ${T} the semiring's operand
+// type, ${Z} its result type, ${MULT} / ${ADD} expressions in x, y.
 
 typedef ${X} hyblas_x;
 typedef ${Y} hyblas_y;
@@ -16,6 +17,7 @@ __device__ __forceinline__ hyblas_z hyblas_add(hyblas_z x, hyblas_z y) { return 
 #define HYBLAS_INNER_THREADS 256  // THREADS in inner.py
 #define HYBLAS_INNER_BATCH 4  // positions a thread loads before folding any
 
+template <bool FULL>
 __global__ void __launch_bounds__(HYBLAS_INNER_THREADS)
 hyblas_inner_bitmap(const long long n,
                     const hyblas_x* __restrict__ x_values,
@@ -44,7 +46,7 @@ hyblas_inner_bitmap(const long long n,
             const long long i = first + b * stride;
             both[b] = false;
             if (i < n) {
-                both[b] = x_present[i] && y_present[i];
+                both[b] = FULL || (x_present[i] && y_present[i]);
                 xv[b] = x_values[i];
                 yv[b] = y_values[i];
             }
