@@ -32,7 +32,7 @@ from hyblas.errors import InvalidValue
 from hyblas.ops import hybrid
 from hyblas.ops.dense import DenseParams, dense_params
 from hyblas.ops.dense.executor import heavy_groups
-from hyblas.ops.dense.layout import PAD, VECTOR, build_layout, tile_position
+from hyblas.ops.dense.layout import PAD, VECTOR, build_layout, layout_of, tile_position
 from hyblas.ops.dense.params import REORDERS
 
 
@@ -51,6 +51,7 @@ def small_params(draw: Any) -> DenseParams:
         heavy_threads=draw(st.sampled_from([1, 2, 3, 8, 32, 64])),
         light_threads=draw(st.sampled_from([1, 5, 32])),
         reduce_threads=draw(st.sampled_from([1, 7, 32])),
+        phase1_launches=draw(st.sampled_from([1, 2])),
         reorder=draw(st.sampled_from(REORDERS)),
     )
 
@@ -124,17 +125,44 @@ def test_shaped_matrices_equal_reference(backend: str, kind: str, params: DenseP
     rng = np.random.default_rng(5)
     with hb.using_backend(backend):
         A = _shaped_matrix(kind, rng, "float64" if name != "lor_land" else "bool")
-        full = hb.Vector.from_dense(rng.integers(1, 4, A.ncols).astype(A.dtype))
-        keep = np.flatnonzero(rng.random(A.ncols) < 0.3)
-        partial = hb.Vector.from_coo(keep, rng.integers(1, 4, keep.size).astype(A.dtype),
-                                     size=A.ncols)  # fmt: skip
-        with dense_params(params):
-            for u in (full, partial):
-                for op, args in ((hb.ops.mxv, (A, u)), (hb.ops.vxm, (u, A))):
-                    got = op(*args, name, executor="dense")
-                    want = op(*args, name, executor="reference")
-                    assert got.to_coo()[0].tolist() == want.to_coo()[0].tolist()
-                    np.testing.assert_allclose(got.to_coo()[1], want.to_coo()[1], rtol=1e-12)
+        _assert_products_equal_reference(A, rng, params, name)
+
+
+def _assert_products_equal_reference(A: hb.Matrix, rng: np.random.Generator,  # noqa: N803
+                                     params: DenseParams, name: str) -> None:  # fmt: skip
+    """``A u`` and ``u A`` on the dense executor under ``params`` equal the reference's, for a
+    full input and one with about 30% of its entries."""
+    full = hb.Vector.from_dense(rng.integers(1, 4, A.ncols).astype(A.dtype))
+    keep = np.flatnonzero(rng.random(A.ncols) < 0.3)
+    partial = hb.Vector.from_coo(keep, rng.integers(1, 4, keep.size).astype(A.dtype),
+                                 size=A.ncols)  # fmt: skip
+    with dense_params(params):
+        for u in (full, partial):
+            for op, args in ((hb.ops.mxv, (A, u)), (hb.ops.vxm, (u, A))):
+                got = op(*args, name, executor="dense")
+                want = op(*args, name, executor="reference")
+                assert got.to_coo()[0].tolist() == want.to_coo()[0].tolist()
+                np.testing.assert_allclose(got.to_coo()[1], want.to_coo()[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("launches", [1, 2])
+def test_phase1_in_one_launch_or_two_equals_reference(backend: str, launches: int) -> None:
+    """Heavy blocks of 2 groups x 32 threads and light blocks of 64: one launch can take both
+    (the light units among the heavy teams), as ``phase1_launches=1`` asks; 2 keeps two."""
+    params = DenseParams(column_panel=16, row_panel=16, heavy_threshold=8, heavy_unit_edges=12,
+                         heavy_team_edges=20, heavy_groups=2, light_unit_edges=24,
+                         heavy_threads=32, light_threads=64, reorder="both",
+                         phase1_launches=launches)  # fmt: skip
+    rng = np.random.default_rng(11)
+    with hb.using_backend(backend):
+        A = _shaped_matrix("power_law", rng, "float64")
+        _assert_products_equal_reference(A, rng, params, "plus_times")
+        for edges in (A, A.T):
+            layout = layout_of(edges, params)
+            assert layout.heavy_units and layout.light_units
+            if backend == "cuda":  # two specializations each (full and partial inputs)
+                assert len(layout.plans) == 2
+                assert {len(plan.phase1) for plan in layout.plans.values()} == {launches}
 
 
 @pytest.mark.parametrize("full_out", [True, False])
@@ -316,7 +344,7 @@ def test_layout_is_cached_per_params_and_dropped_on_change() -> None:
 @pytest.mark.parametrize("change", [{"column_panel": 0}, {"row_panel": 40000},
                                     {"heavy_threads": 2048}, {"reorder": "random"},
                                     {"light_unit_edges": 2.5}, {"heavy_groups": 16},
-                                    {"heavy_groups": 0}])  # fmt: skip
+                                    {"heavy_groups": 0}, {"phase1_launches": 3}])  # fmt: skip
 def test_bad_params_raise(change: dict) -> None:
     with pytest.raises(InvalidValue):
         DenseParams(**change)

@@ -95,19 +95,36 @@ def heavy_groups(params: DenseParams, op_type: np.dtype, out_type: np.dtype,
                        f"the limit is {SHARED_LIMIT}")  # fmt: skip
 
 
+@dataclass(frozen=True)
+class _Kernels:
+    """One specialization's kernels and the most threads a block of each phase-1 kernel may
+    have (their registers)."""
+
+    heavy: Any
+    light: Any
+    phase1: Any  # heavy and light in one launch
+    reduce: Any
+    chunks: Any
+    split_init: Any
+    unpermute: Any  # None where the layout is not permuted
+    heavy_most: int
+    light_most: int
+    phase1_most: int
+
+
 @functools.lru_cache(maxsize=256)
 def _kernels(semiring: Semiring, op_type: np.dtype, out_dtype: np.dtype,
              mask_dtype: np.dtype | None, accum: BinaryOp | None,
-             flags: tuple[Any, ...]) -> tuple[Any, ...]:  # fmt: skip
-    """(heavy, light, reduce, chunks, split init, unpermute, most threads of a heavy block,
-    of a light block) for one specialization (cached: building the source and looking its
-    module up cost about as much host time as a small product). ``permuted`` names the type of
-    the layout's ``row_position`` (None: not permuted, and no unpermute kernel); the reduce of
-    a permuted layout leaves the output write to it."""
+             flags: tuple[Any, ...]) -> _Kernels:  # fmt: skip
+    """The kernels of one specialization (cached: building the source and looking its module up
+    cost about as much host time as a small product). ``permuted`` names the type of the
+    layout's ``row_position`` (None: not permuted, and no unpermute kernel); the reduce of a
+    permuted layout leaves the output write to it."""
     flip, all_present, iso, permuted, *write = flags
     names = [
         _k.heavy_name(flip, all_present, iso),
         _k.light_name(flip, all_present, iso),
+        _k.phase1_name(flip, all_present, iso),
         _k.reduce_name(all_present, permuted is not None,
                        *(write if permuted is None else [False] * len(write))),
         _k.chunks_name(all_present),
@@ -118,10 +135,21 @@ def _kernels(semiring: Semiring, op_type: np.dtype, out_dtype: np.dtype,
     source = _k.specialize(semiring, op_type, out_dtype=out_dtype, mask_dtype=mask_dtype,
                            accum=accum)  # fmt: skip
     module = compile_module(source, tuple(names))
-    functions = tuple(module.get_function(name) for name in names)
-    if permuted is None:
-        functions = (*functions, None)
-    return (*functions, max_block_threads(functions[0]), max_block_threads(functions[1]))
+    heavy, light, phase1, reduce, chunks, split_init, *unpermute = (
+        module.get_function(name) for name in names)
+    return _Kernels(heavy, light, phase1, reduce, chunks, split_init,
+                    unpermute[0] if unpermute else None, max_block_threads(heavy),
+                    max_block_threads(light), max_block_threads(phase1))  # fmt: skip
+
+
+def _phase1_work(layout: DenseLayout, xp: Any) -> Any:
+    """Block by block, what the one-launch phase 1 walks: heavy team ``t`` as ``t``, light unit
+    ``u`` as ``-1 - u``, the light units spread evenly among the heavy teams (both run in
+    column-panel order, so a light unit sits near the teams of its panel)."""
+    teams, units = layout.heavy_teams, layout.light_units
+    at = np.concatenate([(np.arange(teams) + 0.5) / teams, (np.arange(units) + 0.5) / units])
+    work = np.concatenate([np.arange(teams), -1 - np.arange(units)])
+    return xp.asarray(work[np.argsort(at, kind="stable")].astype(np.int32))
 
 
 def _prepare(xp: Any, kernel: Any, grid: tuple[int], block: tuple[int], shared: int,
@@ -140,8 +168,7 @@ class _Plan:
     once and kept on the layout: working it out per product cost a small product's worth of
     host time (grid2048 on the H100), which the GPU spends idle."""
 
-    heavy: PreparedLaunch | None
-    light: PreparedLaunch | None
+    phase1: tuple[PreparedLaunch, ...]  # heavy and light in one launch, or each in its own
     split_init: PreparedLaunch | None
     chunks: PreparedLaunch | None
     reduce: PreparedLaunch | None
@@ -171,64 +198,73 @@ def _plan(layout: DenseLayout, xp: Any, semiring: Semiring, op_type: np.dtype,
 def _make_plan(layout: DenseLayout, xp: Any, semiring: Semiring, op_type: np.dtype,
                out_dtype: np.dtype, mask_dtype: np.dtype | None, accum: BinaryOp | None,
                flags: tuple[Any, ...]) -> _Plan:  # fmt: skip
-    heavy, light, reduce, chunks, split_init, unpermute, heavy_most, light_most = _kernels(
-        semiring, op_type, out_dtype, mask_dtype, accum, flags)
+    kernels = _kernels(semiring, op_type, out_dtype, mask_dtype, accum, flags)
     all_present, iso = flags[1], flags[2]
     out_type = semiring.output_type(op_type)
     params = layout.params
     width, height = params.column_panel, params.row_panel
-    if layout.heavy_units and params.heavy_threads > heavy_most:  # the tile width is fixed
+    if layout.heavy_units and params.heavy_threads > kernels.heavy_most:  # the tile is fixed
         raise InvalidValue(f"dense executor: heavy_threads={params.heavy_threads} is more "
-                           f"than the {heavy_most} threads a block of the heavy kernel may have "
-                           f"for {semiring.name} on {np.dtype(op_type).name} (its "
+                           f"than the {kernels.heavy_most} threads a block of the heavy kernel "
+                           f"may have for {semiring.name} on {np.dtype(op_type).name} (its "
                            f"registers)")  # fmt: skip
-    groups = heavy_groups(params, op_type, out_type, all_present, heavy_most)
+    groups = heavy_groups(params, op_type, out_type, all_present, kernels.heavy_most)
     # the input as gathered into internal order (the columns with entries) or as given
     inputs = layout.ncols if layout.column_order is None else int(layout.column_order.size)
     iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
     dummy_t = placeholder(xp, op_type)
     word = np.uint64 if _k.word_bytes(out_type) == 8 else np.uint32
-    plan_heavy = plan_light = plan_split = plan_chunks = plan_reduce = plan_unpermute = None
-    if layout.heavy_units:
-        weights = dummy_t if iso else layout.weights_as("heavy_weights", op_type)
-        plan_heavy = _prepare(xp, heavy, (layout.heavy_teams,), (groups * params.heavy_threads,),
-                              shared_bytes(height * groups, width, op_type, out_type,
-                                           flags=not all_present), (
-            np.int32(width), np.int32(height), np.int32(params.heavy_threads),
-            np.int64(inputs), layout.team_begin, layout.team_end, layout.heavy_panel,
-            layout.heavy_steps, layout.heavy_offset, layout.heavy_slot_base,
-            layout.heavy_slot_count, layout.heavy_table, weights, iso_value,
-            layout.slot_dst), 4)  # then x, its flags, partial, its flags  # fmt: skip
-    if layout.light_units:
-        weights = dummy_t if iso else layout.weights_as("light_weights", op_type)
-        plan_light = _prepare(xp, light, (layout.light_units,), (min(params.light_threads,
-                                                                     light_most),),
-                              shared_bytes(0, width, op_type, out_type, flags=not all_present), (
-            np.int32(width), np.int64(inputs), layout.light_panel, layout.light_begin,
-            layout.light_end, layout.light_src, weights, iso_value,
-            layout.light_slot), 4)  # then x, its flags, partial, its flags  # fmt: skip
+    heavy_static = (
+        np.int32(width), np.int32(height), np.int32(params.heavy_threads), np.int64(inputs),
+        layout.team_begin, layout.team_end, layout.heavy_panel, layout.heavy_steps,
+        layout.heavy_offset, layout.heavy_slot_base, layout.heavy_slot_count,
+        layout.heavy_table, dummy_t if iso else layout.weights_as("heavy_weights", op_type),
+        iso_value, layout.slot_dst)  # fmt: skip
+    light_static = (layout.light_panel, layout.light_begin, layout.light_end, layout.light_src,
+                    dummy_t if iso else layout.weights_as("light_weights", op_type),
+                    layout.light_slot)  # fmt: skip
+    heavy_block = groups * params.heavy_threads
+    light_block = min(params.light_threads, kernels.light_most)
+    heavy_shared = shared_bytes(height * groups, width, op_type, out_type, flags=not all_present)
+    light_shared = shared_bytes(0, width, op_type, out_type, flags=not all_present)
+    # every launch of phase 1 then takes x, its flags, partial, its flags
+    if (params.phase1_launches == 1 and layout.heavy_units and layout.light_units
+            and heavy_block == light_block <= kernels.phase1_most):  # fmt: skip
+        phase1 = (_prepare(xp, kernels.phase1, (layout.heavy_teams + layout.light_units,),
+                           (heavy_block,), max(heavy_shared, light_shared),
+                           (*heavy_static, *light_static, _phase1_work(layout, xp)), 4),)
+    else:
+        phase1 = ()
+        if layout.heavy_units:
+            phase1 += (_prepare(xp, kernels.heavy, (layout.heavy_teams,), (heavy_block,),
+                                heavy_shared, heavy_static, 4),)  # fmt: skip
+        if layout.light_units:
+            phase1 += (_prepare(xp, kernels.light, (layout.light_units,), (light_block,),
+                                light_shared, (np.int32(width), np.int64(inputs), *light_static,
+                                               iso_value), 4),)  # fmt: skip
+    plan_split = plan_chunks = plan_reduce = plan_unpermute = None
     reduce_bytes = shared_bytes(height, 0, op_type, out_type)
     split_count = layout.split_panels * height
     if layout.chunks:
-        plan_split = _prepare(xp, split_init, (min(-(-split_count // 512), 4096),), (512,), 0,
-                              (np.int64(split_count),), 2)  # then the words and flags
-        plan_chunks = _prepare(xp, chunks, (layout.chunks,), (params.reduce_threads,),
+        plan_split = _prepare(xp, kernels.split_init, (min(-(-split_count // 512), 4096),),
+                              (512,), 0, (np.int64(split_count),), 2)  # then words and flags
+        plan_chunks = _prepare(xp, kernels.chunks, (layout.chunks,), (params.reduce_threads,),
                                reduce_bytes, (
             np.int32(height), layout.chunk_split, layout.chunk_begin, layout.chunk_end,
             layout.slot_dst), 4)  # then partial, its flags, split words and flags
     if layout.row_panels:
         # then partial, its flags, split words / flags, the six write arrays, internal results
-        plan_reduce = _prepare(xp, reduce, (layout.row_panels,), (params.reduce_threads,),
-                               reduce_bytes, (
+        plan_reduce = _prepare(xp, kernels.reduce, (layout.row_panels,),
+                               (params.reduce_threads,), reduce_bytes, (
             np.int32(height), np.int64(layout.nrows), layout.slot_ptr, layout.slot_dst,
             layout.panel_split), 12)  # fmt: skip
-        if unpermute is not None:
+        if kernels.unpermute is not None:
             threads = params.reduce_threads
             blocks = min(-(-layout.nrows // (threads * _k.UNPERMUTE_ROWS)), 65535)
-            plan_unpermute = _prepare(xp, unpermute, (blocks,), (threads,), 0, (
+            plan_unpermute = _prepare(xp, kernels.unpermute, (blocks,), (threads,), 0, (
                 np.int64(layout.nrows), np.int64(layout.live_rows),
                 layout.row_position), 8)  # then the internal results, the six write arrays
-    return _Plan(plan_heavy, plan_light, plan_split, plan_chunks, plan_reduce, plan_unpermute,
+    return _Plan(phase1, plan_split, plan_chunks, plan_reduce, plan_unpermute,
                  split_count, word, placeholder(xp, np.bool_),
                  placeholder(xp, out_dtype), placeholder(xp, out_type),
                  (placeholder(xp, word), placeholder(xp, np.uint32)))  # fmt: skip
@@ -264,10 +300,8 @@ def _run_cuda(layout: DenseLayout, edges: Any, x: Any, present: Any, semiring: S
         partial = xp.empty(max(layout.slots, 1), dtype=out_type)
         # a full input leaves every slot present: its flags are neither written nor read
         partial_present = dummy_b if all_present else xp.empty(max(layout.slots, 1), dtype=bool)
-        if plan.heavy is not None:
-            plan.heavy.run(x, u_present, partial, partial_present)
-        if plan.light is not None:
-            plan.light.run(x, u_present, partial, partial_present)
+        for launch in plan.phase1:
+            launch.run(x, u_present, partial, partial_present)
         split_acc, split_found = plan.dummy_split
         if plan.chunks is not None:
             split_acc = xp.empty(plan.split_count, dtype=plan.word)

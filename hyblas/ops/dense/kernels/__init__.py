@@ -18,7 +18,8 @@ from .... import dtypes as _dt
 from ....semiring.operators import BinaryOp, Semiring
 from ...kernels.words import accumulator_substitutions, atomic_combine, word_bytes
 
-__all__ = ["specialize", "heavy_name", "light_name", "reduce_name", "unpermute_name",
+__all__ = ["specialize", "heavy_name", "light_name", "phase1_name", "reduce_name",
+           "unpermute_name",
            "chunks_name", "SPLIT_INIT", "UNPERMUTE_ROWS", "word_bytes", "atomic_combine",
            "builtin_specializations"]  # fmt: skip
 
@@ -68,6 +69,11 @@ def light_name(flip: bool, all_present: bool, iso: bool) -> str:
     return f"hyblas_dense_light<{_flag(flip)}, {_flag(all_present)}, {_flag(iso)}>"
 
 
+def phase1_name(flip: bool, all_present: bool, iso: bool) -> str:
+    """The heavy and light walks in one launch (the plan takes it where their blocks match)."""
+    return f"hyblas_dense_phase1<{_flag(flip)}, {_flag(all_present)}, {_flag(iso)}>"
+
+
 def chunks_name(all_present: bool) -> str:
     return f"hyblas_dense_reduce_chunks<{_flag(all_present)}>"
 
@@ -89,15 +95,16 @@ def unpermute_name(has_mask: bool, structural: bool, complement: bool, has_out: 
 def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     """``(label, source, kernel names)`` for every built-in semiring and dtype (compile test).
 
-    Each specialization instantiates both phase-1 kernels, both chunked phase-2a variants with
-    the split-panel initialisation, three phase-2 variants (one for a permuted layout) and two
-    of the permuted layout's unpermute pass; plus_times additionally with a value mask of another
-    type and a ``plus`` accumulator.
+    Each specialization instantiates both phase-1 kernels and their one-launch form, both
+    chunked phase-2a variants with the split-panel initialisation, three phase-2 variants (one
+    for a permuted layout) and two of the permuted layout's unpermute pass; plus_times
+    additionally with a value mask of another type and a ``plus`` accumulator.
     """
     from ....semiring.catalogue import BUILTIN_NAMES, NAMESPACES  # noqa: PLC0415
 
     names = [heavy_name(False, False, False), heavy_name(True, True, True),
              light_name(False, False, False), light_name(True, True, True),
+             phase1_name(False, False, False), phase1_name(True, True, True),
              reduce_name(True, False, False, False, False, False, False, False),
              reduce_name(False, False, True, True, True, True, False, True),
              reduce_name(True, True, False, False, False, False, False, False),

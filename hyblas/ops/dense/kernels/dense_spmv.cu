@@ -116,7 +116,8 @@ __device__ __forceinline__ void hyblas_group_sync(int group, int groups, int thr
 // first and last runs can share their destination with other columns (its neighbours): those
 // flush with an atomic, every run between them with a plain store.
 template <bool FLIP, bool ALL_PRESENT, bool ISO>
-__global__ void hyblas_dense_heavy(
+__device__ __forceinline__ void hyblas_heavy_team(
+    const long long team,
     const int width,
     const int height,
     const int tile_width,
@@ -135,17 +136,17 @@ __global__ void hyblas_dense_heavy(
     const hyblas_t* __restrict__ u,
     const bool* __restrict__ u_present,
     hyblas_z* __restrict__ partial,
-    bool* __restrict__ partial_present)
+    bool* __restrict__ partial_present,
+    unsigned char* smem)
 {
-    extern __shared__ __align__(16) unsigned char hyblas_smem[];
     const int groups = blockDim.x / tile_width;
-    const hyblas_smem_layout s = hyblas_carve(hyblas_smem, height * groups, width, !ALL_PRESENT);
+    const hyblas_smem_layout s = hyblas_carve(smem, height * groups, width, !ALL_PRESENT);
     const int group = threadIdx.x / tile_width;
     const int tid = threadIdx.x - group * tile_width;
     hyblas_word* const acc = s.acc + group * height;
     unsigned int* const found = ALL_PRESENT ? nullptr : s.found + group * height;
-    const long long first_unit = team_begin[blockIdx.x];
-    const long long last_unit = team_end[blockIdx.x];
+    const long long first_unit = team_begin[team];
+    const long long last_unit = team_end[team];
     const hyblas_word empty = hyblas_to_word((hyblas_z)(${IDENTITY}));
     hyblas_load_panel<ALL_PRESENT>((long long)unit_panel[first_unit] * width, ncols, width, u,
                                    u_present, s.xs, s.ps);
@@ -259,7 +260,8 @@ __global__ void hyblas_dense_heavy(
 
 // Phase 1, light units: a column panel's light stream, one product per entry into its slot.
 template <bool FLIP, bool ALL_PRESENT, bool ISO>
-__global__ void hyblas_dense_light(
+__device__ __forceinline__ void hyblas_light_unit(
+    const int unit,
     const int width,
     const long long ncols,
     const int* __restrict__ unit_panel,
@@ -272,11 +274,10 @@ __global__ void hyblas_dense_light(
     const hyblas_t* __restrict__ u,
     const bool* __restrict__ u_present,
     hyblas_z* __restrict__ partial,
-    bool* __restrict__ partial_present)
+    bool* __restrict__ partial_present,
+    unsigned char* smem)
 {
-    extern __shared__ __align__(16) unsigned char hyblas_smem[];
-    const hyblas_smem_layout s = hyblas_carve(hyblas_smem, 0, width, !ALL_PRESENT);
-    const int unit = blockIdx.x;
+    const hyblas_smem_layout s = hyblas_carve(smem, 0, width, !ALL_PRESENT);
     hyblas_load_panel<ALL_PRESENT>((long long)unit_panel[unit] * width, ncols, width, u, u_present,
                                    s.xs, s.ps);
     __syncthreads();
@@ -308,6 +309,66 @@ __global__ void hyblas_dense_light(
                 }
             }
         }
+    }
+}
+
+#define HYBLAS_HEAVY_PARAMS                                                                    \
+    const int width, const int height, const int tile_width, const long long ncols,              \
+    const long long* __restrict__ team_begin, const long long* __restrict__ team_end,            \
+    const int* __restrict__ unit_panel, const int* __restrict__ unit_steps,                      \
+    const long long* __restrict__ unit_offset, const long long* __restrict__ unit_slot_base,     \
+    const int* __restrict__ unit_slot_count, const short* __restrict__ table,                    \
+    const hyblas_t* __restrict__ weights, const hyblas_t iso_value,                              \
+    const unsigned short* __restrict__ slot_dst
+#define HYBLAS_HEAVY_ARGS                                                                      \
+    width, height, tile_width, ncols, team_begin, team_end, unit_panel, unit_steps, unit_offset, \
+    unit_slot_base, unit_slot_count, table, weights, iso_value, slot_dst
+#define HYBLAS_LIGHT_PARAMS                                                                    \
+    const int* __restrict__ light_panel, const long long* __restrict__ light_begin,              \
+    const long long* __restrict__ light_end, const short* __restrict__ light_src,                \
+    const hyblas_t* __restrict__ light_weights, const int* __restrict__ light_slot
+#define HYBLAS_LIGHT_ARGS(unit)                                                                \
+    unit, width, ncols, light_panel, light_begin, light_end, light_src, light_weights,           \
+    iso_value, light_slot
+#define HYBLAS_PHASE1_OUTPUTS                                                                  \
+    const hyblas_t* __restrict__ u, const bool* __restrict__ u_present,                          \
+    hyblas_z* __restrict__ partial, bool* __restrict__ partial_present
+
+// Phase 1 as two launches: one thread block per heavy team, then one per light unit.
+template <bool FLIP, bool ALL_PRESENT, bool ISO>
+__global__ void hyblas_dense_heavy(HYBLAS_HEAVY_PARAMS, HYBLAS_PHASE1_OUTPUTS)
+{
+    extern __shared__ __align__(16) unsigned char hyblas_smem[];
+    hyblas_heavy_team<FLIP, ALL_PRESENT, ISO>(blockIdx.x, HYBLAS_HEAVY_ARGS, u, u_present, partial,
+                                              partial_present, hyblas_smem);
+}
+
+template <bool FLIP, bool ALL_PRESENT, bool ISO>
+__global__ void hyblas_dense_light(const int width, const long long ncols, HYBLAS_LIGHT_PARAMS,
+                                   const hyblas_t iso_value, HYBLAS_PHASE1_OUTPUTS)
+{
+    extern __shared__ __align__(16) unsigned char hyblas_smem[];
+    hyblas_light_unit<FLIP, ALL_PRESENT, ISO>(HYBLAS_LIGHT_ARGS(blockIdx.x), u, u_present, partial,
+                                              partial_present, hyblas_smem);
+}
+
+// Phase 1 in one launch: block b takes heavy team work[b] (>= 0) or light unit -1 - work[b].
+// The heavy walk is bound by instructions and the light stream by memory; with the light
+// units spread among the heavy teams (work), SMs that run light units use the memory
+// bandwidth that the heavy teams on the other SMs leave, instead of the light launch waiting
+// for the heavy one to end. Heavy and light blocks have the same number of threads.
+template <bool FLIP, bool ALL_PRESENT, bool ISO>
+__global__ void hyblas_dense_phase1(HYBLAS_HEAVY_PARAMS, HYBLAS_LIGHT_PARAMS,
+                                    const int* __restrict__ work, HYBLAS_PHASE1_OUTPUTS)
+{
+    extern __shared__ __align__(16) unsigned char hyblas_smem[];
+    const int item = work[blockIdx.x];
+    if (item >= 0) {
+        hyblas_heavy_team<FLIP, ALL_PRESENT, ISO>(item, HYBLAS_HEAVY_ARGS, u, u_present, partial,
+                                                  partial_present, hyblas_smem);
+    } else {
+        hyblas_light_unit<FLIP, ALL_PRESENT, ISO>(HYBLAS_LIGHT_ARGS(-1 - item), u, u_present,
+                                                  partial, partial_present, hyblas_smem);
     }
 }
 
