@@ -1,7 +1,9 @@
 """The dense executor's parameter set, and how to change it for a block of code.
 
 The defaults were tuned on the H100 (see ``benchmarks/results/dense_tuning_*.json`` and
-``benchmarks/dense_tuning.py``, which produced them).
+``benchmarks/dense_tuning.py``, which produced them; ``phase1_launches`` and the last sweep of
+``reduce_chunk_slots`` and ``heavy_team_edges`` with it:
+``benchmarks/results/dense_pagerank_ab_h100_2026-11-25-onelaunch.json``).
 """
 
 from __future__ import annotations
