@@ -142,16 +142,6 @@ def _kernels(semiring: Semiring, op_type: np.dtype, out_dtype: np.dtype,
                     max_block_threads(light), max_block_threads(phase1))  # fmt: skip
 
 
-def _phase1_work(layout: DenseLayout, xp: Any) -> Any:
-    """Block by block, what the one-launch phase 1 walks: heavy team ``t`` as ``t``, light unit
-    ``u`` as ``-1 - u``, the light units spread evenly among the heavy teams (both run in
-    column-panel order, so a light unit sits near the teams of its panel)."""
-    teams, units = layout.heavy_teams, layout.light_units
-    at = np.concatenate([(np.arange(teams) + 0.5) / teams, (np.arange(units) + 0.5) / units])
-    work = np.concatenate([np.arange(teams), -1 - np.arange(units)])
-    return xp.asarray(work[np.argsort(at, kind="stable")].astype(np.int32))
-
-
 def _prepare(xp: Any, kernel: Any, grid: tuple[int], block: tuple[int], shared: int,
              static: tuple[Any, ...], arrays: int) -> PreparedLaunch:  # fmt: skip
     """One kernel's launch: its grid, block, shared bytes and leading arguments (the
@@ -232,7 +222,7 @@ def _make_plan(layout: DenseLayout, xp: Any, semiring: Semiring, op_type: np.dty
             and heavy_block == light_block <= kernels.phase1_most):  # fmt: skip
         phase1 = (_prepare(xp, kernels.phase1, (layout.heavy_teams + layout.light_units,),
                            (heavy_block,), max(heavy_shared, light_shared),
-                           (*heavy_static, *light_static, _phase1_work(layout, xp)), 4),)
+                           (*heavy_static, *light_static, layout.phase1_work(xp)), 4),)
     else:
         phase1 = ()
         if layout.heavy_units:

@@ -131,6 +131,20 @@ class DenseLayout:
             self.__dict__[key] = cached
         return cached
 
+    def phase1_work(self, xp: Any) -> Any:
+        """Block by block, what the one-launch phase 1 walks (cached, int32): heavy team ``t``
+        as ``t``, light unit ``u`` as ``-1 - u``, the light units spread evenly among the heavy
+        teams (both run in column-panel order, so a light unit sits near its panel's teams)."""
+        cached = self.__dict__.get("_phase1_work")
+        if cached is None:
+            teams, units = self.heavy_teams, self.light_units
+            at = np.concatenate([(np.arange(teams) + 0.5) / max(teams, 1),
+                                 (np.arange(units) + 0.5) / max(units, 1)])  # fmt: skip
+            work = np.concatenate([np.arange(teams), -1 - np.arange(units)])
+            cached = xp.asarray(work[np.argsort(at, kind="stable")].astype(np.int32))
+            self.__dict__["_phase1_work"] = cached
+        return cached
+
     def stats(self) -> dict[str, Any]:
         """Sizes worth reporting: units, entries by kind, slots, memory."""
         return {

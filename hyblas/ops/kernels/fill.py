@@ -35,7 +35,7 @@ def fill_bitmap(xp: Any, size: int, value: Any, dtype: np.dtype) -> tuple[Any, A
     dtype = np.dtype(dtype)
     if PATTERN_BYTES % dtype.itemsize:
         raise InvalidValue(f"fill_bitmap: {dtype} values do not tile a {PATTERN_BYTES}-byte "
-                         f"pattern")  # fmt: skip
+                           f"pattern")  # fmt: skip
     pattern = np.full(PATTERN_BYTES // dtype.itemsize, value, dtype=dtype).view(np.uint32)
     values = xp.empty(size, dtype=dtype)
     present = xp.empty(size, dtype=bool)

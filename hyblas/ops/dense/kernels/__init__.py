@@ -19,9 +19,8 @@ from ....semiring.operators import BinaryOp, Semiring
 from ...kernels.words import accumulator_substitutions, atomic_combine, word_bytes
 
 __all__ = ["specialize", "heavy_name", "light_name", "phase1_name", "reduce_name",
-           "unpermute_name",
-           "chunks_name", "SPLIT_INIT", "UNPERMUTE_ROWS", "word_bytes", "atomic_combine",
-           "builtin_specializations"]  # fmt: skip
+           "unpermute_name", "chunks_name", "SPLIT_INIT", "UNPERMUTE_ROWS", "word_bytes",
+           "atomic_combine", "builtin_specializations"]  # fmt: skip
 
 SPLIT_INIT = "hyblas_dense_split_init"
 UNPERMUTE_ROWS = 4  # rows per thread of the unpermute pass: HYBLAS_UNPERMUTE_BATCH
