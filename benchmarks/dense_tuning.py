@@ -28,9 +28,9 @@ import numpy as np
 
 import hyblas as hb
 from hyblas.backend import device_name, free_gpu_memory_pool, synchronize, xp_for
-from hyblas.ops import primitives as prim
-from hyblas.ops.dense import DEFAULT_PARAMS, DenseParams, dense_params
-from hyblas.ops.dense.layout import DenseLayout, build_layout
+from hyblas.device import arrays as primitives as prim
+from hyblas.executors.dense import DEFAULT_PARAMS, DenseParams, dense_params
+from hyblas.executors.dense.layout import DenseLayout, build_layout
 
 from .graphs import build as build_graph
 from .meta import commit_id
@@ -109,10 +109,10 @@ def traffic_bytes(layout: DenseLayout, op_bytes: int, out_bytes: int) -> int:
 
 def _random_renumbering(A: hb.Matrix, seed: int = 3) -> hb.Matrix:
     """``P A Pᵀ`` for a random permutation ``P``."""
-    xp = A._xp
-    rows = prim.row_ids(xp, A._indptr, A.nrows)
+    xp = A.xp
+    rows = prim.row_ids(xp, A.indptr, A.nrows)
     perm = xp.asarray(np.random.default_rng(seed).permutation(A.nrows))
-    return hb.Matrix.from_coo(perm[rows], perm[A._indices], A._values, nrows=A.nrows,
+    return hb.Matrix.from_coo(perm[rows], perm[A.indices], A.values, nrows=A.nrows,
                               ncols=A.ncols, backend=A.backend)  # fmt: skip
 
 
@@ -138,9 +138,9 @@ def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: f
     host = csr.get().astype(np.float64)
     ref = host @ x.astype(np.float64)
     ref[np.diff(host.indptr) == 0] = np.nan  # empty rows are absent in GraphBLAS
-    _check(hb.Vector.from_dense(csr @ u._as_bitmap()[0]), np.nan_to_num(ref), 1e-4)
+    _check(hb.Vector.from_dense(csr @ u.as_bitmap()[0]), np.nan_to_num(ref), 1e-4)
     csr_bytes = int(csr.data.nbytes + csr.indices.nbytes + csr.indptr.nbytes)
-    cusparse_ms = time_gpu_ms(lambda: csr @ u._as_bitmap()[0], repeats=repeats)
+    cusparse_ms = time_gpu_ms(lambda: csr @ u.as_bitmap()[0], repeats=repeats)
     result: dict[str, Any] = {"graph": name, "n": A.nrows, "nnz": A.nnz, "csr_bytes": csr_bytes,
                               "cusparse_plus_times_ms": cusparse_ms, "params": []}  # fmt: skip
     best = None
@@ -154,7 +154,7 @@ def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: f
             layout = build_layout(A, params)
             synchronize()
             build_s.append(time.perf_counter() - start)
-        A._cache[("dense_layout", params)] = layout
+        A.cache[("dense_layout", params)] = layout
         with dense_params(params):
             fn = lambda: hb.ops.mxv(A, u, "plus_times", executor="dense")  # noqa: E731
             err = _check(fn(), ref)
@@ -182,7 +182,7 @@ def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: f
               file=sys.stderr, flush=True)  # fmt: skip
         if best is None or ms < best[1]:
             best = (params, ms)
-        del A._cache[("dense_layout", params)], layout
+        del A.cache[("dense_layout", params)], layout
         free_gpu_memory_pool()
     result["best"] = dataclasses.asdict(best[0])
     if semirings:
@@ -200,7 +200,7 @@ def _semirings(A: hb.Matrix, u: hb.Vector, x: np.ndarray, host: Any, params: Den
     with dense_params(params):
         for name in ("plus_times", "min_plus", "lor_land"):
             if name == "lor_land":
-                matrix, vector = A.dup(dtype=bool), hb.Vector.from_dense(u._as_bitmap()[0] > 1.5)
+                matrix, vector = A.dup(dtype=bool), hb.Vector.from_dense(u.as_bitmap()[0] > 1.5)
                 ref = (sp.csr_matrix(host, dtype=bool).astype(np.float64) @
                        (x > 1.5).astype(np.float64)) > 0  # fmt: skip
                 ref = np.where(present, ref.astype(np.float64), np.nan)

@@ -94,7 +94,7 @@ def build(name: str, backend: str) -> BenchGraph:
         raise KeyError(f"unknown graph {name!r}; known: {', '.join(GRAPHS)}")
     A = _BUILDERS[name](backend)  # noqa: N806
     weights = hb.generators.random_weights(A, 1.0, 64.0, seed=WEIGHT_SEED, dtype=np.float32)
-    degrees = np.diff(to_numpy(A._indptr)).astype(np.int64)
+    degrees = np.diff(to_numpy(A.indptr)).astype(np.int64)
     rng = np.random.default_rng(SOURCE_SEED)
     connected = np.flatnonzero(degrees > 0)
 

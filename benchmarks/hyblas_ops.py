@@ -14,7 +14,7 @@ import numpy as np
 
 import hyblas as hb
 from hyblas import algorithms as alg
-from hyblas.ops.hybrid import pending_layouts
+from hyblas.executors.policy import pending_layouts
 
 from .graphs import BenchGraph
 
@@ -114,7 +114,7 @@ def _with_derived(*matrices: hb.Matrix) -> list[hb.Matrix]:
     while stack:
         matrix = stack.pop()
         found.append(matrix)
-        stack += [v for v in matrix._cache.values() if isinstance(v, hb.Matrix)]
+        stack += [v for v in matrix.cache.values() if isinstance(v, hb.Matrix)]
     return found
 
 
@@ -123,11 +123,11 @@ def settle(run: Callable[[], Any], graph: BenchGraph) -> int:
     most ``SETTLE_RUNS`` times): ``executor='auto'`` builds a layout only once its savings pay
     for it, so the steady state the timed runs measure may take several runs to reach.
     Returns the runs."""
-    cached = sum(len(m._cache) for m in _with_derived(graph.A, graph.weights))
+    cached = sum(len(m.cache) for m in _with_derived(graph.A, graph.weights))
     for runs in range(1, SETTLE_RUNS + 1):
         run()
         matrices = _with_derived(graph.A, graph.weights)
-        before, cached = cached, sum(len(m._cache) for m in matrices)
+        before, cached = cached, sum(len(m.cache) for m in matrices)
         if cached == before and not any(pending_layouts(m) for m in matrices):
             return runs
     return SETTLE_RUNS

@@ -47,7 +47,7 @@ import hyblas as hb
 from hyblas.algorithms.components import _fastsv
 from hyblas.algorithms.sssp import _bucket_width
 from hyblas.backend import device_name, free_gpu_memory_pool
-from hyblas.ops.loop import loop_params
+from hyblas.traversal import loop_params
 
 from . import hyblas_ops
 from .graphs import build as build_graph

@@ -42,7 +42,7 @@ def relative_error(got: Any, ref: np.ndarray) -> float:
 def _tune(weights: hb.Matrix, u: hb.Vector, ref: np.ndarray, repeats: int, floor: float,
           scale: int) -> list[dict[str, Any]]:
     """min_plus time over the generic kernel's parameters; restores the defaults after."""
-    from hyblas.ops import kernels
+    from hyblas.executors.reference import kernels
 
     defaults = (kernels.HEAVY_ROW, kernels.BLOCK_KERNEL_THREADS)
     rows = []
@@ -69,7 +69,7 @@ def run(scale: int, repeats: int, *, tune: bool = False) -> dict[str, Any]:
     A = hb.generators.kronecker(scale, backend="cuda")  # float32 values, symmetric
     rng = np.random.default_rng(0)
     x_host = rng.random(A.ncols).astype(np.float32) + 0.5  # never time on zeros
-    weights = hb.Matrix(A._indptr, A._indices,
+    weights = hb.Matrix(A.indptr, A.indices,
                         cp.asarray(rng.random(A.nnz).astype(np.float32) + 1.0), A.shape,
                         backend="cuda")  # same structure, random weights
     x = cp.asarray(x_host)

@@ -9,7 +9,7 @@ For each graph:
   kernel compiles on a fresh machine) and memory next to the CSR bytes;
 * BFS from the graph's source with ``executor='sparse'`` (CUDA events, median of repeats, after
   a warm-up run checked against the reference executor's levels): as it runs by default, in
-  graph rounds (:mod:`hyblas.ops.sparse.rounds`), and in host rounds (``graph_rounds=0``, one
+  graph rounds (:mod:`hyblas.traversal.graph_rounds`), and in host rounds (``graph_rounds=0``, one
   ``vxm`` a level); the reference executor's BFS and the cupyx-naive peer's BFS timed the
   same way in the same run;
 * one instrumented BFS run in graph rounds: per launch of the rounds' graph, its rounds (with
@@ -41,10 +41,10 @@ import numpy as np
 
 import hyblas as hb
 from hyblas.backend import device_name, free_gpu_memory_pool, synchronize, to_numpy, xp_for
-from hyblas.ops.sparse import DEFAULT_PARAMS, sparse_params
-from hyblas.ops.sparse.executor import kernel_timing
-from hyblas.ops.sparse.layout import build_layout
-from hyblas.ops.sparse.rounds import launch_timing
+from hyblas.executors.sparse import DEFAULT_PARAMS, sparse_params
+from hyblas.executors.sparse.executor import kernel_timing
+from hyblas.executors.sparse.layout import build_layout
+from hyblas.traversal.graph_rounds import launch_timing
 
 from .graphs import build as build_graph
 from .graphs import describe
@@ -72,7 +72,7 @@ def bfs_levels_instrumented(A: hb.Matrix, source: int, degrees: np.ndarray) -> l
                                    executor="sparse")  # fmt: skip
             synchronize()
             wall_ms = (time.perf_counter() - start) * 1e3
-        active = to_numpy(frontier._as_sparse()[0])
+        active = to_numpy(frontier.as_sparse()[0])
         call = calls[0] if calls else {"walk_ms": 0.0, "sync_gap_ms": 0.0, "finish_ms": 0.0}
         rows.append({"level": depth, "frontier": int(active.size),
                      "edges": int(degrees[active].sum()), "found": following.nnz,
@@ -162,7 +162,7 @@ def measure_graph(name: str, repeats: int) -> dict[str, Any]:
                                         warmup=1, repeats=repeats),
         "cupyx-naive": time_gpu_ms(peer, warmup=1, repeats=repeats),
     }  # fmt: skip
-    result["bfs_levels"] = int(to_numpy(want._as_sparse()[1]).max()) + 1
+    result["bfs_levels"] = int(to_numpy(want.as_sparse()[1]).max()) + 1
     levels = to_numpy(want.to_dense(fill_value=-1)).astype(np.int64)
     result["bfs_graph_rounds"] = bfs_launches_instrumented(A, graph.source, graph.degrees,
                                                            levels)  # fmt: skip

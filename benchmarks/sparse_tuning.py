@@ -12,7 +12,7 @@ neighbours (BFS level 1), a frontier biased to high degrees, where blocks do wal
 Each BFS is checked against the reference executor's levels, and each SpMSpV against the
 reference executor's product, before it is timed (CUDA events, median of repeats); the 1%
 SpMSpV is also split into the walk (claims, push and spreading kernels) and the finish
-(:func:`hyblas.ops.sparse.executor.kernel_timing`).
+(:func:`hyblas.executors.sparse.executor.kernel_timing`).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ import numpy as np
 
 import hyblas as hb
 from hyblas.backend import device_name, to_numpy
-from hyblas.ops.sparse import DEFAULT_PARAMS, sparse_params
-from hyblas.ops.sparse.executor import kernel_timing
+from hyblas.executors.sparse import DEFAULT_PARAMS, sparse_params
+from hyblas.executors.sparse.executor import kernel_timing
 
 from .graphs import build as build_graph
 from .meta import commit_id
@@ -84,7 +84,7 @@ def measure(A: hb.Matrix, source: int, repeats: int) -> list[dict[str, Any]]:  #
 
 def hub_frontier(levels: hb.Vector) -> hb.Vector:
     """The BFS's level-1 vertices (the source's neighbours), float32 values in [1, 2)."""
-    ids, depth = (to_numpy(a) for a in levels._as_sparse())
+    ids, depth = (to_numpy(a) for a in levels.as_sparse())
     keep = ids[depth == 1]
     values = np.random.default_rng(7).uniform(1, 2, int(keep.size)).astype(np.float32)
     return hb.Vector.from_coo(keep, values, size=levels.size, backend="cuda")

@@ -5,16 +5,42 @@
 >>> u = hb.Vector.from_coo([0], [1.0], size=3)
 >>> hb.ops.vxm(u, A, hb.semiring.min_plus).to_coo()
 (array([1]), array([1.]))
+
+The package is built in layers, each importing only those below it (``docs/architecture.md``):
+backend, operators, device, containers, ops, executors, traversal, algorithms / io /
+generators, viz. This module assembles them: it imports every layer and hands out the public
+names.
 """
 
 from __future__ import annotations
 
-from . import binary, errors, indexunary, monoid, ops, semiring, unary
+import sys
+
+from . import (
+    algorithms,
+    backend,
+    binary,
+    containers,
+    device,
+    dtypes,
+    errors,
+    executors,
+    generators,
+    indexunary,
+    io,
+    monoid,
+    operators,
+    ops,
+    semiring,
+    traversal,
+    unary,
+    viz,
+)
 from .backend import backend, cuda_available, set_backend, using_backend
-from .matrix import Matrix
-from .ops.hybrid import get_policy, policy, set_policy
-from .ops.trace import trace
-from .vector import Vector
+from .containers import Matrix, Vector
+from .executors.policy import get_policy, policy, set_policy
+from .executors.trace import trace
+from .viz import plot
 
 __version__ = "0.1.0"
 
@@ -42,10 +68,22 @@ __all__ = [
     "policy",
 ]
 
+# hyblas.ops.propagate runs on the traversal layer above the operations.
+ops.propagate = traversal.propagate
 
-def __getattr__(name: str):  # noqa: ANN202 - lazy subpackages keep `import hyblas` fast
-    if name in ("algorithms", "io", "generators", "plot"):
-        import importlib  # noqa: PLC0415
-
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'hyblas' has no attribute {name!r}")
+# Where public names lived before the layers of docs/architecture.md: the modules stay
+# importable under their former paths, so that code written against them keeps working.
+FORMER_PATHS = {
+    "ops.dense": executors.dense,
+    "ops.sparse": executors.sparse,
+    "ops.pull": executors.pull,
+    "ops.hybrid": executors.policy,
+    "ops.trace": executors.trace,
+    "ops.loop": traversal,
+    "plot": viz.plot,
+}
+for _path, _module in FORMER_PATHS.items():
+    sys.modules[f"{__name__}.{_path}"] = _module
+    _parent, _, _name = f"{__name__}.{_path}".rpartition(".")
+    setattr(sys.modules[_parent], _name, _module)
+del _path, _module, _parent, _name

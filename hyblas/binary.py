@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .semiring import catalogue, namespace
-from .semiring.operators import BinaryOp
+from .operators import namespace
+from .operators.registry import NAMESPACES, register
+from .operators.classes import BinaryOp
 
 
 def register_new(
@@ -31,7 +32,7 @@ def register_new(
         The input dtypes it serves (default: all).
     output : 'same', 'bool' or a dtype
     """
-    return catalogue.register(BinaryOp(name, cuda, numpy, types=types, output=output))
+    return register(BinaryOp(name, cuda, numpy, types=types, output=output))
 
 
 namespace.install(__name__, "binary")

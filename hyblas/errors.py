@@ -16,6 +16,7 @@ __all__ = [
     "BackendError",
     "OutOfMemory",
     "MissingDependency",
+    "ExecutorFallback",
 ]
 
 
@@ -63,3 +64,7 @@ class OutOfMemory(HyblasError, MemoryError):
 
 class MissingDependency(HyblasError, ImportError):
     """An optional package a feature needs is not installed; the message says what to install."""
+
+
+class ExecutorFallback(HyblasError, UserWarning):
+    """The executor asked for cannot run this operation; another (named in the message) ran it."""

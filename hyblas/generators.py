@@ -17,8 +17,8 @@ import numpy as np
 from . import dtypes as _dt
 from .backend import resolve, xp_for
 from .errors import InvalidObject, InvalidValue
-from .matrix import Matrix
-from .ops import primitives as _prim
+from .containers.matrix import Matrix
+from .device import arrays as _prim
 
 __all__ = ["kronecker", "grid_2d", "erdos_renyi", "random_weights"]
 
@@ -383,9 +383,9 @@ def random_weights(
         raise InvalidValue(f"need low < high, got low={low}, high={high}")
     target = _dt.lookup(dtype) if dtype is not None else (
         A.dtype if A.dtype.kind == "f" else np.dtype(np.float64))  # fmt: skip
-    xp = A._xp
-    rows = _prim.row_ids(xp, A._indptr, A.nrows)
-    cols = A._indices.astype(np.int64)
+    xp = A.xp
+    rows = _prim.row_ids(xp, A.indptr, A.nrows)
+    cols = A.indices.astype(np.int64)
     lo, hi = xp.minimum(rows, cols), xp.maximum(rows, cols)
     pair = (lo * np.int64(max(A.nrows, A.ncols, 1)) + hi).astype(np.uint64)
     hashed = _splitmix64(xp, pair, _stream_key(seed, _STREAM_WEIGHTS))
@@ -401,4 +401,4 @@ def random_weights(
         values = (first + xp.floor(unit * (stop - first))).astype(target)
     else:
         raise InvalidValue(f"random_weights needs a numeric dtype, got {target.name}")
-    return Matrix(A._indptr.copy(), A._indices.copy(), values, A.shape, backend=A.backend)
+    return Matrix(A.indptr.copy(), A.indices.copy(), values, A.shape, backend=A.backend)

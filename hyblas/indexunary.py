@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .semiring import catalogue, namespace
-from .semiring.operators import IndexUnaryOp
+from .operators import namespace
+from .operators.registry import NAMESPACES, register
+from .operators.classes import IndexUnaryOp
 
 
 def register_new(
@@ -23,7 +24,7 @@ def register_new(
     cuda : str, optional
         The same test as a CUDA C expression in ``x``, ``i``, ``j``, ``thunk``.
     """
-    return catalogue.register(IndexUnaryOp(name, numpy, cuda=cuda))
+    return register(IndexUnaryOp(name, numpy, cuda=cuda))
 
 
 namespace.install(__name__, "indexunary")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .semiring import catalogue, namespace
-from .semiring.operators import BinaryOp, Monoid
+from .operators import namespace
+from .operators.registry import NAMESPACES, register
+from .operators.classes import BinaryOp, Monoid
 
 
 def register_new(
@@ -29,8 +30,8 @@ def register_new(
     atomic : {'add', 'min', 'max', 'or', 'and', 'xor'}, optional
         The native CUDA atomic equal to this monoid, if one is.
     """
-    op = catalogue.NAMESPACES["binary"][binaryop] if isinstance(binaryop, str) else binaryop
-    return catalogue.register(Monoid(name, op, identity, terminal, atomic=atomic))
+    op = NAMESPACES["binary"][binaryop] if isinstance(binaryop, str) else binaryop
+    return register(Monoid(name, op, identity, terminal, atomic=atomic))
 
 
 namespace.install(__name__, "monoid")

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .semiring import catalogue, namespace
-from .semiring.operators import UnaryOp
+from .operators import namespace
+from .operators.registry import NAMESPACES, register
+from .operators.classes import UnaryOp
 
 
 def register_new(
@@ -30,7 +31,7 @@ def register_new(
     types : dtype or list of dtypes, optional
     output : 'same', 'bool' or a dtype
     """
-    return catalogue.register(UnaryOp(name, cuda, numpy, types=types, output=output))
+    return register(UnaryOp(name, cuda, numpy, types=types, output=output))
 
 
 namespace.install(__name__, "unary")

@@ -111,7 +111,7 @@ def test_transpose_of_the_transpose_is_the_matrix_while_both_hold(A: hb.Matrix) 
     U = B.T
     del B
     gc.collect()
-    assert U._transpose_at_hand() is None
+    assert U.transpose_at_hand() is None
     assert np.array_equal(U.T.to_dense(-9), dense)
 
 
@@ -158,7 +158,7 @@ def test_to_coo_on_the_device_gives_copies_of_the_backend_arrays(backend: str) -
 
     v = hb.Vector.from_coo([4, 1], [1.5, -1.0], size=6, backend=backend)
     for storage in ("sparse", "bitmap"):
-        v._as_bitmap() if storage == "bitmap" else v._as_sparse()
+        v.as_bitmap() if storage == "bitmap" else v.as_sparse()
         idx, vals = v.to_coo(device=True)
         assert isinstance(idx, xp_for(backend).ndarray) and isinstance(vals, type(idx))
         assert idx.tolist() == [1, 4] and vals.tolist() == [-1.0, 1.5]

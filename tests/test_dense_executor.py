@@ -29,11 +29,11 @@ from test_ops_properties import (
 import hyblas as hb
 from hyblas.backend import to_numpy
 from hyblas.errors import InvalidValue
-from hyblas.ops import hybrid
-from hyblas.ops.dense import DenseParams, dense_params
-from hyblas.ops.dense.executor import heavy_groups
-from hyblas.ops.dense.layout import PAD, VECTOR, build_layout, layout_of, tile_position
-from hyblas.ops.dense.params import REORDERS
+from hyblas.executors import policy as hybrid
+from hyblas.executors.dense import DenseParams, dense_params
+from hyblas.executors.dense.executor import heavy_groups
+from hyblas.executors.dense.layout import PAD, VECTOR, build_layout, layout_of, tile_position
+from hyblas.executors.dense.params import REORDERS
 
 
 @st.composite
@@ -182,9 +182,9 @@ def test_accumulating_into_a_full_output_keeps_it_full(backend: str, full_out: b
     hb.ops.vxm(u, A, "plus_times", out=expected_out, accum=hb.binary["plus"],
                executor="reference")  # fmt: skip
     if full_out:
-        assert out._nnz == n
+        assert out.known_nnz == n
     assert out.isequal(expected_out)
-    assert out.nnz == int(to_numpy(expected_out._as_bitmap()[1]).sum())
+    assert out.nnz == int(to_numpy(expected_out.as_bitmap()[1]).sum())
 
 
 @pytest.mark.parametrize("executor", ["dense", "sparse"])
@@ -333,12 +333,12 @@ def test_layout_is_cached_per_params_and_dropped_on_change() -> None:
     first = DenseParams(column_panel=4, row_panel=4)
     with dense_params(first):
         hb.ops.mxv(A, u, "plus_times", executor="dense")
-    assert ("dense_layout", first) in A._cache
+    assert ("dense_layout", first) in A.cache
     with dense_params(column_panel=8):
         hb.ops.mxv(A, u, "plus_times", executor="dense")
-    assert sum(1 for k in A._cache if k[0] == "dense_layout") == 2
+    assert sum(1 for k in A.cache if k[0] == "dense_layout") == 2
     hb.ops.apply(A, "ainv", out=A)
-    assert not any(k[0] == "dense_layout" for k in A._cache if isinstance(k, tuple))
+    assert not any(k[0] == "dense_layout" for k in A.cache if isinstance(k, tuple))
 
 
 @pytest.mark.parametrize("change", [{"column_panel": 0}, {"row_panel": 40000},
@@ -401,9 +401,9 @@ def test_auto_takes_dense_once_its_savings_pay_for_the_layout(cuda_usable: bool)
             saved += estimates["reference"] - estimates["dense"]
             if t[-1].executor == "dense":
                 break
-            assert not any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A._cache)
+            assert not any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A.cache)
             last = hb.ops.mxv(A, u, "min_plus")
-        assert any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A._cache)
+        assert any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A.cache)
         assert saved >= build > saved - (estimates["reference"] - estimates["dense"])
         hb.ops.mxv(A, u, "plus_times")
         hb.ops.mxv(A, hb.Vector.from_coo([0], [1.0], size=A.ncols, backend="cuda"), "min_plus")
@@ -413,7 +413,7 @@ def test_auto_takes_dense_once_its_savings_pay_for_the_layout(cuda_usable: bool)
     plus_times = t[-2].estimates_us
     assert plus_times["dense"] < plus_times["reference"]
     assert executors[-1] != "sparse"  # one call's savings do not pay for the push's layout
-    assert not any(isinstance(k, tuple) and k[0] == "sparse_layout" for k in A._cache)
+    assert not any(isinstance(k, tuple) and k[0] == "sparse_layout" for k in A.cache)
 
 
 def test_auto_stays_on_reference_on_the_cpu() -> None:
@@ -421,4 +421,4 @@ def test_auto_stays_on_reference_on_the_cpu() -> None:
     u = hb.Vector.from_dense(np.ones(A.ncols, dtype=np.float32))
     for _ in range(3):
         hb.ops.mxv(A, u, "plus_times")
-    assert not any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A._cache)
+    assert not any(isinstance(k, tuple) and k[0] == "dense_layout" for k in A.cache)

@@ -9,9 +9,9 @@ import pytest
 import scipy.sparse as sp
 
 import hyblas as hb
-from hyblas import display
+from hyblas.viz import display
 from hyblas.errors import InvalidObject, InvalidValue
-from hyblas.semiring.operators import BinaryOp, Monoid, Semiring
+from hyblas.operators.classes import BinaryOp, Monoid, Semiring
 
 
 def _random_matrix(nrows: int, ncols: int, density: float, seed: int,
@@ -68,7 +68,7 @@ def test_pattern_counts_with_empty_bands_and_int64_indices(backend: str) -> None
     ncols = 3_000_000_000
     A = hb.Matrix.from_coo([3, 3, 97], [0, ncols - 1, 1_500_000_000], [1, 2, 3], nrows=100,
                            ncols=ncols, backend=backend)  # fmt: skip
-    assert A._indices.dtype == np.int64
+    assert A.indices.dtype == np.int64
     grid = display.pattern_counts(A, 10)
     assert grid.counts.shape == (10, 10) and grid.col_step == 300_000_000
     expected = np.zeros((10, 10), dtype=np.int64)
@@ -147,18 +147,18 @@ def test_format_bytes() -> None:
 
 def test_matrix_memory_counts_csr_and_cached_forms_once(backend: str) -> None:
     A = _random_matrix(200, 100, 0.1, seed=3, backend=backend)
-    csr_bytes = sum(int(a.nbytes) for a in (A._indptr, A._indices, A._values))
+    csr_bytes = sum(int(a.nbytes) for a in (A.indptr, A.indices, A.values))
     assert display.matrix_memory(A) == (csr_bytes, {})
     T = A.T
-    t_bytes = sum(int(a.nbytes) for a in (T._indptr, T._indices, T._values))
+    t_bytes = sum(int(a.nbytes) for a in (T.indptr, T.indices, T.values))
     csr, forms = display.matrix_memory(A)
     assert csr == csr_bytes and forms == {"transpose": t_bytes}
     # a view of an array already counted holds no memory of its own; a new array does
-    A._cache[("test_view", 0)] = A._indices[1:]
-    A._cache[("test_copy", 0)] = A._values.copy()
-    A._cache[("test_counter", 0)] = 3
+    A.cache[("test_view", 0)] = A.indices[1:]
+    A.cache[("test_copy", 0)] = A.values.copy()
+    A.cache[("test_counter", 0)] = 3
     csr, forms = display.matrix_memory(A)
-    assert forms == {"transpose": t_bytes, "test copy": int(A._values.nbytes)}
+    assert forms == {"transpose": t_bytes, "test copy": int(A.values.nbytes)}
 
 
 # --- HTML --------------------------------------------------------------------------------------
@@ -179,7 +179,7 @@ def test_matrix_html_shows_the_facts_and_a_picture(backend: str) -> None:
     for fact in ("|shape|", "3 x 1,200", "|nnz|", "|4|", "int16", f"|{backend}|", "density",
                  "0.111%", "min 1, mean 1.33, max 2"):  # fmt: skip
         assert fact in text, fact
-    csr_bytes = sum(int(a.nbytes) for a in (A._indptr, A._indices, A._values))
+    csr_bytes = sum(int(a.nbytes) for a in (A.indptr, A.indices, A.values))
     assert f"{csr_bytes} B (CSR" in text
     assert "cached forms" not in text
     assert html.count("<svg") == 1 and "cells of 1 x 19" in text
@@ -215,7 +215,7 @@ def test_vector_html_sparse_and_bitmap(backend: str) -> None:
     for fact in ("1,000", "|nnz|", "|3|", "float64", f"|{backend}|", "|sparse|", "0.3%",
                  "|1|1.5|", "|5|-2.0|", "|900|3.0|"):  # fmt: skip
         assert fact in text, fact
-    assert f"|{v._sparse[0].nbytes + v._sparse[1].nbytes} B|" in text
+    assert f"|{v.stored_sparse[0].nbytes + v.stored_sparse[1].nbytes} B|" in text
     assert "more" not in text
 
     w = hb.Vector.from_coo(np.arange(0, 40, 2), np.arange(20, dtype=np.int32), size=40,
@@ -280,7 +280,7 @@ def test_existing_text_reprs_stay_compact() -> None:
 
 def _trace(*rows: tuple[str, int, float, str]) -> object:
     """A Trace holding ``(executor, input_nnz, time_ms, reason)`` rows, made directly."""
-    from hyblas.ops.trace import Trace, TraceRow
+    from hyblas.executors.trace import Trace, TraceRow
 
     t = Trace()
     for call, (executor, input_nnz, time_ms, reason) in enumerate(rows):
@@ -292,7 +292,7 @@ def _trace(*rows: tuple[str, int, float, str]) -> object:
 
 
 def test_trace_html_totals_rows_and_escaping() -> None:
-    from hyblas.ops.trace import EXECUTOR_COLORS
+    from hyblas.executors.trace import EXECUTOR_COLORS
 
     t = _trace(("sparse", 3, 0.5, "frontier < 1%"), ("dense", 80, 2.0, "wide"),
                ("sparse", 4, 0.25, "narrow"))  # fmt: skip

@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 import hyblas as hb
 from hyblas.backend import to_numpy, xp_for
-from hyblas.ops import primitives
+from hyblas.device import arrays as primitives
 
 
 @given(data=st.data(), dtype=st.sampled_from(hb.dtypes.DTYPES))
@@ -34,6 +34,6 @@ def test_a_full_bitmap_holds_the_value_everywhere(backend: str, data: st.DataObj
 def test_from_scalar_is_full_of_its_value(backend: str, size: int) -> None:
     v = hb.Vector.from_scalar(0.25, size, dtype=np.float32, backend=backend)
     assert v.nnz == size and v.dtype == np.float32
-    values, present = v._as_bitmap()
+    values, present = v.as_bitmap()
     assert bool(present.all())
     np.testing.assert_array_equal(to_numpy(values), np.full(size, 0.25, dtype=np.float32))

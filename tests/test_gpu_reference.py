@@ -91,7 +91,7 @@ def _assert_any_is_a_candidate(gpu, cpu, matrix, u, sr, flip) -> None:
     gi, gv = gpu.to_coo()
     np.testing.assert_array_equal(gi, cpu.to_coo()[0])
     rows, cols, a = matrix.to_coo()
-    u_values, u_present = u._as_bitmap()
+    u_values, u_present = u.as_bitmap()
     keep = u_present[cols]
     op_type = sr.input_type(matrix.dtype, u.dtype)
     x = u_values[cols[keep]].astype(op_type)

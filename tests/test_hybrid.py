@@ -14,11 +14,13 @@ from hypothesis import strategies as st
 from test_ops_properties import assert_matches, expected_after, run_op, semiring_and_dtype
 
 import hyblas as hb
+from hyblas.containers.derived import column_counts
+from hyblas.ops.dispatch import Product
 from hyblas.backend import to_numpy
 from hyblas.errors import InvalidValue, MissingDependency
-from hyblas.ops import hybrid
-from hyblas.ops.sparse.layout import layout_key as sparse_layout_key
-from hyblas.ops.sparse.params import current_params as sparse_current_params
+from hyblas.executors import policy as hybrid
+from hyblas.executors.sparse.layout import layout_key as sparse_layout_key
+from hyblas.executors.sparse.params import current_params as sparse_current_params
 
 
 @pytest.fixture(scope="session", params=hybrid.POLICIES)
@@ -201,7 +203,7 @@ def test_vxm_pushes_over_the_matrix_itself_without_building_a_layout(backend: st
     rng = np.random.default_rng(4)
     with hb.using_backend(backend):
         A = hb.generators.kronecker(12, 16, seed=1)
-        hub = int(np.argmax(np.diff(to_numpy(A._indptr))))
+        hub = int(np.argmax(np.diff(to_numpy(A.indptr))))
         fronts = [[hub], [3], rng.choice(A.nrows, 200, replace=False)]
         with hb.trace() as t:
             for keep in fronts:
@@ -219,7 +221,7 @@ def test_vxm_pushes_over_the_matrix_itself_without_building_a_layout(backend: st
 
 def _layouts(A: hb.Matrix) -> list:  # noqa: N803
     sparse = sparse_layout_key(sparse_current_params())
-    return [k for k in A._cache if k == sparse or isinstance(k, tuple) and k[0] == "dense_layout"]
+    return [k for k in A.cache if k == sparse or isinstance(k, tuple) and k[0] == "dense_layout"]
 
 
 def test_a_few_entries_held_in_a_bitmap_are_sampled_as_entries(backend: str) -> None:
@@ -231,11 +233,11 @@ def test_a_few_entries_held_in_a_bitmap_are_sampled_as_entries(backend: str) -> 
         n = A.nrows
         ids = np.arange(0, n, 97)  # 11 of 1024: far fewer than size / SPARSE_BELOW
         sparse = hb.Vector.from_coo(ids, np.ones(ids.size), size=n)
-        held = hb.Vector(n, sparse.dtype, backend=backend, bitmap=sparse._as_bitmap())
+        held = hb.Vector(n, sparse.dtype, backend=backend, bitmap=sparse.as_bitmap())
         assert held.format == "bitmap"
         sr = hb.semiring.plus_times[np.float64]
-        want = hybrid.choose(A.T, sparse, sr, None, flip=True)
-        A.T._cache.pop("auto_decisions")  # sample again, not remember
-        got = hybrid.choose(A.T, held, sr, None, flip=True)
-        degrees = to_numpy(hybrid.input_degrees(A.T))
+        want = hybrid.choose(Product("vxm", A.T, sparse, sr), None)
+        A.T.cache.pop("auto_decisions")  # sample again, not remember
+        got = hybrid.choose(Product("vxm", A.T, held, sr), None)
+        degrees = to_numpy(column_counts(A.T))
     assert got.frontier_edges == want.frontier_edges == float(degrees[ids].sum())

@@ -1,4 +1,4 @@
-"""An improving round's state update in one step (``hyblas.ops.loop.improve``) equals the four
+"""An improving round's state update in one step (``hyblas.traversal.improve``) equals the four
 GraphBLAS operations that define it, for every storage of the state and of the products."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from test_ops_properties import served
 
 import hyblas as hb
 from hyblas.backend import to_numpy, xp_for
-from hyblas.ops.loop.improve import improve, improve_with_ops
-from hyblas.ops.loop.kernels import IMPROVING_MONOIDS
+from hyblas.traversal.improve import improve, improve_with_ops
+from hyblas.traversal.kernels import IMPROVING_MONOIDS
 
 
 @st.composite
@@ -44,7 +44,7 @@ def _stored(ids: np.ndarray, values: np.ndarray, size: int, bitmap: bool,
 
 
 def _entries(v: hb.Vector) -> tuple[np.ndarray, np.ndarray, np.dtype]:
-    ids, values = v._as_sparse()
+    ids, values = v.as_sparse()
     return to_numpy(ids), to_numpy(values), v.dtype
 
 

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from hyblas import dtypes as hb_dtypes
-from hyblas.ops import kernels
-from hyblas.ops.dense import kernels as dense_kernels
-from hyblas.ops.kernels import ewise, fill, inner, scatter, segments
-from hyblas.ops.loop import kernels as loop_kernels
-from hyblas.ops.pull import kernels as pull_kernels
-from hyblas.ops.sparse import kernels as sparse_kernels
+from hyblas.executors.reference import kernels
+from hyblas.executors.dense import kernels as dense_kernels
+from hyblas.device import ewise, fill, inner, scatter, segments
+from hyblas.traversal import kernels as loop_kernels
+from hyblas.executors.pull import kernels as pull_kernels
+from hyblas.executors.sparse import kernels as sparse_kernels
 
 NVCC = shutil.which("nvcc")
 UNITS = 4  # translation units, compiled in parallel
@@ -65,7 +65,7 @@ def _compile_all(specializations: list[tuple[str, str, list[str]]], tmp_path: Pa
 
 
 def _expected_count() -> int:
-    from hyblas.semiring.catalogue import BUILTIN_NAMES, NAMESPACES
+    from hyblas.operators import BUILTIN_NAMES, NAMESPACES
 
     return sum(len(NAMESPACES["semiring"][n].types) for n in BUILTIN_NAMES["semiring"])
 
@@ -80,7 +80,7 @@ def test_every_builtin_specialization_compiles_for_sm90(tmp_path: Path) -> None:
 def test_every_segment_reduce_specialization_compiles_for_sm90(tmp_path: Path) -> None:
     """The segmented reduction's group and block kernels, for every built-in monoid's operator
     and the duplicate rules first / second, on every dtype each serves."""
-    from hyblas.semiring.catalogue import BUILTIN_NAMES, NAMESPACES
+    from hyblas.operators import BUILTIN_NAMES, NAMESPACES
 
     specializations = list(segments.builtin_specializations())
     ops = [NAMESPACES["monoid"][n].binaryop for n in BUILTIN_NAMES["monoid"]]
@@ -93,7 +93,7 @@ def test_every_segment_reduce_specialization_compiles_for_sm90(tmp_path: Path) -
 def test_every_ewise_bitmap_specialization_compiles_for_sm90(tmp_path: Path) -> None:
     """Element-wise add / multiply of two bitmaps, for every built-in binary operator on every
     dtype it serves, plus mixed float32 / float64 operands."""
-    from hyblas.semiring.catalogue import BUILTIN_NAMES, NAMESPACES
+    from hyblas.operators import BUILTIN_NAMES, NAMESPACES
 
     specializations = list(ewise.builtin_specializations())
     ops = [NAMESPACES["binary"][n] for n in BUILTIN_NAMES["binary"]]
@@ -104,7 +104,7 @@ def test_every_ewise_bitmap_specialization_compiles_for_sm90(tmp_path: Path) -> 
 def test_every_inner_bitmap_specialization_compiles_for_sm90(tmp_path: Path) -> None:
     """The inner product of two bitmaps, for every built-in semiring on every dtype it serves,
     plus mixed float32 / float64 operands."""
-    from hyblas.semiring.catalogue import BUILTIN_NAMES, NAMESPACES
+    from hyblas.operators import BUILTIN_NAMES, NAMESPACES
 
     specializations = list(inner.builtin_specializations())
     semirings = [NAMESPACES["semiring"][n] for n in BUILTIN_NAMES["semiring"]]
@@ -168,8 +168,8 @@ def test_every_loop_specialization_compiles_for_sm90(tmp_path: Path) -> None:
 
 def test_a_broken_expression_fails_to_compile(tmp_path: Path) -> None:
     """The check above can fail: a semiring whose CUDA expression is not C is rejected."""
-    from hyblas.semiring.catalogue import NAMESPACES
-    from hyblas.semiring.operators import BinaryOp, Semiring
+    from hyblas.operators import NAMESPACES
+    from hyblas.operators.classes import BinaryOp, Semiring
 
     broken = BinaryOp("broken", "((x) +* (y))", lambda x, y: x + y)
     semiring = Semiring("plus_broken", NAMESPACES["monoid"]["plus"], broken)

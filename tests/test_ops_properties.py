@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 import hyblas as hb
 from hyblas.backend import to_numpy
 from hyblas.errors import DomainMismatch
-from hyblas.ops import reference
+from hyblas.containers import derived
+from hyblas.executors.reference import spgemm
 
 SEMIRINGS = list(hb.semiring)  # the built-in catalogue (user ops are registered inside tests)
 MONOIDS = list(hb.monoid)
@@ -159,8 +160,6 @@ _SPGEMM_STRATEGIES = {
 @pytest.mark.parametrize("strategy", sorted(_SPGEMM_STRATEGIES))
 @given(data=st.data())
 def test_mxm_strategies(backend: str, strategy: str, data: st.DataObject) -> None:
-    from hyblas.ops import spgemm
-
     sr, dtype = data.draw(semiring_and_dtype())
     A = data.draw(S.matrices(dtype=dtype))
     B = data.draw(S.matrices(nrows=A.ncols, dtype=dtype))
@@ -266,15 +265,15 @@ def test_ewise_of_full_bitmaps_knows_its_count(backend: str, which: str, full: s
     known_full = (full != "neither") if which == "ewise_add" else (full == "both")
 
     def uncounted(v: hb.Vector) -> int:  # Vector.nnz that fails where it would count
-        assert v._nnz is not None, "the op counted the result's flags"
-        return v._nnz
+        assert v.known_nnz is not None, "the op counted the result's flags"
+        return v.known_nnz
 
     counting = mock.patch.object(hb.Vector, "nnz", property(uncounted)) if known_full else \
         contextlib.nullcontext()  # fmt: skip
     with counting:
         result = getattr(hb.ops, which)(x, y, "plus" if which == "ewise_add" else "times")
-    values, present = (to_numpy(a) for a in result._as_bitmap())
-    x_here, y_here = (to_numpy(v._as_bitmap()[1]) for v in (x, y))
+    values, present = (to_numpy(a) for a in result.as_bitmap())
+    x_here, y_here = (to_numpy(v.as_bitmap()[1]) for v in (x, y))
     expected = (x_here | y_here) if which == "ewise_add" else (x_here & y_here)
     np.testing.assert_array_equal(present, expected)
     np.testing.assert_array_equal(values[present], np.where(
@@ -346,7 +345,7 @@ def test_select_of_a_bitmap(backend: str, data: st.DataObject) -> None:
     t = model.select(model.of(x), name, thunk)
     ctl = data.draw(S.write_controls(x.shape, t.dtype))
     sparse = x.hyblas(backend)
-    stored = hb.Vector(x.size, sparse.dtype, backend=backend, bitmap=sparse._as_bitmap())
+    stored = hb.Vector(x.size, sparse.dtype, backend=backend, bitmap=sparse.as_bitmap())
     before = stored.dup()
     result = run_op(hb.ops.select, ctl, backend, stored, name, thunk)
     assert_matches(result, expected_after(ctl, t))
@@ -356,7 +355,7 @@ def test_select_of_a_bitmap(backend: str, data: st.DataObject) -> None:
 # Long vectors with few entries are stored sparse (a vector keeps a bitmap only from size / 32
 # entries on), as are some of their masks and outputs: the paths that skip passes over every
 # position (a sparse result with no output to write through, a mask read at the entries only).
-LONG = 8 * hb.vector.SPARSE_BELOW + 1
+LONG = 8 * hb.containers.SPARSE_BELOW + 1
 
 
 @pytest.mark.parametrize("which", ["ewise_add", "ewise_mult", "apply", "select"])
@@ -423,7 +422,7 @@ def test_reduce_rows_of_an_iso_matrix(backend: str, data: st.DataObject) -> None
     matrix = A.hyblas(backend)
     result = run_op(hb.ops.reduce_rows, ctl, backend, matrix, mon)
     assert_matches(result, expected_after(ctl, t))
-    assert reference.iso_value(matrix) == (value if shape.values.size and value == value
+    assert derived.iso_value(matrix) == (value if shape.values.size and value == value
                                                   else None)  # fmt: skip
 
 
@@ -469,7 +468,7 @@ def test_reduce_scalar_of_a_bitmap(backend: str, data: st.DataObject) -> None:
     x = data.draw(S.vectors(dtype=dtype))
     value, cands = model.reduce_scalar(model.of(x), mon)
     sparse = x.hyblas(backend)
-    stored = hb.Vector(x.size, sparse.dtype, backend=backend, bitmap=sparse._as_bitmap())
+    stored = hb.Vector(x.size, sparse.dtype, backend=backend, bitmap=sparse.as_bitmap())
     assert stored.format == "bitmap"
     got = hb.ops.reduce_scalar(stored, mon)
     _assert_reduced_to(got, value, cands)
@@ -480,7 +479,7 @@ def _stored(data: S.VectorData, backend: str, bitmap: bool) -> hb.Vector:
     vector = data.hyblas(backend)
     if not bitmap:
         return vector
-    return hb.Vector(data.size, vector.dtype, backend=backend, bitmap=vector._as_bitmap())
+    return hb.Vector(data.size, vector.dtype, backend=backend, bitmap=vector.as_bitmap())
 
 
 @given(data=st.data())
@@ -514,7 +513,7 @@ def test_inner_of_full_bitmaps(backend: str, full: str) -> None:
         hb.Vector.from_coo(np.flatnonzero(~gaps), ys[~gaps], size=size,
                            backend=backend)  # fmt: skip
     assert u.format == v.format == "bitmap" or full != "both"
-    assert (u._known_full() and v._known_full()) == (full == "both")
+    assert (u.known_full() and v.known_full()) == (full == "both")
     u_here = gaps if full == "neither" else np.ones(size, dtype=bool)
     v_here = np.ones(size, dtype=bool) if full == "both" else ~gaps
     expected = float(np.sum((xs * ys)[u_here & v_here]))

@@ -1,4 +1,4 @@
-"""hyblas.plot: spy and degree-distribution pictures (matplotlib, imported only when plotting)."""
+"""hyblas.viz.plot: spy and degree-distribution pictures (matplotlib, imported only when plotting)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ def test_importing_hyblas_does_not_import_matplotlib() -> None:
     code = (
         "import sys, numpy as np, hyblas\n"
         "assert 'matplotlib' not in sys.modules\n"
-        "import hyblas.plot, hyblas.display\n"
+        "import hyblas.viz.plot, hyblas.viz.display\n"
         "A = hyblas.Matrix.from_coo([0, 1], [1, 0], [1.0, 2.0])\n"
         "html = A._repr_html_() + hyblas.semiring.min_plus._repr_html_()\n"
         "html += hyblas.Vector.from_coo([0], [1.0], size=3)._repr_html_()\n"
-        "assert '<svg' in html and hyblas.plot.spy.__module__ == 'hyblas.plot'\n"
+        "assert '<svg' in html and hyblas.viz.plot.spy.__module__ == 'hyblas.viz.plot'\n"
         "assert 'matplotlib' not in sys.modules, 'display or plot imported matplotlib'\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
@@ -196,7 +196,7 @@ def test_missing_matplotlib_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_trace_bars_are_the_frontiers_coloured_by_executor() -> None:
-    from hyblas.ops.trace import EXECUTOR_COLORS, Trace, TraceRow
+    from hyblas.executors.trace import EXECUTOR_COLORS, Trace, TraceRow
 
     t = Trace()
     plan = [("sparse", 1), ("sparse", 40), ("dense", 900), ("dense", 2000), ("reference", 7)]

@@ -16,7 +16,8 @@ import pytest
 from tqdm.std import tqdm as std_tqdm
 
 import hyblas as hb
-from hyblas import progress as hb_progress
+from hyblas.algorithms import reporting
+from hyblas.viz import progress as hb_progress
 from hyblas.algorithms import betweenness_centrality, multi_source_bfs, pagerank, sssp
 from hyblas.errors import HyblasError, InvalidValue, MissingDependency
 
@@ -126,13 +127,13 @@ def test_true_gives_a_counting_tqdm_bar(recorder: _Recorder) -> None:
 def test_finish_completes_an_early_stopped_bar(recorder: _Recorder) -> None:
     with hb_progress.progress_bar(True, total=10, desc="x") as bar:
         bar.update(4)
-        hb_progress.finish(bar)
+        reporting.finish(bar)
     assert (bar.n, bar.total) == (4, 4) and "4/4" in recorder.out.getvalue()
     with hb_progress.progress_bar(True, total=None, desc="y") as unknown:
         unknown.update(3)
-        hb_progress.finish(unknown)
+        reporting.finish(unknown)
     assert (unknown.n, unknown.total) == (3, None)
-    hb_progress.finish(hb_progress.NO_BAR)  # a no-op bar has nothing to finish
+    reporting.finish(hb_progress.NO_BAR)  # a no-op bar has nothing to finish
 
 
 def test_true_uses_tqdm_auto_with_ipywidgets_else_the_text_bar(

@@ -2,7 +2,7 @@
 kernel on CUDA) gives exactly what the same rounds written as ``vxm`` / ``assign`` /
 ``ewise_*`` calls give, however the rounds are split between the loop and the host.
 
-The split is forced through :func:`hyblas.ops.loop.loop_params`: ``exit_edges=0`` hands every
+The split is forced through :func:`hyblas.traversal.loop_params`: ``exit_edges=0`` hands every
 round with a non-empty next frontier back to the host, so stays in the loop and host rounds
 alternate; small ``exit_edges`` values end stays at frontier-dependent rounds; ``heavy``
 drawn small sends some vertices to the block-per-vertex walk.
@@ -23,9 +23,10 @@ from test_ops_properties import SEMIRINGS, served
 import hyblas as hb
 from hyblas.backend import to_numpy
 from hyblas.errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
-from hyblas.ops.loop import EXECUTORS, LoopParams, frontier_facts, loop_params
-from hyblas.ops.loop.kernels import IMPROVING_MONOIDS
-from hyblas.ops.loop.stamps import borrow
+from hyblas.traversal import EXECUTORS, LoopParams, frontier_facts, loop_params
+from hyblas.traversal import propagation as propagate_module
+from hyblas.traversal.kernels import IMPROVING_MONOIDS
+from hyblas.traversal.stamps import borrow
 
 
 def _run(state: hb.Vector, frontier: hb.Vector, A: hb.Matrix, sr: Any,  # noqa: N803
@@ -116,7 +117,7 @@ def test_propagate_never_writes_into_its_arguments_arrays(
             sr = hb.semiring.min_plus[np.float32]
             state = hb.Vector.from_coo(ids, values, size=n)
         frontier = hb.Vector.from_coo(ids, values, size=n)
-        arrays = [a for v in (state, frontier) for a in (v._sparse or v._bitmap)]
+        arrays = [a for v in (state, frontier) for a in (v.stored_sparse or v.stored_bitmap)]
         before = [to_numpy(a).copy() for a in arrays]
         with loop_params(exit_edges=exit_edges):
             hb.ops.propagate(state, frontier, W, sr, levels=levels, executor=executor,
@@ -152,7 +153,7 @@ def _graph(data: Any, n: int, most: int, dtype: Any, backend: str) -> hb.Matrix:
 @given(data=st.data())
 def test_levels_rounds_again_and_again_on_one_matrix(backend: str, data: Any) -> None:
     """Levels rounds keep their reached-once stamps on the matrix between calls
-    (:mod:`hyblas.ops.loop.stamps`): later calls on the same matrix, with other states (stored
+    (:mod:`hyblas.traversal.stamps`): later calls on the same matrix, with other states (stored
     sparse or as a bitmap) and frontiers (in the state or not), see none of the earlier
     calls' stamps."""
     n = data.draw(st.integers(1, 160))
@@ -185,10 +186,10 @@ def test_frontier_facts_count_out_edges_and_the_widest_vertex(backend: str, data
     want = (int(degrees.sum()), int(degrees.max(initial=0)))
     assert frontier_facts(A, frontier) == want, frontier.format
     other = frontier.dup()
-    if other._bitmap is None:
-        other._bitmap, other._sparse = other._as_bitmap(), None
+    if other.stored_bitmap is None:  # the other storage, whatever the density
+        other.set_storage(bitmap=other.as_bitmap(), settle=False)
     else:
-        other._sparse, other._bitmap = other._as_sparse(), None
+        other.set_storage(sparse=other.as_sparse(), settle=False)
     assert frontier_facts(A, other) == want, other.format
 
 
@@ -202,13 +203,13 @@ def test_a_stay_that_fails_drops_what_it_borrowed_from_the_matrix(backend: str) 
         return made[-1]
 
     with borrow(A, "scratch", make) as first:
-        assert "scratch" not in A._cache  # taken while the stay runs
+        assert "scratch" not in A.cache  # taken while the stay runs
     with borrow(A, "scratch", make) as second:
         pass
-    assert second is first and len(made) == 1 and A._cache["scratch"] is first
+    assert second is first and len(made) == 1 and A.cache["scratch"] is first
     with pytest.raises(RuntimeError), borrow(A, "scratch", make):
         raise RuntimeError("the kernel failed half-way")
-    assert "scratch" not in A._cache
+    assert "scratch" not in A.cache
     with borrow(A, "scratch", make) as third:
         assert third is not first and len(made) == 2
 
@@ -266,10 +267,8 @@ def test_the_out_edges_a_round_counts_on_the_way_are_the_frontiers(
     queue counter), and so does an improving host round's update on the GPU (with its
     kernel); propagate takes the next round's decision from that count instead of counting
     again: it must be the frontier's out-edges."""
-    from hyblas.ops import loop  # noqa: PLC0415 - the module whose step is watched
-
     compared = []
-    entering = loop._entering
+    entering = propagate_module._entering
 
     def checked(A: hb.Matrix, sr: Any, levels: bool, frontier: hb.Vector, limit: int,  # noqa: N803
                 state: Any, edges: int | None = None) -> Any:  # fmt: skip
@@ -277,7 +276,7 @@ def test_the_out_edges_a_round_counts_on_the_way_are_the_frontiers(
             compared.append((edges, frontier_facts(A, frontier)[0]))
         return entering(A, sr, levels, frontier, limit, state, edges)
 
-    monkeypatch.setattr(loop, "_entering", checked)
+    monkeypatch.setattr(propagate_module, "_entering", checked)
     with hb.using_backend(backend):
         W, dist = _weighted_grid(12, 9, seed=4, source=5)  # noqa: N806
         sr = hb.semiring.any_pair[np.float32] if levels else hb.semiring.min_plus[np.float32]
@@ -404,7 +403,7 @@ def test_a_bfs_pulls_its_wide_rounds_in_one_stay(backend: str, thread_edges: int
     pull rounds off, they are host rounds."""
     with hb.using_backend(backend):
         A = hb.generators.kronecker(10, 8, seed=4)
-        source = int(np.argmax(np.diff(to_numpy(A._indptr))))
+        source = int(np.argmax(np.diff(to_numpy(A.indptr))))
         want = hb.algorithms.bfs(A, source, executor="reference")
         with hb.trace() as pulled, loop_params(exit_edges=0, thread_edges=thread_edges):
             got = hb.algorithms.bfs(A, source, executor="loop")
@@ -429,7 +428,7 @@ def test_huge_vertices_are_walked_by_the_whole_grid(backend: str, huge: int) -> 
     heavy = 4
     with hb.using_backend(backend):
         A = hb.generators.kronecker(11, 8, seed=3)
-        degrees = np.diff(to_numpy(A._indptr))
+        degrees = np.diff(to_numpy(A.indptr))
         source = int(np.argmax(degrees))
         want = hb.algorithms.bfs(A, source, executor="reference")
         params = dict(exit_edges=10**9, heavy=heavy, huge=huge)

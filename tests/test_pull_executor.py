@@ -24,9 +24,10 @@ from test_ops_properties import (
 )
 
 import hyblas as hb
-from hyblas.ops.kernels import HEAVY_ROW
-from hyblas.ops.pull import allowed_rows, pull
-from hyblas.ops.pull.kernels import THREAD_EDGES, THREAD_STEP
+from hyblas.ops.spec import as_mask
+from hyblas.executors.reference.kernels import HEAVY_ROW
+from hyblas.executors.pull import allowed_rows, pull
+from hyblas.executors.pull.kernels import THREAD_EDGES, THREAD_STEP
 
 
 @given(data=st.data())
@@ -117,9 +118,9 @@ def test_every_semiring_every_dtype_pull(backend: str, name: str, dtype: np.dtyp
 
 
 def _count_examined(backend: str, A: hb.Matrix, u: hb.Vector, name: str, mask=None) -> int:  # noqa: ANN001, N803
-    xp = A._xp
-    rows, allowed = allowed_rows(hb.ops.mask.as_mask(mask), xp)
-    values, present = u._as_bitmap()
+    xp = A.xp
+    rows, allowed = allowed_rows(as_mask(mask), xp)
+    values, present = u.as_bitmap()
     _, _, examined = pull(A, values, present, hb.semiring[name], flip=False, rows=rows,
                           allowed=allowed, count=True)  # fmt: skip
     return examined

@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import hyblas as hb
 from hyblas.backend import to_backend, to_numpy, xp_for
-from hyblas.ops import primitives
+from hyblas.device import arrays as primitives
 
 
 @given(data=st.data(), dtype=st.sampled_from(hb.dtypes.DTYPES))

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 import hyblas as hb
 from hyblas import binary, monoid
-from hyblas.ops import primitives
-from hyblas.ops.kernels import segments
+from hyblas.device import arrays as primitives
+from hyblas.device import segments
 
 pytestmark = pytest.mark.gpu
 

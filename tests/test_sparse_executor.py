@@ -30,11 +30,14 @@ from test_ops_properties import (
 import hyblas as hb
 from hyblas.backend import to_numpy
 from hyblas.errors import InvalidValue
-from hyblas.ops.sparse import SparseParams, sparse_params
-from hyblas.ops.sparse.emulation import walk_plan
-from hyblas.ops.sparse.executor import push, spmspv
-from hyblas.ops.sparse.layout import FLAT_KEY, build_layout, flat_layout, group_of, layout_key
-from hyblas.ops.sparse.params import INPUTS_PER_BLOCK, THREADS, WARP
+from hyblas.executors.sparse import SparseParams, sparse_params
+from hyblas.executors.sparse.emulation import walk_plan
+from hyblas.executors.sparse.executor import push
+from hyblas.executors.sparse.executor import run as sparse_run
+from hyblas.ops.dispatch import Product
+from hyblas.ops.spec import OutputSpec, output_spec
+from hyblas.executors.sparse.layout import FLAT_KEY, build_layout, flat_layout, group_of, layout_key
+from hyblas.executors.sparse.params import INPUTS_PER_BLOCK, THREADS, WARP
 
 
 @st.composite
@@ -92,8 +95,8 @@ def _flat_product(orientation: str) -> Any:
 
     def product(u: hb.Vector, A: hb.Matrix, sr: Any, **controls: Any) -> hb.Vector:  # noqa: N803
         edges = A.T if orientation == "vxm" else A
-        return spmspv(edges, u, sr, flip=orientation == "vxm", backend=A.backend, build=False,
-                      **controls)  # fmt: skip
+        spec = output_spec(orientation, hb.Vector, (edges.nrows,), A=A, u=u, **controls)
+        return sparse_run(Product(orientation, edges, u, sr), spec, may_build=False)
 
     return product
 
@@ -118,9 +121,9 @@ def test_flat_layout_equals_the_model(backend: str, orientation: str,
     with sparse_params(params):
         result = run_op(_flat_product(orientation), ctl, backend, u.hyblas(backend), matrix, sr)
     assert_matches(result, expected_after(ctl, t))
-    assert layout_key(params) not in edges._cache, "build=False built the grouped layout"
+    assert layout_key(params) not in edges.cache, "build=False built the grouped layout"
     if u.indices.size and A.rows.size:
-        assert FLAT_KEY in edges._cache
+        assert FLAT_KEY in edges.cache
 
 
 def test_flat_layout_borrows_the_transpose(backend: str) -> None:
@@ -129,17 +132,17 @@ def test_flat_layout_borrows_the_transpose(backend: str) -> None:
         assert flat_layout(A) is None  # mxv: A.T not computed yet
         edges = A.T
         layout = flat_layout(edges)
-        assert layout.push_dst is A._indices and layout.high_count == 0
-        assert layout.nbytes() == (0 if layout.push_indptr is A._indptr
+        assert layout.push_dst is A.indices and layout.high_count == 0
+        assert layout.nbytes() == (0 if layout.push_indptr is A.indptr
                                    else layout.push_indptr.nbytes)  # fmt: skip
-        assert flat_layout(A).push_dst is edges._indices
+        assert flat_layout(A).push_dst is edges.indices
         # a grouped layout, once built, is preferred; build=False never builds one
         u = hb.Vector.from_coo([3, 9], [1.0, 2.0], size=A.nrows, dtype=np.float32)
-        spmspv(edges, u, hb.semiring.plus_times, flip=True, mask=None, accum=None,
-               replace=False, out=None, backend=backend, build=False)  # fmt: skip
-        assert layout_key(SparseParams()) not in edges._cache
+        sparse_run(Product("vxm", edges, u, hb.semiring.plus_times), OutputSpec(backend),
+                   may_build=False)  # fmt: skip
+        assert layout_key(SparseParams()) not in edges.cache
         got = hb.ops.vxm(u, A, "plus_times", executor="sparse")
-        assert layout_key(SparseParams()) in edges._cache
+        assert layout_key(SparseParams()) in edges.cache
         assert got.isclose(hb.ops.vxm(u, A, "plus_times", executor="reference"), rel_tol=1e-6)
 
 
@@ -149,7 +152,7 @@ def test_flat_layout_of_a_changed_matrix_is_not_its_old_transpose(backend: str) 
         old_transpose = A.T
         assert old_transpose.T is A
         hb.ops.apply(A, "ainv", out=A)
-        assert old_transpose._transpose_at_hand() is None
+        assert old_transpose.transpose_at_hand() is None
         assert flat_layout(old_transpose) is None
         u = hb.Vector.from_coo([0], [1.0], size=3)
         got = hb.ops.vxm(u, A, "plus_times", executor="auto")
@@ -240,7 +243,7 @@ def test_frontier_order_does_not_matter(backend: str) -> None:
     rng = np.random.default_rng(3)
     with hb.using_backend(backend):
         A = _shaped_matrix("power_law", rng, "float64")
-        xp = A._xp
+        xp = A.xp
         active = rng.choice(A.ncols, 400, replace=False)
         values = rng.random(400)
         results = []
@@ -505,14 +508,14 @@ def test_layout_is_cached_per_layout_params_and_dropped_on_change() -> None:
     A = hb.generators.grid_2d(4, 4, backend="cpu")
     u = hb.Vector.from_coo([0, 5], [1.0, 2.0], size=16)
     hb.ops.mxv(A, u, "plus_times", executor="sparse")
-    assert layout_key(SparseParams()) in A._cache
+    assert layout_key(SparseParams()) in A.cache
     with sparse_params(reach=3, segment=5):  # the kernels' parameters: the same layout
         hb.ops.mxv(A, u, "plus_times", executor="sparse")
     with sparse_params(group_bounds=(3, 2), shared_groups=1):
         hb.ops.mxv(A, u, "plus_times", executor="sparse")
-    assert sum(1 for k in A._cache if k[0] == "sparse_layout") == 2
+    assert sum(1 for k in A.cache if k[0] == "sparse_layout") == 2
     hb.ops.apply(A, "ainv", out=A)
-    assert not any(k[0] == "sparse_layout" for k in A._cache if isinstance(k, tuple))
+    assert not any(k[0] == "sparse_layout" for k in A.cache if isinstance(k, tuple))
 
 
 @pytest.mark.parametrize("change", [{"group_bounds": (4, 8)}, {"group_bounds": ()},

@@ -1,4 +1,4 @@
-"""The sparse executor's graph rounds (:mod:`hyblas.ops.sparse.rounds`) give what host rounds give.
+"""The sparse executor's graph rounds (:mod:`hyblas.traversal.graph_rounds`) give what host rounds give.
 
 ``propagate(levels=True, executor='sparse')`` in the ``any`` monoid runs on the GPU as graph
 rounds: the claims set up once from the state and left set, one queue for every round, the
@@ -22,8 +22,8 @@ from test_propagate import _graph, _run, _same
 from test_sparse_executor import small_params
 
 import hyblas as hb
-from hyblas.ops.sparse import SparseParams, sparse_params
-from hyblas.ops.sparse.rounds import launch_timing
+from hyblas.executors.sparse import SparseParams, sparse_params
+from hyblas.traversal.graph_rounds import launch_timing
 
 ANY_PAIR = hb.semiring.any_pair[np.bool_]
 

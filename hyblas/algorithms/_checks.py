@@ -9,7 +9,7 @@ import numpy as np
 from .. import ops
 from ..backend import is_cuda_array, to_numpy
 from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject
-from ..matrix import Matrix
+from ..containers.matrix import Matrix
 
 
 def square_matrix(A: Any, algorithm: str) -> Matrix:  # noqa: N803

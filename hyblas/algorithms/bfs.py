@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
-from ..matrix import Matrix
-from ..semiring.catalogue import NAMESPACES
-from ..vector import Vector
+from ..traversal import propagate
+from ..containers.matrix import Matrix
+from .. import binary as _binary
+from .. import semiring as _semiring
+from ..containers.vector import Vector
 from ._checks import square_matrix, vertex
 
 __all__ = ["bfs"]
 
-_semiring = NAMESPACES["semiring"]
-_binary = NAMESPACES["binary"]
 
 
 def bfs(
@@ -68,7 +68,7 @@ def bfs(
         return _bfs_with_parents(A, source, Vector.new(np.int64, n, backend=backend), executor)
     levels = Vector.from_coo([source], [0], size=n, dtype=np.int64, backend=backend)
     frontier = Vector.from_coo([source], [True], size=n, dtype=bool, backend=backend)
-    ops.propagate(levels, frontier, A, _semiring["any_pair"][np.bool_], levels=True,
+    propagate(levels, frontier, A, _semiring["any_pair"][np.bool_], levels=True,
                   executor=executor)  # fmt: skip
     return levels
 

@@ -9,18 +9,17 @@ import numpy as np
 
 from .. import ops
 from ..errors import InvalidObject, InvalidValue
-from ..matrix import Matrix
-from ..progress import check_progress, progress_bar
-from ..semiring.catalogue import NAMESPACES
-from ..vector import Vector
+from ..containers.matrix import Matrix
+from .reporting import check_progress, progress_bar
+from .. import binary as _binary
+from .. import monoid as _monoid
+from .. import semiring as _semiring
+from .. import unary as _unary
+from ..containers.vector import Vector
 from ._checks import mirrored_entries, square_matrix, vertices
 
 __all__ = ["betweenness_centrality", "networkx_scale", "sample_sources"]
 
-_semiring = NAMESPACES["semiring"]
-_binary = NAMESPACES["binary"]
-_monoid = NAMESPACES["monoid"]
-_unary = NAMESPACES["unary"]
 
 
 def networkx_scale(

@@ -7,18 +7,18 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
+from ..traversal import EXECUTORS as LOOP_EXECUTORS
 from ..errors import InvalidValue
-from ..matrix import Matrix
-from ..semiring.catalogue import NAMESPACES
-from ..vector import Vector
+from ..containers.matrix import Matrix
+from .. import binary as _binary
+from .. import semiring as _semiring
+from .. import unary as _unary
+from ..containers.vector import Vector
 from ._checks import square_matrix
 from .bfs import bfs
 
 __all__ = ["connected_components"]
 
-_semiring = NAMESPACES["semiring"]
-_unary = NAMESPACES["unary"]
-_binary = NAMESPACES["binary"]
 
 
 def connected_components(
@@ -83,9 +83,9 @@ def connected_components(
         For an unknown executor.
     """
     square_matrix(A, "connected_components")
-    if executor not in ops.loop.EXECUTORS:
+    if executor not in LOOP_EXECUTORS:
         raise InvalidValue(f"connected_components: executor must be one of "
-                           f"{ops.loop.EXECUTORS}, got {executor!r}")  # fmt: skip
+                           f"{LOOP_EXECUTORS}, got {executor!r}")  # fmt: skip
     products = "auto" if executor == "loop" else executor  # the mxv / vxm calls' executor
     n = A.nrows
     backend = A.backend

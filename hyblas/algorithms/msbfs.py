@@ -7,15 +7,14 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..matrix import Matrix
-from ..progress import check_progress, progress_bar
-from ..semiring.catalogue import NAMESPACES
+from ..containers.matrix import Matrix
+from .reporting import check_progress, progress_bar
+from .. import binary as _binary
+from .. import semiring as _semiring
 from ._checks import square_matrix, vertices
 
 __all__ = ["multi_source_bfs"]
 
-_semiring = NAMESPACES["semiring"]
-_binary = NAMESPACES["binary"]
 
 
 def multi_source_bfs(

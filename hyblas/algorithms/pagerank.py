@@ -8,20 +8,19 @@ import numpy as np
 
 from .. import ops
 from ..errors import InvalidValue
-from ..matrix import Matrix
-from ..progress import ProgressBar, check_progress, finish, progress_bar
-from ..semiring.catalogue import NAMESPACES
-from ..vector import Vector
+from ..containers.matrix import Matrix
+from .reporting import ProgressBar, check_progress, finish, progress_bar
+from .. import binary as _binary
+from .. import monoid as _monoid
+from .. import semiring as _semiring
+from .. import unary as _unary
+from ..containers.vector import Vector
 from ._checks import square_matrix
 
 __all__ = ["pagerank"]
 
 VARIANTS = ("power", "data")
 
-_semiring = NAMESPACES["semiring"]
-_binary = NAMESPACES["binary"]
-_monoid = NAMESPACES["monoid"]
-_unary = NAMESPACES["unary"]
 
 
 def pagerank(

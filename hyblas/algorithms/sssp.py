@@ -9,17 +9,17 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from ..traversal import propagate
 from ..errors import InvalidValue
-from ..matrix import Matrix
-from ..progress import progress_bar
-from ..semiring.catalogue import NAMESPACES
-from ..vector import Vector
+from ..containers.matrix import Matrix
+from .reporting import progress_bar
+from .. import monoid as _monoid
+from .. import semiring as _semiring
+from ..containers.vector import Vector
 from ._checks import square_matrix, vertex
 
 __all__ = ["sssp"]
 
-_semiring = NAMESPACES["semiring"]
-_monoid = NAMESPACES["monoid"]
 
 
 def sssp(
@@ -117,7 +117,7 @@ def sssp(
 
         # plain rounds: the n-th one finds an improvement only around a negative cycle (with
         # non-negative weights, the bucketed ones, there is none: they end by themselves)
-        ops.propagate(dist, frontier, A, min_plus, max_rounds=n if delta is None else None,
+        propagate(dist, frontier, A, min_plus, max_rounds=n if delta is None else None,
                       executor=executor, on_rounds=advanced, delta=delta)  # fmt: skip
     if frontier.nnz:
         raise InvalidValue(f"sssp: a negative cycle is reachable from source={source} (distances "

@@ -6,14 +6,13 @@ import numpy as np
 
 from .. import ops
 from ..errors import InvalidValue
-from ..matrix import Matrix
-from ..semiring.catalogue import NAMESPACES
+from ..containers.matrix import Matrix
+from .. import monoid as _monoid
+from .. import semiring as _semiring
 from ._checks import mirrored_entries, square_matrix
 
 __all__ = ["triangle_count"]
 
-_semiring = NAMESPACES["semiring"]
-_monoid = NAMESPACES["monoid"]
 
 
 def triangle_count(

@@ -11,8 +11,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..backend import resolve
 from ..errors import InvalidObject, InvalidValue
-from ..matrix import Matrix
-from ..semiring.operators import BinaryOp
+from ..containers.matrix import Matrix
+from ..operators.classes import BinaryOp
 from .matrixmarket import _check_path
 
 __all__ = ["read_edge_list", "write_edge_list"]

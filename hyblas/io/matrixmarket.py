@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..errors import DomainMismatch, InvalidObject, InvalidValue
-from ..matrix import Matrix
+from ..containers.matrix import Matrix
 
 __all__ = ["read_matrix_market", "write_matrix_market"]
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..errors import DimensionMismatch, InvalidObject, InvalidValue
-from ..matrix import Matrix
+from ..containers.matrix import Matrix
 
 __all__ = ["from_networkx", "to_networkx"]
 

@@ -1,16 +1,24 @@
 """GraphBLAS operations over hyblas Matrix and Vector objects.
 
-All operations take ``mask=``, ``accum=``, ``replace=`` and ``out=``; ``mxv`` / ``vxm`` also
-take ``executor=``. See :mod:`hyblas.ops.api`; :func:`propagate` (:mod:`hyblas.ops.loop`)
-runs the rounds of a traversal without a host round trip per round on the GPU. The names are
-loaded on first use because the containers import parts of this package (masks, primitives)
-while they are being defined.
+Every operation takes ``mask=``, ``accum=``, ``replace=`` and ``out=`` with GraphBLAS C API 2.0
+semantics (:mod:`.output`) and returns ``out`` (updated in place) or a new object. Arguments
+are checked and gathered into one :class:`~.spec.OutputSpec` before anything is computed, and
+the output is written only once the result exists, so an operation that raises leaves ``out``
+unchanged. The products (``mxv``, ``vxm``, ``mxm``) take ``executor=`` and are handed to the
+executors (:mod:`.dispatch`); :func:`propagate` runs the rounds of a traversal
+(:mod:`hyblas.traversal`, attached here by :mod:`hyblas`).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..containers.mask import Mask
+from . import methods
+from .dispatch import EXECUTORS
+from .elementwise import ewise_add, ewise_mult, inner
+from .indexing import assign, extract, transpose
+from .products import mxm, mxv, vxm
+from .reductions import reduce_columns, reduce_rows, reduce_scalar
+from .transform import apply, select
 
 __all__ = [
     "EXECUTORS",
@@ -32,23 +40,4 @@ __all__ = [
     "vxm",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "Mask":
-        from .mask import Mask  # noqa: PLC0415
-
-        return Mask
-    if name in ("propagate", "loop"):
-        loop = importlib.import_module(f"{__name__}.loop")
-        return loop if name == "loop" else loop.propagate
-    if name in __all__:
-        from . import api  # noqa: PLC0415
-
-        found = getattr(api, name)
-        globals()[name] = found  # found directly from now on: a module __getattr__ call costs
-        return found  # about a microsecond, on every operation an algorithm calls
-    raise AttributeError(f"module 'hyblas.ops' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+methods.attach()

@@ -1,0 +1,200 @@
+"""Backend selection: which array library a container's arrays live in.
+
+Two backends exist: ``'cpu'`` (NumPy / SciPy) and ``'cuda'`` (CuPy / cupyx). Every container
+remembers the backend it was created on; operations on objects from different backends raise
+:class:`~hyblas.errors.BackendError`. The default backend is, in order of precedence, what
+:func:`set_backend` set, the environment variable ``HYBLAS_BACKEND``, then ``'cuda'`` when CuPy
+imports and a GPU answers, else ``'cpu'``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import platform
+import sys
+import threading
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ..errors import BackendError
+
+__all__ = [
+    "BACKENDS",
+    "backend",
+    "set_backend",
+    "using_backend",
+    "resolve",
+    "cuda_available",
+    "cupy_module",
+    "xp_for",
+    "is_cuda_array",
+    "backend_of",
+    "to_numpy",
+    "to_backend",
+    "is_cupyx_sparse",
+    "cupyx_csr",
+    "device_name",
+    "synchronize",
+]
+
+BACKENDS = ("cpu", "cuda")
+_ENV_VAR = "HYBLAS_BACKEND"
+_state = threading.local()
+
+
+@functools.lru_cache(maxsize=1)
+def cupy_module() -> ModuleType | None:
+    """CuPy if it imports and a GPU answers a tiny allocation, else None."""
+    try:
+        import cupy  # noqa: PLC0415 - optional dependency, imported lazily on purpose
+        import cupyx.scipy.sparse  # noqa: F401, PLC0415
+
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return None
+        cupy.zeros(1).sum().item()
+        return cupy
+    except Exception:  # any failure (no module, no driver, no device) means no CUDA backend
+        return None
+
+
+def cuda_available() -> bool:
+    """Whether the ``'cuda'`` backend is usable on this machine."""
+    return cupy_module() is not None
+
+
+def _check_name(name: str) -> str:
+    if name not in BACKENDS:
+        raise BackendError(f"backend must be one of {BACKENDS}, got {name!r}")
+    if name == "cuda" and not cuda_available():
+        raise BackendError("backend 'cuda' asked for, but CuPy or a usable GPU is not available")
+    return name
+
+
+def backend() -> str:
+    """The current default backend, ``'cuda'`` or ``'cpu'``.
+
+    Returns
+    -------
+    str
+        What :func:`set_backend` chose, else ``$HYBLAS_BACKEND``, else ``'cuda'`` when a GPU is
+        usable, else ``'cpu'``.
+    """
+    chosen = getattr(_state, "name", None)
+    if chosen is not None:
+        return chosen
+    env = os.environ.get(_ENV_VAR, "").strip().lower()
+    if env and env != "auto":
+        return _check_name(env)
+    return "cuda" if cuda_available() else "cpu"
+
+
+def set_backend(name: str | None) -> None:
+    """Set the default backend for objects created from now on in this thread.
+
+    Parameters
+    ----------
+    name : {'cpu', 'cuda', 'auto', None}
+        ``'auto'`` or ``None`` go back to the environment variable / auto-detection.
+
+    Raises
+    ------
+    BackendError
+        For an unknown name, or ``'cuda'`` where no GPU is usable.
+    """
+    _state.name = None if name in (None, "auto") else _check_name(name)
+
+
+@contextlib.contextmanager
+def using_backend(name: str) -> Iterator[str]:
+    """Context manager that sets the default backend inside a ``with`` block."""
+    previous = getattr(_state, "name", None)
+    set_backend(name)
+    try:
+        yield backend()
+    finally:
+        _state.name = previous
+
+
+def resolve(name: str | None) -> str:
+    """The backend named, or the default one when ``name`` is None."""
+    return backend() if name is None else _check_name(name)
+
+
+def xp_for(name: str) -> ModuleType:
+    """The array module of a backend: numpy for ``'cpu'``, cupy for ``'cuda'``."""
+    if name == "cpu":
+        return np
+    cp = cupy_module()
+    if cp is None:
+        raise BackendError("backend 'cuda' asked for, but CuPy or a usable GPU is not available")
+    return cp
+
+
+def is_cuda_array(obj: Any) -> bool:
+    """Whether ``obj`` is a CuPy ndarray (False, cheaply, when CuPy never loaded)."""
+    cp = cupy_module() if "cupy" in sys.modules else None
+    return cp is not None and isinstance(obj, cp.ndarray)
+
+
+def backend_of(array: Any) -> str:
+    """``'cuda'`` for a CuPy array, ``'cpu'`` for anything else."""
+    return "cuda" if is_cuda_array(array) else "cpu"
+
+
+def to_numpy(array: Any) -> np.ndarray:
+    """A host NumPy copy (or view) of a NumPy or CuPy array."""
+    if is_cuda_array(array):
+        return array.get()
+    return np.asarray(array)
+
+
+def to_backend(array: Any, name: str, dtype: Any = None) -> Any:
+    """``array`` as an array of backend ``name`` (copying across host/device only if needed)."""
+    xp = xp_for(name)
+    if name == "cpu":
+        return np.asarray(to_numpy(array), dtype=dtype)
+    return xp.asarray(array, dtype=dtype)
+
+
+# --- sparse interop -------------------------------------------------------------------------
+
+
+def is_cupyx_sparse(obj: Any) -> bool:
+    """Whether ``obj`` is a cupyx.scipy.sparse matrix."""
+    if "cupy" not in sys.modules or cupy_module() is None:
+        return False
+    import cupyx.scipy.sparse as cusparse  # noqa: PLC0415
+
+    return cusparse.issparse(obj)
+
+
+def cupyx_csr(indptr: Any, indices: Any, values: Any, shape: tuple[int, int]) -> Any:
+    """A cupyx CSR matrix sharing the given device arrays (int32 indices, as cuSPARSE needs)."""
+    import cupyx.scipy.sparse as cusparse  # noqa: PLC0415
+
+    return cusparse.csr_matrix((values, indices, indptr), shape=shape, copy=False)
+
+
+# --- kernels --------------------------------------------------------------------------------
+
+
+def device_name() -> str:
+    """A readable name of the compute device of the default backend."""
+    if backend() == "cuda":
+        cp = xp_for("cuda")
+        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        name = props["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+    return f"CPU ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)"
+
+
+def synchronize() -> None:
+    """Wait for queued GPU work (no-op on the CPU)."""
+    if "cupy" in sys.modules and cupy_module() is not None:
+        cupy_module().cuda.get_current_stream().synchronize()
+

@@ -1,0 +1,73 @@
+"""Facts derived from a matrix's stored entries, computed once and cached on the matrix (in
+:attr:`Matrix.cache <hyblas.containers.matrix.Matrix.cache>`, dropped whenever it changes).
+
+The executors and operations read them instead of recomputing them per product: whether every
+stored value is equal (an unweighted graph), which rows hold entries, which rows are long
+enough to get a thread block of their own, each column's entry count, and the values cast to an
+operand type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..device.segments import HEAVY_ROW
+
+__all__ = ["iso_value", "nonempty_rows", "heavy_rows", "column_counts", "values_as"]
+
+
+def iso_value(matrix: Any) -> Any:
+    """The one value every stored entry of ``matrix`` holds (a NumPy scalar), or None if the
+    entries differ or there are none. An unweighted graph's adjacency matrix is iso: its
+    products need no weights, and its row sums are its degrees."""
+    cache = matrix.cache
+    if "iso_value" not in cache:
+        values = matrix.values
+        iso = None
+        if values.size and bool((values == values[:1]).all()):  # a NaN is unequal: not iso
+            iso = values.dtype.type(values[:1].item())
+        cache["iso_value"] = iso
+    return cache["iso_value"]
+
+
+def nonempty_rows(matrix: Any) -> tuple[Any, int]:
+    """(flags, count) of the rows holding at least one entry: the outputs a product with a full
+    input vector produces."""
+    cache = matrix.cache
+    if "nonempty_rows" not in cache:
+        nonempty = matrix.xp.diff(matrix.indptr) > 0
+        cache["nonempty_rows"] = (nonempty, int(nonempty.sum()))
+    return cache["nonempty_rows"]
+
+
+def heavy_rows(matrix: Any, threshold: int = HEAVY_ROW) -> Any:
+    """Rows with more than ``threshold`` entries (int64 ids): the rows the CSR kernels and the
+    segmented reduction walk with a whole thread block."""
+    cache = matrix.cache
+    key = ("heavy_rows", threshold)
+    if key not in cache:
+        degrees = matrix.xp.diff(matrix.indptr)
+        cache[key] = matrix.xp.flatnonzero(degrees > threshold).astype(np.int64)
+    return cache[key]
+
+
+def column_counts(matrix: Any) -> Any:
+    """Entries per column (for an edge matrix, each input's out-degree)."""
+    cache = matrix.cache
+    if "column_counts" not in cache:
+        cache["column_counts"] = matrix.xp.bincount(matrix.indices, minlength=matrix.ncols)
+    return cache["column_counts"]
+
+
+def values_as(matrix: Any, dtype: np.dtype) -> Any:
+    """The matrix's values as ``dtype`` (the converted copy is cached)."""
+    dtype = np.dtype(dtype)
+    if matrix.dtype == dtype:
+        return matrix.values
+    cache = matrix.cache
+    key = ("values_as", dtype.str)
+    if key not in cache:
+        cache[key] = matrix.values.astype(dtype)
+    return cache[key]

@@ -1,0 +1,400 @@
+"""The sparse Matrix: canonical CSR on one backend, with lazily cached derived forms."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..backend import cupyx_csr, is_cupyx_sparse, resolve, to_backend, to_numpy, xp_for
+from ..errors import BackendError, DimensionMismatch, IndexOutOfBounds, InvalidObject
+from ..device import arrays as _prim
+from .arguments import as_index_array, check_bounds, check_shape, values_array
+from .mask import Mask
+from ..operators.classes import BinaryOp
+
+__all__ = ["Matrix"]
+
+
+class Matrix:
+    """A sparse matrix in canonical CSR (sorted column indices, no duplicates).
+
+    An entry that is not stored is absent (GraphBLAS "no value"), which differs from a stored 0.
+    Build one with :meth:`from_coo`, :meth:`from_scipy`, :meth:`from_cupyx`, :meth:`from_dense`
+    or :meth:`new`. Derived forms (transpose, executor layouts) are cached and dropped whenever
+    the matrix changes.
+
+    Internal interface
+    ------------------
+    hyblas's operations and executors read a matrix through these members only (not part of
+    the user API; the arrays must not be written): :attr:`xp`, :attr:`indptr`,
+    :attr:`indices`, :attr:`values`, :attr:`cache`, :meth:`transpose_at_hand`, and replace
+    its entries with :meth:`set_storage`. The constructor ``Matrix(indptr, indices, values,
+    shape, backend=...)`` takes canonical CSR arrays as they are (no checks, no copies).
+    """
+
+    __array_priority__ = 20  # keep NumPy from broadcasting over a Matrix in mixed expressions
+
+    def __init__(
+        self,
+        indptr: Any,
+        indices: Any,
+        values: Any,
+        shape: tuple[int, int],
+        *,
+        backend: str,
+    ):
+        self._backend = backend
+        self._xp = xp_for(backend)
+        self._nrows, self._ncols = int(shape[0]), int(shape[1])
+        self._indptr = indptr
+        self._indices = indices
+        self._values = values
+        self._dtype = _dt.lookup(values.dtype)
+        self._cache: dict[Any, Any] = {}
+
+    # --- construction ----------------------------------------------------------------------
+
+    @classmethod
+    def new(cls, dtype: Any, nrows: int, ncols: int, *, backend: str | None = None) -> Matrix:
+        """An empty (no entries) ``nrows x ncols`` matrix of ``dtype``."""
+        name = resolve(backend)
+        xp = xp_for(name)
+        check_shape(nrows, ncols)
+        idx = _prim.index_dtype(nrows, ncols)
+        return cls(
+            xp.zeros(nrows + 1, dtype=idx),
+            xp.zeros(0, dtype=idx),
+            xp.zeros(0, dtype=_dt.lookup(dtype)),
+            (nrows, ncols),
+            backend=name,
+        )
+
+    @classmethod
+    def from_coo(
+        cls,
+        rows: Any,
+        cols: Any,
+        values: Any = None,
+        *,
+        nrows: int | None = None,
+        ncols: int | None = None,
+        dtype: Any = None,
+        dup_op: BinaryOp | None = None,
+        backend: str | None = None,
+    ) -> Matrix:
+        """Build a matrix from COO triplets.
+
+        Parameters
+        ----------
+        rows, cols : array_like of int
+        values : array_like or scalar, optional
+            Default 1.0 (float64, or 1 of ``dtype``).
+        nrows, ncols : int, optional
+            Default: one past the largest index.
+        dtype : dtype, optional
+        dup_op : BinaryOp, optional
+            Combines values of repeated (row, col) pairs; without it, repeats raise.
+        backend : {'cpu', 'cuda'}, optional
+            Default: :func:`hyblas.backend`.
+
+        Raises
+        ------
+        InvalidValue
+            Repeated (row, col) pairs and no ``dup_op``.
+        IndexOutOfBounds, DimensionMismatch, InvalidObject, DomainMismatch
+        """
+        name = resolve(backend)
+        xp = xp_for(name)
+        r = as_index_array(xp, rows, "rows")
+        c = as_index_array(xp, cols, "cols")
+        if r.size != c.size:
+            raise DimensionMismatch(f"rows has {r.size} entries but cols has {c.size}")
+        vals = values_array(xp, values, r.size, dtype, "values")
+        nrows = int(r.max()) + 1 if nrows is None and r.size else (nrows or 0)
+        ncols = int(c.max()) + 1 if ncols is None and c.size else (ncols or 0)
+        check_shape(nrows, ncols)
+        check_bounds(xp, r, nrows, "rows")
+        check_bounds(xp, c, ncols, "cols")
+        if dup_op is not None and not isinstance(dup_op, BinaryOp):
+            raise InvalidObject(f"dup_op must be a BinaryOp, got {dup_op!r}")
+        indptr, indices, vals = _prim.coo_to_csr(xp, r, c, vals, nrows, ncols, dup_op)
+        return cls(indptr, indices, vals, (nrows, ncols), backend=name)
+
+    @classmethod
+    def from_scipy(cls, matrix: Any, *, dtype: Any = None, backend: str | None = None) -> Matrix:
+        """A copy of a scipy.sparse matrix or array (explicit zeros stay stored entries)."""
+        import scipy.sparse as sp  # noqa: PLC0415 - scipy is only needed for interop
+
+        if not sp.issparse(matrix):
+            raise InvalidObject(f"expected a scipy.sparse matrix, got {type(matrix).__name__}")
+        csr = sp.csr_array(matrix)
+        csr.sum_duplicates()
+        csr.sort_indices()
+        name = resolve(backend)
+        idx = _prim.index_dtype(csr.nnz, *csr.shape)
+        target = _dt.lookup(dtype if dtype is not None else csr.dtype, argument="matrix")
+        return cls(
+            to_backend(csr.indptr.astype(idx), name),
+            to_backend(csr.indices.astype(idx), name),
+            to_backend(csr.data.astype(target), name),
+            csr.shape,
+            backend=name,
+        )
+
+    @classmethod
+    def from_cupyx(cls, matrix: Any, *, dtype: Any = None) -> Matrix:
+        """A copy of a cupyx.scipy.sparse matrix, kept on the GPU."""
+        if not is_cupyx_sparse(matrix):
+            raise InvalidObject(f"expected a cupyx.scipy.sparse matrix, got {type(matrix)}")
+        csr = matrix.tocsr(copy=True)
+        csr.sum_duplicates()
+        target = _dt.lookup(dtype if dtype is not None else csr.dtype, argument="matrix")
+        idx = _prim.index_dtype(csr.nnz, *csr.shape)
+        return cls(
+            csr.indptr.astype(idx),
+            csr.indices.astype(idx),
+            csr.data.astype(target),
+            csr.shape,
+            backend="cuda",
+        )
+
+    @classmethod
+    def from_dense(
+        cls, array: Any, *, missing_value: Any = None, backend: str | None = None
+    ) -> Matrix:
+        """Every element of a 2-D array as an entry, except those equal to ``missing_value``."""
+        name = resolve(backend)
+        xp = xp_for(name)
+        arr = to_backend(array, name)
+        if arr.ndim != 2:
+            raise InvalidObject(f"array must be two-dimensional, got shape {arr.shape}")
+        keep = xp.ones(arr.shape, dtype=bool) if missing_value is None else arr != missing_value
+        rows, cols = xp.nonzero(keep)
+        return cls.from_coo(rows, cols, arr[rows, cols], nrows=arr.shape[0],
+                            ncols=arr.shape[1], dtype=arr.dtype, backend=name)  # fmt: skip
+
+    # --- internal interface (for hyblas's operations and executors) ----------------------------
+
+    @property
+    def xp(self) -> Any:
+        """The array module of the matrix's backend (numpy or cupy)."""
+        return self._xp
+
+    @property
+    def indptr(self) -> Any:
+        """The CSR row pointers (the matrix's own array: read only)."""
+        return self._indptr
+
+    @property
+    def indices(self) -> Any:
+        """The CSR column indices, ascending within each row (read only)."""
+        return self._indices
+
+    @property
+    def values(self) -> Any:
+        """The stored values, in CSR order (read only)."""
+        return self._values
+
+    @property
+    def cache(self) -> dict[Any, Any]:
+        """Derived forms cached on the matrix (layouts, degrees, the transpose...), keyed by
+        whoever caches them; emptied whenever the entries change."""
+        return self._cache
+
+    # --- properties ------------------------------------------------------------------------
+
+    @property
+    def nrows(self) -> int:
+        """Number of rows."""
+        return self._nrows
+
+    @property
+    def ncols(self) -> int:
+        """Number of columns."""
+        return self._ncols
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(nrows, ncols)``."""
+        return (self._nrows, self._ncols)
+
+    @property
+    def nnz(self) -> int:
+        """Number of stored entries."""
+        return int(self._values.size)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The value type."""
+        return self._dtype
+
+    @property
+    def backend(self) -> str:
+        """``'cpu'`` or ``'cuda'``: where the arrays live."""
+        return self._backend
+
+    @property
+    def S(self) -> Mask:  # noqa: N802 - GraphBLAS spelling
+        """Structural mask view: an entry allows output wherever it is stored."""
+        return Mask(self, structural=True)
+
+    @property
+    def V(self) -> Mask:  # noqa: N802 - GraphBLAS spelling
+        """Value mask view: an entry allows output where it is stored and nonzero."""
+        return Mask(self, structural=False)
+
+    def __invert__(self) -> Mask:
+        return Mask(self, structural=False, complement=True)
+
+    @property
+    def T(self) -> Matrix:  # noqa: N802 - scipy / numpy spelling
+        """The transpose (computed once and cached until this matrix changes)."""
+        at_hand = self.transpose_at_hand()
+        if at_hand is not None:
+            return at_hand
+        indptr, indices, values = self._csr_of_transpose()
+        transpose = Matrix(indptr, indices, values, (self._ncols, self._nrows),
+                           backend=self._backend)  # fmt: skip
+        # the transpose's own transpose is this matrix: a weak link, so that dropping this
+        # matrix frees its device memory at once (a strong one would make a reference cycle)
+        transpose._cache["transpose_of"] = weakref.ref(self)
+        self._cache["T"] = transpose
+        return transpose
+
+    def transpose_at_hand(self) -> Matrix | None:
+        """The transpose if it exists without computing it: cached, or the matrix this one is
+        the cached transpose of (None otherwise)."""
+        cached = self._cache.get("T")
+        if cached is not None:
+            return cached
+        origin = self._cache.get("transpose_of")
+        return origin() if origin is not None else None
+
+    def _csr_of_transpose(self) -> tuple[Any, Any, Any]:
+        return _prim.transpose_csr(self._xp, self._indptr, self._indices, self._values,
+                                   self._nrows, self._ncols)  # fmt: skip
+
+    # --- export ----------------------------------------------------------------------------
+
+    def to_coo(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rows, cols, values)`` as NumPy arrays, in row-major order."""
+        rows = _prim.row_ids(self._xp, self._indptr, self._nrows)
+        return (
+            to_numpy(rows),
+            to_numpy(self._indices).astype(np.int64),
+            to_numpy(self._values),
+        )
+
+    def to_scipy(self) -> Any:
+        """A ``scipy.sparse.csr_array`` copy (on the host)."""
+        import scipy.sparse as sp  # noqa: PLC0415
+
+        return sp.csr_array(
+            (
+                to_numpy(self._values).copy(),
+                to_numpy(self._indices).copy(),
+                to_numpy(self._indptr).copy(),
+            ),
+            shape=self.shape,
+        )
+
+    def to_cupyx(self) -> Any:
+        """A ``cupyx.scipy.sparse.csr_matrix`` copy (cuda backend only)."""
+        if self._backend != "cuda":
+            raise BackendError("to_cupyx() needs a matrix on the 'cuda' backend")
+        return cupyx_csr(self._indptr.astype(np.int32), self._indices.astype(np.int32),
+                                  self._values.copy(), self.shape)  # fmt: skip
+
+    def to_dense(self, fill_value: Any = 0) -> np.ndarray:
+        """A NumPy 2-D array with absent entries set to ``fill_value``."""
+        rows, cols, values = self.to_coo()
+        dtype = np.result_type(self._dtype, np.min_scalar_type(fill_value))
+        out = np.full(self.shape, fill_value, dtype=dtype)
+        out[rows, cols] = values
+        return out
+
+    def to_backend(self, name: str) -> Matrix:
+        """This matrix on backend ``name`` (self if already there)."""
+        name = resolve(name)
+        if name == self._backend:
+            return self
+        return Matrix(to_backend(self._indptr, name),
+                      to_backend(self._indices, name),
+                      to_backend(self._values, name), self.shape,
+                      backend=name)  # fmt: skip
+
+    def dup(self, dtype: Any = None) -> Matrix:
+        """A deep copy, optionally cast to ``dtype``."""
+        target = self._dtype if dtype is None else _dt.lookup(dtype)
+        return Matrix(self._indptr.copy(), self._indices.copy(), self._values.astype(target),
+                      self.shape, backend=self._backend)  # fmt: skip
+
+    def isequal(self, other: Matrix, *, check_dtype: bool = False) -> bool:
+        """Same shape, same stored entries and equal values (and dtype, if asked)."""
+        if not isinstance(other, Matrix):
+            raise InvalidObject(f"isequal expects a Matrix, got {type(other).__name__}")
+        if self.shape != other.shape or self.nnz != other.nnz:
+            return False
+        if check_dtype and self._dtype != other._dtype:
+            return False
+        o = other.to_backend(self._backend)
+        xp = self._xp
+        return bool(xp.array_equal(self._indptr.astype(np.int64), o._indptr.astype(np.int64))
+                    and xp.array_equal(self._indices, o._indices)
+                    and xp.array_equal(self._values, o._values))  # fmt: skip
+
+    def isclose(self, other: Matrix, *, rel_tol: float = 1e-7, abs_tol: float = 0.0) -> bool:
+        """Same structure, values equal within tolerances."""
+        if not isinstance(other, Matrix):
+            raise InvalidObject(f"isclose expects a Matrix, got {type(other).__name__}")
+        if self.shape != other.shape or self.nnz != other.nnz:
+            return False
+        o = other.to_backend(self._backend)
+        xp = self._xp
+        if not (xp.array_equal(self._indptr.astype(np.int64), o._indptr.astype(np.int64))
+                and xp.array_equal(self._indices, o._indices)):  # fmt: skip
+            return False
+        return bool(xp.allclose(self._values, o._values, rtol=rel_tol, atol=abs_tol,
+                                equal_nan=True))  # fmt: skip
+
+    # --- mutation (used by operations writing into an existing matrix) ----------------------
+
+    def set_storage(self, indptr: Any, indices: Any, values: Any) -> None:
+        """Replace the entries (same shape and dtype), dropping every cached derived form."""
+        self._indptr, self._indices, self._values = indptr, indices, values
+        # the cached transpose (kept by whoever holds it) is no longer this matrix's transpose,
+        # nor is this matrix the transpose of the one it came from
+        transpose = self._cache.get("T")
+        if transpose is not None:
+            transpose._cache.pop("transpose_of", None)
+        origin = self._cache.get("transpose_of")
+        source = origin() if origin is not None else None
+        if source is not None and source._cache.get("T") is self:
+            source._cache.pop("T")
+        self._cache.clear()
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        xp = self._xp
+        self.set_storage(xp.zeros_like(self._indptr), self._indices[:0].copy(),
+                          self._values[:0].copy())  # fmt: skip
+
+    # --- display -------------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        head = (f"hyblas.Matrix(nrows={self._nrows}, ncols={self._ncols}, nnz={self.nnz}, "
+                f"dtype={self._dtype.name}, backend={self._backend!r})")  # fmt: skip
+        if self.nnz == 0 or self.nnz > 8:
+            return head
+        rows, cols, values = self.to_coo()
+        entries = ", ".join(f"({r},{c}): {v!r}" for r, c, v in zip(rows, cols, values.tolist()))
+        return f"{head}\n  {{{entries}}}"
+
+    def __len__(self) -> int:
+        raise TypeError("len() of a Matrix is ambiguous; use nrows, ncols or nnz")
+
+    def __bool__(self) -> bool:
+        raise TypeError("the truth value of a Matrix is ambiguous; use nnz or isequal")

@@ -1,0 +1,410 @@
+"""The sparse Vector: sparse (indices + values) or bitmap (values + presence) storage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..backend import is_cuda_array, resolve, to_backend, to_numpy, xp_for
+from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject, InvalidValue
+from ..device import arrays as _prim
+from .arguments import as_index_array, check_bounds, check_size, values_array
+from .mask import Mask
+from ..operators.classes import BinaryOp
+
+__all__ = ["Vector"]
+
+# A vector with fewer than size / SPARSE_BELOW entries is kept sparse, else as a bitmap.
+SPARSE_BELOW = 32
+# from_coo checks and sorts at most this many entries given as host data on the host (NumPy),
+# more on the vector's backend.
+FEW_ON_THE_HOST = 4096
+
+
+def _few_on_the_host(indices: Any, values: Any) -> bool:
+    """Whether ``from_coo``'s input is host data (not device arrays) of a few entries."""
+    if is_cuda_array(indices) or is_cuda_array(values):
+        return False
+    return np.size(indices) <= FEW_ON_THE_HOST
+
+
+class Vector:
+    """A sparse vector. Absent entries are GraphBLAS "no value", not zero.
+
+    The storage (sorted indices + values, or a bitmap of values + presence flags) follows the
+    density and converts on demand (a GPU product may hand back its bitmap as written,
+    counted only when asked); it never changes what the vector means.
+
+    Internal interface
+    ------------------
+    hyblas's operations and executors read and replace a vector's storage through these
+    members only (not part of the user API; the arrays they return must not be written):
+    :attr:`xp`, :attr:`stored_sparse`, :attr:`stored_bitmap`, :attr:`known_nnz`,
+    :meth:`known_full`, :meth:`as_sparse`, :meth:`as_bitmap`, :meth:`presence`,
+    :meth:`settle`, :meth:`set_storage` and the constructors ``Vector(size, dtype,
+    backend=..., sparse=... | bitmap=..., nnz=...)`` and :meth:`wrap_bitmap`, which take the
+    arrays given without copying them.
+    """
+
+    __array_priority__ = 20
+
+    def __init__(
+        self,
+        size: int,
+        dtype: Any,
+        *,
+        backend: str,
+        sparse: tuple[Any, Any] | None = None,
+        bitmap: tuple[Any, Any] | None = None,
+        nnz: int | None = None,
+    ):
+        if (sparse is None) == (bitmap is None):
+            raise InvalidObject("a Vector is built from exactly one of sparse= or bitmap=")
+        self._size = int(size)
+        self._dtype = _dt.lookup(dtype)
+        self._backend = backend
+        self._xp = xp_for(backend)
+        self._sparse = sparse
+        self._bitmap = bitmap
+        self._nnz = nnz  # cached count of present entries; None until known (counting syncs)
+
+    # --- construction ----------------------------------------------------------------------
+
+    @classmethod
+    def new(cls, dtype: Any, size: int, *, backend: str | None = None) -> Vector:
+        """An empty vector (no entries) of ``dtype`` and ``size``."""
+        name = resolve(backend)
+        xp = xp_for(name)
+        check_size(size)
+        dt = _dt.lookup(dtype)
+        empty = (xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=dt))
+        return cls(size, dt, backend=name, sparse=empty)
+
+    @classmethod
+    def from_coo(
+        cls,
+        indices: Any,
+        values: Any = None,
+        *,
+        size: int | None = None,
+        dtype: Any = None,
+        dup_op: BinaryOp | None = None,
+        backend: str | None = None,
+    ) -> Vector:
+        """Build a vector from (index, value) pairs.
+
+        Parameters
+        ----------
+        indices : array_like of int
+        values : array_like or scalar, optional
+            Default 1.0 (float64, or 1 of ``dtype``).
+        size : int, optional
+            Default: one past the largest index.
+        dtype : dtype, optional
+        dup_op : BinaryOp, optional
+            Combines values of repeated indices; without it, repeats raise ``InvalidValue``.
+        backend : {'cpu', 'cuda'}, optional
+        """
+        name = resolve(backend)
+        if name != "cpu" and _few_on_the_host(indices, values):
+            # checked, sorted and combined on the host, then copied once: a few entries given
+            # from Python (a search's source) cost no device round trip
+            return cls.from_coo(indices, values, size=size, dtype=dtype, dup_op=dup_op,
+                                backend="cpu").to_backend(name)  # fmt: skip
+        xp = xp_for(name)
+        idx = as_index_array(xp, indices, "indices")
+        vals = values_array(xp, values, idx.size, dtype, "values")
+        size = int(idx.max()) + 1 if size is None and idx.size else (size or 0)
+        check_size(size)
+        check_bounds(xp, idx, size, "indices")
+        if dup_op is not None and not isinstance(dup_op, BinaryOp):
+            raise InvalidObject(f"dup_op must be a BinaryOp, got {dup_op!r}")
+        idx, vals = _prim.sort_by_keys(xp, idx, vals)
+        starts = _prim.segment_starts(xp, idx)
+        if starts.size != idx.size:
+            if dup_op is None:
+                first = int(idx[xp.flatnonzero(idx[1:] == idx[:-1])[:1]][0])
+                raise InvalidValue(f"duplicate index {first} in indices; pass dup_op= to "
+                                   "combine repeated indices")  # fmt: skip
+            vals = _prim.segment_reduce(xp, vals, starts, dup_op)
+            idx = idx[starts]
+        return cls(size, vals.dtype, backend=name, sparse=(idx, vals)).settle()
+
+    @classmethod
+    def from_dense(cls, array: Any, *, missing_value: Any = None,
+                   backend: str | None = None) -> Vector:  # fmt: skip
+        """Every element of a 1-D array as an entry, except those equal to ``missing_value``."""
+        name = resolve(backend)
+        xp = xp_for(name)
+        arr = to_backend(array, name)
+        if arr.ndim != 1:
+            raise InvalidObject(f"array must be one-dimensional, got shape {arr.shape}")
+        arr = arr.astype(_dt.lookup(arr.dtype, argument="array"), copy=True)
+        present = xp.ones(arr.size, dtype=bool) if missing_value is None else arr != missing_value
+        nnz = arr.size if missing_value is None else None
+        return cls(arr.size, arr.dtype, backend=name, bitmap=(arr, present), nnz=nnz).settle()
+
+    @classmethod
+    def from_scalar(cls, value: Any, size: int, *, dtype: Any = None,
+                    backend: str | None = None) -> Vector:  # fmt: skip
+        """A full vector: every one of ``size`` entries holds ``value``."""
+        name = resolve(backend)
+        xp = xp_for(name)
+        check_size(size)
+        dt = _dt.lookup(dtype if dtype is not None else np.asarray(value).dtype)
+        return cls(size, dt, backend=name, bitmap=_prim.full_bitmap(xp, size, value, dt),
+                   nnz=size)  # fmt: skip
+
+    @property
+    def format(self) -> str:
+        """``'sparse'`` or ``'bitmap'``: the current storage (informational)."""
+        return "sparse" if self._sparse is not None else "bitmap"
+
+    # --- internal interface (for hyblas's operations and executors) ----------------------------
+
+    @property
+    def xp(self) -> Any:
+        """The array module of the vector's backend (numpy or cupy)."""
+        return self._xp
+
+    @property
+    def stored_sparse(self) -> tuple[Any, Any] | None:
+        """``(sorted int64 ids, values)`` when the vector is stored sparse, else None. The
+        arrays are the vector's own: read them, never write into them."""
+        return self._sparse
+
+    @property
+    def stored_bitmap(self) -> tuple[Any, Any] | None:
+        """``(values, presence)`` over all positions when the vector is stored as a bitmap,
+        else None (the vector's own arrays: read only)."""
+        return self._bitmap
+
+    @property
+    def known_nnz(self) -> int | None:
+        """The number of present entries if it is known without counting (on the GPU a count
+        of a bitmap waits for the device), else None."""
+        return self._nnz
+
+    def known_full(self) -> bool:
+        """Whether every entry is known present without counting (a device sync)."""
+        return self._nnz is not None and self._nnz == self._size
+
+    @classmethod
+    def wrap_bitmap(cls, values: Any, present: Any, *, backend: str,
+                     nnz: int | None = None) -> Vector:  # fmt: skip
+        """A vector over bitmap arrays (taken, not copied), its storage then settled.
+
+        ``nnz``, when the caller knows it, saves counting the flags (a device sync).
+        """
+        return cls(values.size, values.dtype, backend=backend, bitmap=(values, present),
+                   nnz=nnz).settle()  # fmt: skip
+
+    def settle(self) -> Vector:
+        """Keep the storage that suits the density (sparse below size / SPARSE_BELOW)."""
+        sparse_wanted = self.nnz * SPARSE_BELOW < self._size
+        if sparse_wanted and self._sparse is None:
+            self._sparse = self.as_sparse()
+            self._bitmap = None
+        elif not sparse_wanted and self._bitmap is None:
+            self._bitmap = self.as_bitmap()
+            self._sparse = None
+        return self
+
+    def as_sparse(self) -> tuple[Any, Any]:
+        """(sorted int64 indices, values), converting from the bitmap if needed."""
+        if self._sparse is None:
+            values, present = self._bitmap
+            idx = self._xp.flatnonzero(present).astype(np.int64)
+            return idx, values[idx]
+        return self._sparse
+
+    def as_bitmap(self) -> tuple[Any, Any]:
+        """(values of length size, bool presence), converting from sparse if needed."""
+        if self._bitmap is None:
+            idx, vals = self._sparse
+            return _prim.to_bitmap(self._xp, self._size, idx, vals.astype(self._dtype, copy=False))
+        return self._bitmap
+
+    def presence(self) -> Any:
+        """Bool presence over all positions (the bitmap's flags, or made from the sparse ids
+        without a values array: what a structural mask reads)."""
+        if self._bitmap is not None:
+            return self._bitmap[1]
+        present = self._xp.zeros(self._size, dtype=bool)
+        present[self._sparse[0]] = True
+        return present
+
+    def set_storage(self, *, sparse: tuple[Any, Any] | None = None,
+                     bitmap: tuple[Any, Any] | None = None, nnz: int | None = None,
+                     settle: bool = True) -> None:  # fmt: skip
+        """Replace the entries (same size and dtype); ``nnz`` when the caller knows it.
+
+        ``settle=False`` keeps the storage given, whatever the density, and the count unknown
+        until asked: for a working vector whose next step reads that storage anyway (settling
+        counts a bitmap's flags, a device sync, and may convert it, for nothing)."""
+        self._sparse, self._bitmap, self._nnz = sparse, bitmap, nnz
+        if settle:
+            self.settle()
+
+    # --- mutation ----------------------------------------------------------------------------
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        xp = self._xp
+        self.set_storage(sparse=(xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=self._dtype)))
+
+    # --- properties ------------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        """Length of the vector."""
+        return self._size
+
+    @property
+    def shape(self) -> tuple[int]:
+        """``(size,)``."""
+        return (self._size,)
+
+    @property
+    def nnz(self) -> int:
+        """Number of present entries."""
+        if self._nnz is None:
+            if self._sparse is not None:
+                self._nnz = int(self._sparse[0].size)
+            else:
+                self._nnz = int(self._bitmap[1].sum())
+        return self._nnz
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The value type."""
+        return self._dtype
+
+    @property
+    def backend(self) -> str:
+        """``'cpu'`` or ``'cuda'``."""
+        return self._backend
+
+    @property
+    def S(self) -> Mask:  # noqa: N802 - GraphBLAS spelling
+        """Structural mask view: allows output wherever an entry is present."""
+        return Mask(self, structural=True)
+
+    @property
+    def V(self) -> Mask:  # noqa: N802
+        """Value mask view: allows output where an entry is present and nonzero."""
+        return Mask(self, structural=False)
+
+    def __invert__(self) -> Mask:
+        return Mask(self, structural=False, complement=True)
+
+    # --- export ----------------------------------------------------------------------------
+
+    def to_coo(self, *, device: bool = False) -> tuple[Any, Any]:
+        """``(indices, values)``, indices ascending.
+
+        Parameters
+        ----------
+        device : bool
+            Return the backend's own arrays (CuPy arrays on the GPU, copies) instead of NumPy
+            arrays, so that indices can go back into an operation without a host round trip.
+        """
+        idx, vals = self.as_sparse()
+        if device:
+            return idx.copy(), vals.copy()
+        return to_numpy(idx), to_numpy(vals)
+
+    def to_dense(self, fill_value: Any = None) -> np.ndarray:
+        """A NumPy array of length ``size``; absent entries become ``fill_value``.
+
+        Raises
+        ------
+        InvalidValue
+            If entries are absent and no ``fill_value`` is given.
+        """
+        values, present = self.as_bitmap()
+        values, present = to_numpy(values), to_numpy(present)
+        if fill_value is None:
+            if not present.all():
+                raise InvalidValue(f"{self._size - int(present.sum())} entries are absent; "
+                                   "pass fill_value= to fill them")  # fmt: skip
+            return values.copy()
+        dtype = np.result_type(self._dtype, np.min_scalar_type(fill_value))
+        return np.where(present, values, np.asarray(fill_value, dtype=dtype)).astype(dtype)
+
+    def get(self, index: int, default: Any = None) -> Any:
+        """The value at ``index``, or ``default`` when absent."""
+        if not -self._size <= index < self._size:
+            raise IndexOutOfBounds(f"index {index} outside a vector of size {self._size}")
+        index %= max(self._size, 1)
+        if self._bitmap is not None:
+            values, present = self._bitmap
+            return values[index].item() if bool(present[index]) else default
+        idx, vals = self._sparse
+        pos = int(self._xp.searchsorted(idx, index))
+        if pos < idx.size and int(idx[pos]) == index:
+            return vals[pos].item()
+        return default
+
+    def to_backend(self, name: str) -> Vector:
+        """This vector on backend ``name`` (self if already there)."""
+        name = resolve(name)
+        if name == self._backend:
+            return self
+        idx, vals = self.as_sparse()
+        moved = (to_backend(idx, name), to_backend(vals, name))
+        return Vector(self._size, self._dtype, backend=name, sparse=moved).settle()
+
+    def dup(self, dtype: Any = None) -> Vector:
+        """A deep copy, optionally cast to ``dtype``."""
+        target = self._dtype if dtype is None else _dt.lookup(dtype)
+        if self._sparse is not None:
+            idx, vals = self._sparse
+            return Vector(self._size, target, backend=self._backend,
+                          sparse=(idx.copy(), vals.astype(target)), nnz=self._nnz)  # fmt: skip
+        values, present = self._bitmap
+        return Vector(self._size, target, backend=self._backend,
+                      bitmap=(values.astype(target), present.copy()), nnz=self._nnz)  # fmt: skip
+
+    def isequal(self, other: Vector, *, check_dtype: bool = False) -> bool:
+        """Same size, same present indices and equal values (and dtype, if asked)."""
+        if not isinstance(other, Vector):
+            raise InvalidObject(f"isequal expects a Vector, got {type(other).__name__}")
+        if self._size != other._size or (check_dtype and self._dtype != other._dtype):
+            return False
+        a_idx, a_vals = self.as_sparse()
+        b_idx, b_vals = other.to_backend(self._backend).as_sparse()
+        xp = self._xp
+        return bool(xp.array_equal(a_idx, b_idx) and xp.array_equal(a_vals, b_vals))
+
+    def isclose(self, other: Vector, *, rel_tol: float = 1e-7, abs_tol: float = 0.0) -> bool:
+        """Same structure, values equal within tolerances."""
+        if not isinstance(other, Vector):
+            raise InvalidObject(f"isclose expects a Vector, got {type(other).__name__}")
+        if self._size != other._size:
+            return False
+        a_idx, a_vals = self.as_sparse()
+        b_idx, b_vals = other.to_backend(self._backend).as_sparse()
+        xp = self._xp
+        if not xp.array_equal(a_idx, b_idx):
+            return False
+        return bool(xp.allclose(a_vals, b_vals, rtol=rel_tol, atol=abs_tol, equal_nan=True))
+
+    # --- display -------------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        nnz = self.nnz
+        head = (f"hyblas.Vector(size={self._size}, nnz={nnz}, dtype={self._dtype.name}, "
+                f"backend={self._backend!r}, format={self.format!r})")  # fmt: skip
+        if nnz == 0 or nnz > 10:
+            return head
+        idx, vals = self.to_coo()
+        return f"{head}\n  {{{', '.join(f'{i}: {v!r}' for i, v in zip(idx, vals.tolist()))}}}"
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __bool__(self) -> bool:
+        raise TypeError("the truth value of a Vector is ambiguous; use nnz or isequal")

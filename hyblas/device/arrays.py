@@ -1,0 +1,285 @@
+"""Vectorized building blocks shared by the containers and the executors.
+
+Every function takes the array module ``xp`` (numpy or cupy) and arrays of that module, and
+loops in Python only over O(log n) doubling steps, never over rows or entries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidValue
+from ..operators.classes import BinaryOp
+from .fill import fill_bitmap
+from .scatter import scatter_bitmap
+from .segments import reduce_offsets
+
+__all__ = [
+    "expand",
+    "ranges",
+    "combine_by_key",
+    "index_dtype",
+    "row_ids",
+    "segment_starts",
+    "segment_reduce",
+    "sort_by_keys",
+    "csr_from_sorted_keys",
+    "csr_keys",
+    "transpose_csr",
+    "coo_to_csr",
+    "locate",
+    "member",
+    "union_keys",
+    "to_bitmap",
+    "full_bitmap",
+    "quiet_placeholders",
+]
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+def index_dtype(*extents: int) -> np.dtype:
+    """int32 when every extent (nnz, nrows, ncols) fits, else int64 (cuSPARSE wants int32)."""
+    return np.dtype(np.int32 if max(extents, default=0) < _INT32_MAX else np.int64)
+
+
+def expand(xp: ModuleType, counts: Any) -> Any:
+    """``[0]*counts[0] + [1]*counts[1] + ...`` (int64): the owner of each expanded slot.
+
+    NumPy's ``repeat`` does this; CuPy accepts an array of counts only from 14.1 on, so the GPU
+    path finds each slot's owner by binary search in the running total instead.
+    """
+    counts = counts.astype(np.int64, copy=False)
+    if xp is np:
+        return np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    ends = xp.cumsum(counts)
+    total = int(ends[-1]) if counts.size else 0
+    return xp.searchsorted(ends, xp.arange(total, dtype=np.int64), side="right")
+
+
+def ranges(xp: ModuleType, starts: Any, lengths: Any) -> tuple[Any, Any]:
+    """Positions of the ranges ``[starts[k], starts[k] + lengths[k])`` and their owner ``k``."""
+    owner = expand(xp, lengths)
+    first = xp.zeros(lengths.size, dtype=np.int64)
+    xp.cumsum(lengths[:-1], out=first[1:])
+    positions = starts[owner] + (xp.arange(owner.size, dtype=np.int64) - first[owner])
+    return positions, owner
+
+
+def row_ids(xp: ModuleType, indptr: Any, nrows: int) -> Any:
+    """The row of each stored entry of a CSR matrix (int64)."""
+    return expand(xp, xp.diff(indptr))
+
+
+def segment_starts(xp: ModuleType, sorted_ids: Any) -> Any:
+    """Positions where a run of equal ids starts, in an array sorted by id."""
+    if sorted_ids.size == 0:
+        return xp.zeros(0, dtype=np.int64)
+    change = xp.flatnonzero(sorted_ids[1:] != sorted_ids[:-1]) + 1
+    return xp.concatenate([xp.zeros(1, dtype=change.dtype), change]).astype(np.int64)
+
+
+def segment_reduce(xp: ModuleType, values: Any, starts: Any, op: BinaryOp) -> Any:
+    """Reduce each run ``values[starts[k]:starts[k+1]]`` with ``op``, keeping order.
+
+    ``starts`` must be strictly increasing and start with 0 (no empty segments). On the CPU a
+    ufunc-backed operator uses ``reduceat``; on the GPU one kernel folds every run
+    (:mod:`hyblas.ops.kernels.segments`); otherwise (a CPU operator without a ufunc) a
+    segmented Hillis-Steele scan in ⌈log2(longest run)⌉ vectorized steps.
+    """
+    if starts.size == 0:
+        return values[:0].copy()
+    ufunc = op.ufunc
+    if xp is np and ufunc is not None:
+        reduced = ufunc.reduceat(values, starts)
+        return reduced.astype(values.dtype, copy=False)
+    if xp is not np:
+        ends = xp.asarray([values.size], dtype=np.int64)
+        offsets = xp.concatenate([starts.astype(np.int64, copy=False), ends])
+        return reduce_offsets(xp, values, offsets, op)[0]
+    return _segmented_scan_last(xp, values, starts, op)
+
+
+def combine_by_key(xp: ModuleType, keys: Any, values: Any, op: BinaryOp) -> tuple[Any, Any]:
+    """Values of equal keys reduced with ``op``: (sorted distinct keys, reduced values)."""
+    keys, values = sort_by_keys(xp, keys, values)
+    starts = segment_starts(xp, keys)
+    if starts.size == 0:
+        return keys, values
+    return keys[starts], segment_reduce(xp, values, starts, op).astype(values.dtype)
+
+
+def _segmented_scan_last(xp: ModuleType, values: Any, starts: Any, op: BinaryOp) -> Any:
+    n = values.size
+    flags = xp.zeros(n, dtype=np.int64)
+    flags[starts] = 1
+    segment = xp.cumsum(flags) - 1
+    ends = xp.concatenate([starts[1:], xp.asarray([n], dtype=starts.dtype)]) - 1
+    longest = int((ends - starts).max()) + 1
+    scanned = values.copy()
+    step = 1
+    while step < longest:
+        later = xp.arange(step, n)
+        same = segment[later] == segment[later - step]
+        later = later[same]
+        combined = op.numpy(scanned[later - step], scanned[later])
+        scanned[later] = combined.astype(values.dtype, copy=False)
+        step *= 2
+    return scanned[ends]
+
+
+def sort_by_keys(xp: ModuleType, keys: Any, *payload: Any) -> tuple[Any, ...]:
+    """``keys`` sorted ascending, with each payload array permuted alike (stable for ties).
+
+    Always new arrays (callers store them; a payload may be the user's own array)."""
+    if keys.size == 0:
+        return (keys, *payload)
+    if bool((keys[1:] >= keys[:-1]).all()):  # already in order: copies, no sort
+        return (keys.copy(), *(p.copy() for p in payload))
+    if xp is np:
+        order = np.argsort(keys, kind="stable")
+    else:  # CuPy's argsort is a radix sort; tie order is fixed by sorting (key, position) pairs
+        position = xp.arange(keys.size, dtype=np.int64)
+        order = xp.lexsort(xp.stack([position, keys]))
+    return (keys[order], *(p[order] for p in payload))
+
+
+def csr_keys(xp: ModuleType, indptr: Any, indices: Any, nrows: int, ncols: int) -> Any:
+    """Linear keys ``row * ncols + col`` of a CSR matrix's entries, ascending (int64)."""
+    return row_ids(xp, indptr, nrows) * np.int64(ncols) + indices.astype(np.int64)
+
+
+def csr_from_sorted_keys(
+    xp: ModuleType, keys: Any, nrows: int, ncols: int, idx_dtype: np.dtype
+) -> tuple[Any, Any]:
+    """(indptr, indices) for entries given by strictly increasing linear keys."""
+    ncols64 = np.int64(max(ncols, 1))
+    rows = keys // ncols64
+    indices = (keys - rows * ncols64).astype(idx_dtype)
+    indptr = xp.searchsorted(rows, xp.arange(nrows + 1, dtype=np.int64)).astype(idx_dtype)
+    return indptr, indices
+
+
+def transpose_csr(
+    xp: ModuleType, indptr: Any, indices: Any, values: Any, nrows: int, ncols: int
+) -> tuple[Any, Any, Any]:
+    """CSR (indptr, indices, values) of the transpose of an (nrows x ncols) CSR matrix."""
+    rows = row_ids(xp, indptr, nrows)
+    keys_t = indices.astype(np.int64) * np.int64(max(nrows, 1)) + rows
+    keys_t, values_t = sort_by_keys(xp, keys_t, values)
+    indptr_t, indices_t = csr_from_sorted_keys(xp, keys_t, ncols, nrows, indptr.dtype)
+    return indptr_t, indices_t, values_t
+
+
+def coo_to_csr(
+    xp: ModuleType,
+    rows: Any,
+    cols: Any,
+    values: Any,
+    nrows: int,
+    ncols: int,
+    dup_op: BinaryOp | None,
+) -> tuple[Any, Any, Any]:
+    """Canonical CSR from COO triplets (sorted columns, duplicates combined with ``dup_op``).
+
+    Raises
+    ------
+    InvalidValue
+        If an (row, col) pair repeats and ``dup_op`` is None.
+    """
+    keys = rows.astype(np.int64) * np.int64(max(ncols, 1)) + cols.astype(np.int64)
+    keys, values = sort_by_keys(xp, keys, values)
+    starts = segment_starts(xp, keys)
+    if starts.size != keys.size:
+        if dup_op is None:
+            repeated = xp.flatnonzero(keys[1:] == keys[:-1])[:1]
+            key = int(keys[repeated][0])
+            raise InvalidValue(
+                f"duplicate entry at (row {key // max(ncols, 1)}, col {key % max(ncols, 1)}) "
+                f"and {keys.size - starts.size} duplicates in all; pass dup_op= to combine them"
+            )
+        values = segment_reduce(xp, values, starts, dup_op)
+        keys = keys[starts]
+    idx = index_dtype(keys.size, nrows, ncols)
+    indptr, indices = csr_from_sorted_keys(xp, keys, nrows, ncols, idx)
+    return indptr, indices, values
+
+
+def union_keys(
+    xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any, b_vals: Any,
+    combine: Callable[[Any, Any], Any], dtype: np.dtype,
+) -> tuple[Any, Any]:  # fmt: skip
+    """Sorted union of two ascending key sets; keys in both get ``combine(a_val, b_val)``, keys
+    in one keep their own value. Every value comes out as ``dtype``.
+
+    A merge, not a sort: each key's place in the union is its rank in its own set plus the
+    number of the other set's keys below it (binary searches), then one scatter.
+    """
+    in_b = member(xp, b_keys, a_keys)
+    if not bool(in_b.any()):  # disjoint (a BFS's levels): no compaction, one sync fewer each
+        return _merge_disjoint(xp, a_keys, a_vals.astype(dtype, copy=False), b_keys,
+                               b_vals.astype(dtype, copy=False))  # fmt: skip
+    in_a = member(xp, a_keys, b_keys)
+    a_out = a_vals.astype(dtype, copy=True)
+    a_out[in_b] = combine(a_vals[in_b], b_vals[in_a]).astype(dtype, copy=False)  # same order
+    only_b = ~in_a
+    b_keys, b_out = b_keys[only_b], b_vals[only_b].astype(dtype, copy=False)
+    return _merge_disjoint(xp, a_keys, a_out, b_keys, b_out)
+
+
+def _merge_disjoint(xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any,
+                    b_vals: Any) -> tuple[Any, Any]:  # fmt: skip
+    """Sorted union of two ascending key sets with no key in both: each key's place is its
+    rank in its own set plus the other set's keys below it."""
+    keys = xp.empty(a_keys.size + b_keys.size, dtype=np.result_type(a_keys, b_keys))
+    values = xp.empty(keys.size, dtype=a_vals.dtype)
+    a_at = xp.arange(a_keys.size, dtype=np.int64) + xp.searchsorted(b_keys, a_keys)
+    b_at = xp.arange(b_keys.size, dtype=np.int64) + xp.searchsorted(a_keys, b_keys)
+    keys[a_at], values[a_at] = a_keys, a_vals
+    keys[b_at], values[b_at] = b_keys, b_vals
+    return keys, values
+
+
+def locate(xp: ModuleType, sorted_set: Any, queries: Any) -> tuple[Any, Any]:
+    """``(at, found)``: whether each query occurs in the non-empty ascending array
+    ``sorted_set``, and where (``at`` is a valid position even where it does not)."""
+    at = xp.minimum(xp.searchsorted(sorted_set, queries), sorted_set.size - 1)
+    return at, sorted_set[at] == queries
+
+
+def member(xp: ModuleType, sorted_set: Any, queries: Any) -> Any:
+    """Bool array: whether each query occurs in the ascending array ``sorted_set``."""
+    if sorted_set.size == 0:
+        return xp.zeros(queries.shape, dtype=bool)
+    return locate(xp, sorted_set, queries)[1]
+
+
+def to_bitmap(xp: ModuleType, size: int, ids: Any, values: Any) -> tuple[Any, Any]:
+    """Fresh bitmap arrays ``(values, presence)`` of ``size`` positions holding ``values`` at
+    ``ids`` (no repeats), zeros and False elsewhere. On the GPU one kernel writes both
+    (:mod:`hyblas.ops.kernels.scatter`)."""
+    if xp is not np:
+        return scatter_bitmap(xp, size, ids, values)
+    out = np.zeros(size, dtype=values.dtype)
+    present = np.zeros(size, dtype=bool)
+    out[ids] = values
+    present[ids] = True
+    return out, present
+
+
+def full_bitmap(xp: ModuleType, size: int, value: Any, dtype: Any) -> tuple[Any, Any]:
+    """Fresh bitmap arrays ``(values, presence)`` of ``size`` positions, each holding ``value``
+    (cast to ``dtype``). On the GPU one kernel writes both (:mod:`hyblas.ops.kernels.fill`)."""
+    if xp is not np:
+        return fill_bitmap(xp, size, value, dtype)
+    return np.full(size, value, dtype=dtype), np.ones(size, dtype=bool)
+
+
+def quiet_placeholders() -> np.errstate:
+    """Silence floating-point warnings while an operator also runs on the placeholder values of
+    a bitmap's absent positions (their results are discarded)."""
+    return np.errstate(all="ignore")

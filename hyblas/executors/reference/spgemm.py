@@ -1,0 +1,237 @@
+"""Reference SpGEMM ``C = A ⊕.⊗ B`` with memory bounded by a product budget.
+
+Three strategies, chosen per call and per row of ``A``:
+
+* **saxpy** (Gustavson by expansion): every product ``A_ik ⊗ B_kj`` of a group of rows is
+  expanded, products a mask rules out are dropped, the rest sorted by ``(i, j)`` and reduced.
+  Rows are grouped so that a group's products stay under :data:`PRODUCT_BUDGET`, so memory is
+  bounded whatever the size of the full product.
+* **row SpMV**: a row of ``A`` whose products would reach ``nnz(B) / DENSE_ROW_FRACTION`` is
+  one vector-matrix product over ``Bᵀ`` (the reference SpMV): one pass over ``B`` costs less
+  than sorting that many products (a wide level of a multi-source BFS on a power-law graph).
+* **dot** (non-complemented mask only): when ``Σ_(i,j) in mask min(|A_i*|, |B_*j|)`` is below
+  the saxpy product count (triangle counting), each allowed entry is the intersection of row
+  ``i`` of ``A`` and column ``j`` of ``B``, walked from the shorter side with a binary search
+  into the other.
+
+A mask is passed as its parent Matrix (its structure, or its true values) and a complement
+flag; only the mask rows a group touches are turned into keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...backend import to_numpy
+from ...operators.classes import Semiring
+from ...device import arrays as _prim
+from .spmv import spmv
+
+__all__ = ["spgemm", "MaskRows", "PRODUCT_BUDGET", "DENSE_ROW_FRACTION"]
+
+#: Most products expanded at once by the saxpy strategy (per backend).
+PRODUCT_BUDGET = {"cpu": 1 << 23, "cuda": 1 << 25}
+#: A row with at least ``nnz(B) / DENSE_ROW_FRACTION`` products is computed by a row SpMV.
+DENSE_ROW_FRACTION = 16
+#: ... and at least this many products (small ``B``: sorting is cheap).
+DENSE_ROW_MIN = 1 << 14
+
+
+def _cast(values: Any, dtype: np.dtype) -> Any:
+    return values.astype(dtype, copy=False)
+
+
+class MaskRows:
+    """The allowed (or, complemented, the ruled-out) keys of a matrix mask, row range by range."""
+
+    def __init__(self, parent: Any, structural: bool, complement: bool) -> None:
+        self.parent, self.structural, self.complement = parent, structural, complement
+
+    def keys(self, row_start: int, row_stop: int) -> Any:
+        m = self.parent
+        xp = m.xp
+        lo, hi = int(m.indptr[row_start]), int(m.indptr[row_stop])
+        rows = row_start + _prim.row_ids(xp, m.indptr[row_start:row_stop + 1] - lo,
+                                         row_stop - row_start)  # fmt: skip
+        keys = rows * np.int64(max(m.ncols, 1)) + m.indices[lo:hi].astype(np.int64)
+        return keys if self.structural else keys[m.values[lo:hi].astype(bool)]
+
+    def allows(self, keys: Any, row_start: int, row_stop: int) -> Any:
+        hit = _prim.member(self.parent.xp, self.keys(row_start, row_stop), keys)
+        return ~hit if self.complement else hit
+
+
+def spgemm(
+    a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None
+) -> tuple[Any, Any]:
+    """``C = A ⊕.⊗ B`` (restricted to what ``mask`` allows) as ascending keys and values.
+
+    Keys are linear, ``i * ncols(B) + j``.
+    """
+    xp = a.xp
+    op_type = semiring.input_type(a.dtype, b.dtype)
+    out_type = semiring.output_type(op_type)
+    b_starts = b.indptr.astype(np.int64)
+    a_cols = a.indices.astype(np.int64)
+    counts = b_starts[a_cols + 1] - b_starts[a_cols]  # products of each entry of A
+    ends = xp.cumsum(counts)
+    total = int(ends[-1]) if ends.size else 0
+    if total == 0 or a.nrows == 0:
+        return xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=out_type)
+    if mask is not None and not mask.complement:
+        allowed = mask.keys(0, mask.parent.nrows)
+        if _dot_cost(a, b, allowed) < total:
+            return _dot(a, b, semiring, allowed, op_type, out_type)
+    entry_ends = xp.concatenate([xp.zeros(1, dtype=np.int64), ends])
+    row_products = to_numpy(entry_ends[a.indptr.astype(np.int64)])  # running total per row
+    budget = PRODUCT_BUDGET[a.backend]
+    dense_from = max(b.nnz // DENSE_ROW_FRACTION, DENSE_ROW_MIN)
+    parts = [
+        _dense_row(a, b, start, semiring, mask, out_type) if dense
+        else _saxpy(a, b, start, stop, counts, semiring, mask, op_type, out_type)
+        for start, stop, dense in _plan(row_products, budget, dense_from)
+    ]  # fmt: skip
+    if len(parts) == 1:
+        return parts[0]
+    return xp.concatenate([p[0] for p in parts]), xp.concatenate([p[1] for p in parts])
+
+
+def _plan(row_totals: np.ndarray, budget: int, dense_from: int) -> list[tuple[int, int, bool]]:
+    """Row ranges ``(start, stop, dense)`` in order: single dense rows, and groups of rows whose
+    products fit the budget (a group holds at least one row)."""
+    nrows = row_totals.size - 1
+    per_row = np.diff(row_totals)
+    dense_rows = np.flatnonzero(per_row >= dense_from).tolist()
+    plan: list[tuple[int, int, bool]] = []
+    start = 0
+    for stop in [*dense_rows, nrows]:
+        while start < stop:
+            end = int(np.searchsorted(row_totals, row_totals[start] + budget, side="right")) - 1
+            end = min(max(end, start + 1), stop)
+            if row_totals[end] > row_totals[start]:
+                plan.append((start, end, False))
+            start = end
+        if stop < nrows:
+            plan.append((stop, stop + 1, True))
+            start = stop + 1
+    return plan
+
+
+def _saxpy(a: Any, b: Any, row_start: int, row_stop: int, counts: Any, semiring: Semiring,
+           mask: MaskRows | None, op_type: np.dtype,
+           out_type: np.dtype) -> tuple[Any, Any]:  # fmt: skip
+    xp = a.xp
+    lo, hi = int(a.indptr[row_start]), int(a.indptr[row_stop])
+    a_rows = row_start + _prim.row_ids(xp, a.indptr[row_start:row_stop + 1] - lo,
+                                       row_stop - row_start)  # fmt: skip
+    a_cols = a.indices[lo:hi].astype(np.int64)
+    entry_counts = counts[lo:hi]
+    source = _prim.expand(xp, entry_counts)
+    first_of_run = xp.cumsum(entry_counts) - entry_counts
+    b_first = b.indptr.astype(np.int64)[a_cols]
+    b_pos = b_first[source] + (xp.arange(source.size, dtype=np.int64) - first_of_run[source])
+    keys = a_rows[source] * np.int64(max(b.ncols, 1)) + b.indices[b_pos].astype(np.int64)
+    if mask is not None:
+        chosen = mask.allows(keys, row_start, row_stop)
+        keys, source, b_pos = keys[chosen], source[chosen], b_pos[chosen]
+    products = semiring.binaryop.numpy(_cast(a.values[lo:hi][source], op_type),
+                                       _cast(b.values[b_pos], op_type))  # fmt: skip
+    return _reduce_sorted(xp, keys, _cast(products, out_type), semiring)
+
+
+def _reduce_sorted(xp: Any, keys: Any, products: Any, semiring: Semiring) -> tuple[Any, Any]:
+    keys, products = _prim.sort_by_keys(xp, keys, products)
+    starts = _prim.segment_starts(xp, keys)
+    reduced = _prim.segment_reduce(xp, products, starts, semiring.monoid.binaryop)
+    return keys[starts], _cast(reduced, products.dtype)
+
+
+def _dense_row(a: Any, b: Any, row: int, semiring: Semiring, mask: MaskRows | None,
+               out_type: np.dtype) -> tuple[Any, Any]:  # fmt: skip
+    """Row ``row`` of the product as one vector-matrix product ``a_row ⊕.⊗ B`` over ``Bᵀ``."""
+    xp = a.xp
+    lo, hi = int(a.indptr[row]), int(a.indptr[row + 1])
+    u_values = xp.zeros(b.nrows, dtype=a.dtype)
+    u_present = xp.zeros(b.nrows, dtype=bool)
+    cols = a.indices[lo:hi]
+    u_values[cols] = a.values[lo:hi]
+    u_present[cols] = True
+    values, present, _ = spmv(b.T, u_values, u_present, semiring, flip=True, all_present=False)
+    if mask is not None:
+        ncols = np.int64(max(b.ncols, 1))
+        marked = mask.keys(row, row + 1) - row * ncols
+        hit = xp.zeros(b.ncols, dtype=bool)
+        hit[marked] = True
+        present &= ~hit if mask.complement else hit
+    cols_out = xp.flatnonzero(present).astype(np.int64)
+    return row * np.int64(max(b.ncols, 1)) + cols_out, _cast(values[cols_out], out_type)
+
+
+def _dot_cost(a: Any, b: Any, keys: Any) -> int:
+    """Binary searches the dot strategy makes for the allowed ``keys``."""
+    xp = a.xp
+    if keys.size == 0:
+        return 0
+    ncols = np.int64(max(b.ncols, 1))
+    a_len = xp.diff(a.indptr.astype(np.int64))[keys // ncols]
+    b_len = xp.diff(b.T.indptr.astype(np.int64))[keys % ncols]
+    return int(xp.minimum(a_len, b_len).sum())
+
+
+def _dot(a: Any, b: Any, semiring: Semiring, keys: Any, op_type: np.dtype,
+         out_type: np.dtype) -> tuple[Any, Any]:  # fmt: skip
+    """Each allowed ``(i, j)``: ``⊕_k A_ik ⊗ B_kj`` over the k in both row i of A and column j
+    of B, walking the shorter of the two and binary-searching the other."""
+    xp = a.xp
+    bt = b.T
+    ncols = np.int64(max(b.ncols, 1))
+    inner = np.int64(max(a.ncols, 1))
+    rows, cols = keys // ncols, keys % ncols
+    a_starts, bt_starts = a.indptr.astype(np.int64), bt.indptr.astype(np.int64)
+    a_len = a_starts[rows + 1] - a_starts[rows]
+    b_len = bt_starts[cols + 1] - bt_starts[cols]
+    from_a = a_len <= b_len
+    a_keys = _prim.csr_keys(xp, a.indptr, a.indices, a.nrows, a.ncols)
+    bt_keys = _prim.csr_keys(xp, bt.indptr, bt.indices, bt.nrows, bt.ncols)
+    values = xp.zeros(keys.size, dtype=out_type)
+    present = xp.zeros(keys.size, dtype=bool)
+    budget = PRODUCT_BUDGET[a.backend]
+    for walk_a in (True, False):
+        entries = xp.flatnonzero(from_a if walk_a else ~from_a)
+        lengths = (a_len if walk_a else b_len)[entries]
+        firsts = (a_starts[rows] if walk_a else bt_starts[cols])[entries]
+        running = to_numpy(xp.cumsum(lengths))
+        begin = 0
+        while begin < entries.size:  # groups of entries whose walks fit the budget
+            done = int(running[begin - 1]) if begin else 0
+            stop = max(int(np.searchsorted(running, done + budget, side="right")), begin + 1)
+            group, group_len = entries[begin:stop], lengths[begin:stop]
+            owner = _prim.expand(xp, group_len)
+            run_first = xp.cumsum(group_len) - group_len
+            walked = firsts[begin:stop][owner] + (xp.arange(owner.size, dtype=np.int64)
+                                                  - run_first[owner])  # fmt: skip
+            if walk_a:  # k from row i of A, looked up in row j of Bᵀ
+                k = a.indices[walked].astype(np.int64)
+                wanted = cols[group][owner] * inner + k
+                pos = xp.minimum(xp.searchsorted(bt_keys, wanted), max(bt_keys.size - 1, 0))
+                found = bt_keys[pos] == wanted if bt_keys.size else xp.zeros(owner.size, bool)
+                a_pos, b_pos = walked, pos
+            else:  # k from row j of Bᵀ, looked up in row i of A
+                k = bt.indices[walked].astype(np.int64)
+                wanted = rows[group][owner] * inner + k
+                pos = xp.minimum(xp.searchsorted(a_keys, wanted), max(a_keys.size - 1, 0))
+                found = a_keys[pos] == wanted if a_keys.size else xp.zeros(owner.size, bool)
+                a_pos, b_pos = pos, walked
+            owner, a_pos, b_pos = owner[found], a_pos[found], b_pos[found]
+            products = _cast(semiring.binaryop.numpy(_cast(a.values[a_pos], op_type),
+                                                     _cast(bt.values[b_pos], op_type)),
+                             out_type)  # fmt: skip
+            starts = _prim.segment_starts(xp, owner)
+            reduced = _prim.segment_reduce(xp, products, starts, semiring.monoid.binaryop)
+            targets = group[owner[starts]]
+            values[targets] = _cast(reduced, out_type)
+            present[targets] = True
+            begin = stop
+    return keys[present], values[present]

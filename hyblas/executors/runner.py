@@ -1,0 +1,80 @@
+"""How a product runs: the executor asked for, or the policy's choice for ``executor='auto'``,
+with a row in every open trace. Installed into :mod:`hyblas.ops.dispatch` at import, so that
+the operations hand their checked products here without importing the executors."""
+
+from __future__ import annotations
+
+import warnings
+
+from ..containers.derived import column_counts
+from ..containers.matrix import Matrix
+from ..containers.vector import Vector
+from ..errors import ExecutorFallback
+from ..ops import dispatch
+from ..ops.dispatch import MatrixProduct, Product
+from ..ops.spec import OutputSpec
+from . import policy, registry, trace
+
+__all__ = ["ProductRunner", "install"]
+
+
+class ProductRunner:
+    """The :class:`~hyblas.ops.dispatch.Runner` over the registry."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The registered executors, in the order they were registered."""
+        return registry.names()
+
+    def product(self, product: Product, spec: OutputSpec, executor: str) -> Vector:
+        """Run ``product`` on ``executor`` (``'auto'``: the policy's choice; a chosen executor
+        builds no layout its savings have not paid for) and write it as ``spec`` says."""
+        choice = policy.choose(product, spec.mask) if executor == "auto" else None
+        name = choice.executor if choice is not None else executor
+        run = registry.get(name).run
+        if not trace.tracing():
+            return run(product, spec, may_build=choice is None)
+        stats: dict[str, int] = {}
+        timer = trace.start_timer(spec.backend)
+        result = run(product, spec, may_build=choice is None, stats=stats)
+        timing = timer.stop()
+        edges, u = product.edges, product.u
+        row = trace.TraceRow(call=0, op=product.op, executor=name, asked=executor, policy="",
+                             outputs=edges.nrows, input_nnz=u.nnz, allowed=None,
+                             edges=stats.get("edges", _edges_touched(name, edges, u)),
+                             reason="asked for")  # fmt: skip
+        if choice is not None:
+            row.policy, row.reason = choice.policy, choice.reason
+            row.estimates_us, row.sampling_ms = dict(choice.estimates_us), choice.deciding_ms
+            row.allowed = choice.allowed
+        if spec.mask is not None and row.allowed is None:
+            row.allowed = int(spec.mask.allowed().sum())
+        trace.record(row, timing)
+        return result
+
+    def matrix_product(self, product: MatrixProduct, spec: OutputSpec, executor: str) -> Matrix:
+        """Run ``product`` on ``executor`` if it runs ``mxm``, else (with an
+        :class:`~hyblas.errors.ExecutorFallback` warning unless ``'auto'`` was asked for) on the
+        first registered executor that does."""
+        runs_mxm = [e for e in registry.EXECUTORS.values() if e.runs_mxm]
+        chosen = registry.get(executor) if executor != "auto" else runs_mxm[0]
+        if not chosen.runs_mxm:
+            warnings.warn(f"mxm: the {executor!r} executor does not run mxm; the "
+                          f"{runs_mxm[0].name!r} executor ran it", ExecutorFallback,
+                          stacklevel=4)  # fmt: skip
+            chosen = runs_mxm[0]
+        return chosen.run_matrix_product(product, spec)
+
+
+def _edges_touched(name: str, edges: Matrix, u: Vector) -> int:
+    """Edges an executor touched (for the trace): the frontier's out-edges for the push,
+    every stored entry for the dense and reference walks."""
+    if name != "sparse":
+        return edges.nnz
+    active = u.as_sparse()[0]
+    return int(column_counts(edges)[active].sum()) if active.size else 0
+
+
+def install() -> None:
+    """Make the operations' products run here."""
+    dispatch.install(ProductRunner())

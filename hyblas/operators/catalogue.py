@@ -1,0 +1,144 @@
+"""The built-in operators, registered through the same :func:`~.registry.register` as a user's."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .classes import (
+    FLOAT_TYPES,
+    INT_TYPES,
+    NUMBER_TYPES,
+    SIGNED_TYPES,
+    BinaryOp,
+    IndexUnaryOp,
+    Monoid,
+    Semiring,
+    UnaryOp,
+    all_bits,
+    max_value,
+    min_value,
+    zero_for_integers,
+)
+from .registry import NAMESPACES, register
+
+def _copy(x):  # noqa: ANN001, ANN202 - a cast when typed: unary.identity[float64]
+    return x.copy()
+
+
+def _copy_of_first(x, y):  # noqa: ANN001, ANN202 - operands are same-shaped arrays
+    return x.copy()
+
+
+def _copy_of_second(x, y):  # noqa: ANN001, ANN202
+    return y.copy()
+
+
+def _ones_like_first(x, y):  # noqa: ANN001, ANN202
+    return np.ones_like(x)
+
+
+_MIN_CUDA = "((x) != (x) ? (y) : ((y) < (x) ? (y) : (x)))"  # fmin: a NaN operand is ignored
+_MAX_CUDA = "((x) != (x) ? (y) : ((y) > (x) ? (y) : (x)))"  # fmax
+
+# --- unary ---------------------------------------------------------------------------------
+for _u in (
+    UnaryOp("identity", "(x)", _copy),
+    UnaryOp("ainv", "(-(x))", np.negative, types=SIGNED_TYPES),
+    UnaryOp("abs", "((x) < 0 ? -(x) : (x))", np.absolute, types=NUMBER_TYPES),
+    UnaryOp("minv", "(1 / (x))", np.reciprocal, types=FLOAT_TYPES),
+    UnaryOp("lnot", "(!(bool)(x))", np.logical_not, output="bool"),
+    UnaryOp("one", "(1)", np.ones_like),
+    UnaryOp("sqrt", "sqrt(x)", np.sqrt, types=FLOAT_TYPES),
+    UnaryOp("exp", "exp(x)", np.exp, types=FLOAT_TYPES),
+    UnaryOp("log", "log(x)", np.log, types=FLOAT_TYPES),
+    UnaryOp("floor", "floor(x)", np.floor, types=FLOAT_TYPES),
+    UnaryOp("ceil", "ceil(x)", np.ceil, types=FLOAT_TYPES),
+    UnaryOp("isnan", "((x) != (x))", np.isnan, types=FLOAT_TYPES, output="bool"),
+):
+    register(_u)
+
+# --- binary --------------------------------------------------------------------------------
+for _b in (
+    BinaryOp("plus", "((x) + (y))", np.add),
+    BinaryOp("minus", "((x) - (y))", np.subtract, types=NUMBER_TYPES),
+    BinaryOp("rminus", "((y) - (x))", lambda x, y: np.subtract(y, x), types=NUMBER_TYPES),
+    BinaryOp("times", "((x) * (y))", np.multiply),
+    BinaryOp("div", "((x) / (y))", np.true_divide, types=FLOAT_TYPES),
+    BinaryOp("rdiv", "((y) / (x))", lambda x, y: np.true_divide(y, x), types=FLOAT_TYPES),
+    BinaryOp("min", _MIN_CUDA, np.fmin),
+    BinaryOp("max", _MAX_CUDA, np.fmax),
+    BinaryOp("first", "(x)", _copy_of_first),
+    BinaryOp("second", "(y)", _copy_of_second),
+    BinaryOp("pair", "(1)", _ones_like_first),
+    BinaryOp("any", "(x)", _copy_of_first),
+    BinaryOp("lor", "((bool)(x) || (bool)(y))", np.logical_or, cast_inputs_to=bool, output="bool"),
+    BinaryOp("land", "((bool)(x) && (bool)(y))", np.logical_and, cast_inputs_to=bool,
+             output="bool"),
+    BinaryOp("lxor", "((bool)(x) != (bool)(y))", np.logical_xor, cast_inputs_to=bool,
+             output="bool"),
+    BinaryOp("lxnor", "((bool)(x) == (bool)(y))", np.equal, cast_inputs_to=bool, output="bool"),
+    BinaryOp("bor", "((x) | (y))", np.bitwise_or, types=INT_TYPES),
+    BinaryOp("band", "((x) & (y))", np.bitwise_and, types=INT_TYPES),
+    BinaryOp("bxor", "((x) ^ (y))", np.bitwise_xor, types=INT_TYPES),
+    BinaryOp("eq", "((x) == (y))", np.equal, output="bool"),
+    BinaryOp("ne", "((x) != (y))", np.not_equal, output="bool"),
+    BinaryOp("lt", "((x) < (y))", np.less, output="bool"),
+    BinaryOp("le", "((x) <= (y))", np.less_equal, output="bool"),
+    BinaryOp("gt", "((x) > (y))", np.greater, output="bool"),
+    BinaryOp("ge", "((x) >= (y))", np.greater_equal, output="bool"),
+):  # fmt: skip
+    register(_b)
+
+_bin = NAMESPACES["binary"]
+
+# --- monoids -------------------------------------------------------------------------------
+for _m in (
+    Monoid("plus", _bin["plus"], 0, atomic="add"),
+    Monoid("times", _bin["times"], 1, zero_for_integers),
+    Monoid("min", _bin["min"], max_value, min_value, atomic="min"),
+    Monoid("max", _bin["max"], min_value, max_value, atomic="max"),
+    Monoid("any", _bin["any"], 0),
+    Monoid("lor", _bin["lor"], False, True, atomic="or"),
+    Monoid("land", _bin["land"], True, False, atomic="and"),
+    Monoid("lxor", _bin["lxor"], False, atomic="xor"),
+    Monoid("lxnor", _bin["lxnor"], True),
+    Monoid("bor", _bin["bor"], 0, all_bits, atomic="or"),
+    Monoid("band", _bin["band"], all_bits, 0, atomic="and"),
+    Monoid("bxor", _bin["bxor"], 0, atomic="xor"),
+):
+    register(_m)
+
+_mon = NAMESPACES["monoid"]
+
+# --- semirings: every (add, multiply) pair below, named add_multiply -------------------------
+_ARITHMETIC_ADDS = ("plus", "times", "min", "max", "any")
+_ARITHMETIC_MULTS = ("times", "plus", "minus", "min", "max", "first", "second", "pair")
+for _add in _ARITHMETIC_ADDS:
+    for _mult in _ARITHMETIC_MULTS:
+        register(Semiring(f"{_add}_{_mult}", _mon[_add], _bin[_mult]))
+for _add, _mult in (
+    ("lor", "land"), ("land", "lor"), ("lxor", "land"), ("lxnor", "lor"),
+    ("lor", "first"), ("lor", "second"), ("lor", "pair"), ("land", "pair"),
+):  # fmt: skip
+    register(Semiring(f"{_add}_{_mult}", _mon[_add], _bin[_mult]))
+
+# --- index-unary operators for select ------------------------------------------------------
+for _i in (
+    IndexUnaryOp("tril", lambda x, i, j, k: j <= i + k, cuda="((j) <= (i) + (thunk))"),
+    IndexUnaryOp("triu", lambda x, i, j, k: j >= i + k, cuda="((j) >= (i) + (thunk))"),
+    IndexUnaryOp("diag", lambda x, i, j, k: j == i + k, cuda="((j) == (i) + (thunk))"),
+    IndexUnaryOp("offdiag", lambda x, i, j, k: j != i + k, cuda="((j) != (i) + (thunk))"),
+    IndexUnaryOp("rowle", lambda x, i, j, k: i <= k, cuda="((i) <= (thunk))"),
+    IndexUnaryOp("rowgt", lambda x, i, j, k: i > k, cuda="((i) > (thunk))"),
+    IndexUnaryOp("colle", lambda x, i, j, k: j <= k, cuda="((j) <= (thunk))"),
+    IndexUnaryOp("colgt", lambda x, i, j, k: j > k, cuda="((j) > (thunk))"),
+    IndexUnaryOp("valueeq", lambda x, i, j, k: x == k, cuda="((x) == (thunk))"),
+    IndexUnaryOp("valuene", lambda x, i, j, k: x != k, cuda="((x) != (thunk))"),
+    IndexUnaryOp("valuelt", lambda x, i, j, k: x < k, cuda="((x) < (thunk))"),
+    IndexUnaryOp("valuele", lambda x, i, j, k: x <= k, cuda="((x) <= (thunk))"),
+    IndexUnaryOp("valuegt", lambda x, i, j, k: x > k, cuda="((x) > (thunk))"),
+    IndexUnaryOp("valuege", lambda x, i, j, k: x >= k, cuda="((x) >= (thunk))"),
+):
+    register(_i)
+
+BUILTIN_NAMES = {kind: frozenset(table) for kind, table in NAMESPACES.items()}

@@ -1,0 +1,67 @@
+"""Argument checks shared by the operations: operators given as objects or names, the kinds of
+the containers, and index arguments (None, a slice, an int or an array of ints)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..containers.arguments import as_index_array, check_bounds
+from ..errors import IndexOutOfBounds, InvalidObject, InvalidValue
+from ..operators.classes import BinaryOp, Monoid, Operator, Semiring
+from ..operators.registry import NAMESPACES
+
+__all__ = ["operator", "container", "binary_of", "monoid_of", "index_array"]
+
+
+def operator(op: Any, kinds: tuple[type, ...], argument: str) -> Operator:
+    """A registered operator from an object or a name string, of one of ``kinds``."""
+    if isinstance(op, str):
+        for kind in kinds:
+            table = NAMESPACES[kind.kind]
+            if op in table:
+                return table[op]
+        wanted = " or ".join(k.kind for k in kinds)
+        raise InvalidValue(f"{argument}={op!r} names no {wanted}")
+    if not isinstance(op, kinds):
+        wanted = " or ".join(k.__name__ for k in kinds)
+        raise InvalidObject(f"{argument} must be a {wanted}, got {op!r}")
+    return op
+
+
+def container(obj: Any, kinds: tuple[type, ...], argument: str) -> Any:
+    """``obj`` if it is one of ``kinds``; InvalidObject otherwise."""
+    if not isinstance(obj, kinds):
+        wanted = " or ".join(k.__name__ for k in kinds)
+        raise InvalidObject(f"{argument} must be a {wanted}, got {type(obj).__name__}")
+    return obj
+
+
+def binary_of(op: Any, argument: str) -> BinaryOp:
+    """A BinaryOp from a BinaryOp, a Monoid (its operator), a Semiring (its add) or a name."""
+    found = operator(op, (BinaryOp, Monoid, Semiring), argument)
+    if isinstance(found, Semiring):
+        return found.monoid.binaryop
+    return found.binaryop if isinstance(found, Monoid) else found
+
+
+def monoid_of(monoid: Any) -> Monoid:
+    """A Monoid from a Monoid, a Semiring (its add monoid) or a name."""
+    found = operator(monoid, (Monoid, Semiring), "monoid")
+    return found.monoid if isinstance(found, Semiring) else found
+
+
+def index_array(xp: Any, index: Any, extent: int, argument: str) -> tuple[Any, bool]:
+    """(int64 positions, whether ``index`` was a scalar) for None / slice / int / array."""
+    if index is None:
+        return xp.arange(extent, dtype=np.int64), False
+    if isinstance(index, slice):
+        return xp.arange(*index.indices(extent), dtype=np.int64), False
+    if isinstance(index, int | np.integer):
+        if not 0 <= index < extent:
+            raise IndexOutOfBounds(f"{argument}={index} outside [0, {extent})")
+        return xp.asarray([index], dtype=np.int64), True
+    arr = as_index_array(xp, index, argument)
+    check_bounds(xp, arr, extent, argument)
+    return arr, False

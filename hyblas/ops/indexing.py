@@ -1,0 +1,254 @@
+"""Indexing: ``extract`` (a sub-vector, sub-matrix, row or column), ``assign`` (write into a
+region) and ``transpose``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..containers.matrix import Matrix
+from ..containers.vector import SPARSE_BELOW, Vector
+from ..device import arrays as _prim
+from ..errors import DimensionMismatch, InvalidObject, InvalidValue
+from ..operators.classes import BinaryOp
+from . import checks
+from .output import accumulate_keys, matrix_keys, write_matrix, write_vector
+from .spec import OutputSpec, output_spec
+from .transform import entries
+
+__all__ = ["extract", "assign", "transpose"]
+
+
+def _submatrix_keys(A: Matrix, rows: Any, cols: Any) -> tuple[Any, Any, Any]:  # noqa: N803
+    """(row slot, col slot, value) of every entry of ``A[rows, cols]`` (repeats allowed)."""
+    xp = A.xp
+    starts = A.indptr.astype(np.int64)
+    counts = starts[rows + 1] - starts[rows]
+    slot_r = _prim.expand(xp, counts)
+    first = xp.cumsum(counts) - counts
+    pos = starts[rows][slot_r] + (xp.arange(int(counts.sum()), dtype=np.int64) - first[slot_r])
+    entry_cols = A.indices[pos].astype(np.int64)
+    order = xp.argsort(cols)
+    sorted_cols = cols[order]
+    lo = xp.searchsorted(sorted_cols, entry_cols, side="left")
+    hi = xp.searchsorted(sorted_cols, entry_cols, side="right")
+    hits = hi - lo
+    which = _prim.expand(xp, hits)
+    first_hit = xp.cumsum(hits) - hits
+    slot_c = order[lo[which] + (xp.arange(int(hits.sum()), dtype=np.int64) - first_hit[which])]
+    return slot_r[which], slot_c, A.values[pos[which]]
+
+
+def extract(x: Any, *indices: Any, mask: Any = None, accum: Any = None, replace: bool = False,
+            out: Any = None) -> Any:  # fmt: skip
+    """Sub-vector ``u[I]``, sub-matrix ``A[I, J]``, or a row / column of a Matrix as a Vector.
+
+    Parameters
+    ----------
+    x : Vector or Matrix
+    *indices
+        One index for a Vector, two (rows, cols) for a Matrix; each None (all), a slice, an
+        int, or an array of ints (repeats allowed). An int row or column gives a Vector.
+    mask, accum, replace, out
+        As in :func:`~hyblas.ops.mxv`.
+    """
+    checks.container(x, (Vector, Matrix), "x")
+    xp = x.xp
+    if isinstance(x, Vector):
+        if len(indices) != 1:
+            raise InvalidValue(f"extract from a Vector takes one index, got {len(indices)}")
+        idx, _ = checks.index_array(xp, indices[0], x.size, "indices")
+        spec = output_spec("extract", Vector, (idx.size,), mask=mask, accum=accum,
+                           replace=replace, out=out, x=x)  # fmt: skip
+        values, present = x.as_bitmap()
+        return write_vector(spec, values[idx], present[idx])
+    if len(indices) != 2:
+        raise InvalidValue(f"extract from a Matrix takes (rows, cols), got {len(indices)} indices")
+    rows, row_scalar = checks.index_array(xp, indices[0], x.nrows, "rows")
+    cols, col_scalar = checks.index_array(xp, indices[1], x.ncols, "cols")
+    slot_r, slot_c, values = _submatrix_keys(x, rows, cols)
+    if row_scalar or col_scalar:
+        if row_scalar and col_scalar:
+            raise InvalidValue("extract of a single element: use A[i, j] via to_coo or select")
+        size = cols.size if row_scalar else rows.size
+        slots = slot_c if row_scalar else slot_r
+        spec = output_spec("extract", Vector, (size,), mask=mask, accum=accum, replace=replace,
+                           out=out, x=x)  # fmt: skip
+        out_values, present = _prim.to_bitmap(xp, size, slots, values.astype(x.dtype, copy=False))
+        return write_vector(spec, out_values, present)
+    shape = (rows.size, cols.size)
+    spec = output_spec("extract", Matrix, shape, mask=mask, accum=accum, replace=replace,
+                       out=out, x=x)  # fmt: skip
+    keys, values = _prim.sort_by_keys(xp, slot_r * np.int64(max(cols.size, 1)) + slot_c, values)
+    return write_matrix(spec, keys, values, shape)
+
+
+def _unique_or_raise(xp: Any, idx: Any, argument: str) -> None:
+    if idx.size > 1 and int(xp.unique(idx).size) != idx.size:
+        raise InvalidValue(f"assign: {argument} holds repeated indices")
+
+
+def assign(out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = None,
+           replace: bool = False) -> Any:  # fmt: skip
+    """``out<mask>(I[, J]) ⊙= value`` (GrB_assign): write a Vector, Matrix or scalar into a
+    region of ``out``.
+
+    Parameters
+    ----------
+    out : Vector or Matrix
+        Updated in place and returned.
+    value : Vector, Matrix or scalar
+        Shaped like the region; a scalar fills every position of the region.
+    *indices
+        As in :func:`extract` (no repeats); an int row/column with a Vector value writes
+        into that row/column.
+    mask : optional
+        Shaped like ``out`` (the whole of it, as in GrB_assign).
+    accum, replace
+        As in :func:`~hyblas.ops.mxv`. Without ``accum``, positions of the region where ``value`` has no
+        entry lose theirs.
+    """
+    checks.container(out, (Vector, Matrix), "out")
+    xp = out.xp
+    is_scalar = not isinstance(value, Vector | Matrix)
+    if is_scalar:
+        value_dtype = _dt.lookup(np.asarray(value).dtype, argument="value")
+    else:
+        value_dtype = value.dtype
+    # the accumulator combines into the region only (below): the spec writes without one
+    spec = output_spec("assign", type(out), out.shape, mask=mask, replace=replace, out=out,
+                       value=None if is_scalar else value)  # fmt: skip
+    m = spec.mask
+    _dt.check_cast(value_dtype, out.dtype, argument="out")
+    accum_op = None if accum is None else checks.binary_of(accum, "accum")
+    if isinstance(out, Vector):
+        if len(indices) != 1:
+            raise InvalidValue(f"assign into a Vector takes one index, got {len(indices)}")
+        if (is_scalar and indices[0] is None and accum_op is None and not replace
+                and m is not None and m.structural and not m.complement):  # fmt: skip
+            return _assign_scalar_where(out, value, m.parent)
+        idx, _ = checks.index_array(xp, indices[0], out.size, "indices")
+        _unique_or_raise(xp, idx, "indices")
+        if is_scalar and accum_op is None and m is None and out.format == "sparse":
+            return _assign_scalar_sparse(out, value, idx)
+        if is_scalar:
+            region_values = xp.full(idx.size, value, dtype=out.dtype)
+            region_present = xp.ones(idx.size, dtype=bool)
+        else:
+            if value.size != idx.size:
+                raise DimensionMismatch(f"assign: value has size {value.size} but the region has "
+                                        f"{idx.size} positions")  # fmt: skip
+            region_values, region_present = value.as_bitmap()
+        old_values, old_present = out.as_bitmap()
+        z_values, z_present = old_values.copy(), old_present.copy()
+        if accum_op is None:
+            z_values[idx] = region_values.astype(out.dtype, copy=False)
+            z_present[idx] = region_present
+        else:
+            patch = Vector.wrap_bitmap(old_values[idx], old_present[idx], backend=out.backend)
+            write_vector(OutputSpec(backend=out.backend, out=patch, accum=accum_op),
+                         region_values, region_present)  # fmt: skip
+            z_values[idx], z_present[idx] = patch.as_bitmap()
+        return write_vector(spec, z_values, z_present)
+    return _assign_matrix(out, value, is_scalar, indices, spec, accum_op)
+
+
+def _assign_scalar_sparse(out: Vector, value: Any, idx: Any, *,
+                          ascending: bool = False) -> Vector:  # fmt: skip
+    """``out(idx) = value`` into a sparse ``out``, no mask: a merge of the indices (sorted
+    here unless ``ascending``) into its keys (O(entries + indices); no bitmap over ``out``'s
+    size), a BFS's first level."""
+    xp = out.xp
+    keys, vals = out.stored_sparse
+    idx = (idx if ascending else xp.sort(idx)).astype(keys.dtype, copy=False)
+    fill = xp.full(idx.size, value, dtype=out.dtype)
+    if keys.size:
+        keys, fill = _prim.union_keys(xp, keys, vals, idx, fill, lambda _, new: new, out.dtype)
+    else:
+        keys = idx
+    out.set_storage(sparse=(keys, fill), nnz=int(keys.size))
+    return out
+
+
+def _assign_scalar_where(out: Vector, value: Any, where: Vector) -> Vector:
+    """``out<where.S> = value``: only the mask's entries are written, the level update of a
+    BFS. Into a sparse ``out`` from a mask with few entries, a merge of the mask's keys
+    (O(entries)); otherwise elementwise over bitmaps into new arrays (no copy of ``out``
+    first, no list of the mask's positions)."""
+    if out.stored_sparse is not None and where.stored_sparse is not None \
+            and (out.nnz + where.nnz) * SPARSE_BELOW < out.size:
+        return _assign_scalar_sparse(out, value, where.stored_sparse[0], ascending=True)
+    xp = out.xp
+    old_values, old_present = out.as_bitmap()
+    if where.stored_bitmap is not None:
+        written = where.stored_bitmap[1]
+    else:
+        written = xp.zeros(out.size, dtype=bool)
+        written[where.stored_sparse[0]] = True
+    values = xp.where(written, out.dtype.type(value), old_values)
+    out.set_storage(bitmap=(values, old_present | written))
+    return out
+
+
+def _assign_matrix(out: Matrix, value: Any, is_scalar: bool, indices: tuple, spec: OutputSpec,
+                   accum_op: BinaryOp | None) -> Matrix:  # fmt: skip
+    xp = out.xp
+    if len(indices) != 2:
+        raise InvalidValue(f"assign into a Matrix takes (rows, cols), got {len(indices)} indices")
+    rows, row_scalar = checks.index_array(xp, indices[0], out.nrows, "rows")
+    cols, col_scalar = checks.index_array(xp, indices[1], out.ncols, "cols")
+    _unique_or_raise(xp, rows, "rows")
+    _unique_or_raise(xp, cols, "cols")
+    ncols = np.int64(max(out.ncols, 1))
+    if is_scalar:
+        grid_r = xp.repeat(rows, cols.size)
+        grid_c = xp.tile(cols, rows.size)
+        new_keys = grid_r * ncols + grid_c
+        new_values = xp.full(new_keys.size, value, dtype=out.dtype)
+    elif isinstance(value, Vector):
+        if not (row_scalar or col_scalar):
+            raise InvalidObject("assign: a Vector value goes into one row or one column; give "
+                                "an int row or column index")  # fmt: skip
+        line = cols if row_scalar else rows
+        if value.size != line.size:
+            raise DimensionMismatch(f"assign: value has size {value.size} but the region has "
+                                    f"{line.size} positions")  # fmt: skip
+        idx, vals = value.as_sparse()
+        placed = line[idx]
+        new_keys = rows[0] * ncols + placed if row_scalar else placed * ncols + cols[0]
+        new_values = vals.astype(out.dtype, copy=False)
+    else:
+        if value.shape != (rows.size, cols.size):
+            raise DimensionMismatch(f"assign: value has shape {value.shape} but the region is "
+                                    f"{rows.size}x{cols.size}")  # fmt: skip
+        r, c, vals = entries(value)
+        new_keys = rows[r] * ncols + cols[c]
+        new_values = vals.astype(out.dtype, copy=False)
+    new_keys, new_values = _prim.sort_by_keys(xp, new_keys, new_values)
+    old_keys = matrix_keys(out)
+    old_rows, old_cols = old_keys // ncols, old_keys % ncols
+    in_region = _prim.member(xp, xp.sort(rows), old_rows) & _prim.member(xp, xp.sort(cols),
+                                                                          old_cols)  # fmt: skip
+    if accum_op is not None:
+        new_keys, new_values = accumulate_keys(
+            xp, old_keys[in_region], out.values[in_region], new_keys, new_values, accum_op,
+            out.dtype,
+        )
+    z_keys, z_values = _prim.sort_by_keys(
+        xp, xp.concatenate([old_keys[~in_region], new_keys]),
+        xp.concatenate([out.values[~in_region], new_values.astype(out.dtype, copy=False)]),
+    )
+    return write_matrix(spec, z_keys, z_values, out.shape)
+
+
+def transpose(A: Matrix, *, mask: Any = None, accum: Any = None, replace: bool = False,  # noqa: N803
+              out: Matrix | None = None) -> Matrix:  # fmt: skip
+    """``C<mask> ⊙= Aᵀ``. Without mask, accum or out, this is ``A.T.dup()``."""
+    checks.container(A, (Matrix,), "A")
+    shape = (A.ncols, A.nrows)
+    spec = output_spec("transpose", Matrix, shape, mask=mask, accum=accum, replace=replace,
+                       out=out, A=A)  # fmt: skip
+    t = A.T
+    return write_matrix(spec, matrix_keys(t), t.values.copy(), shape)

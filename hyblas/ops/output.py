@@ -1,0 +1,152 @@
+"""Masks, accumulation and replace: the one place an operation's result is written.
+
+GraphBLAS C API 2.0 semantics. With result ``T`` of an operation and existing output ``w``:
+
+1. ``Z = T`` or, with ``accum``, ``Z = w ∪ T`` where entries in both become ``accum(w, t)``;
+2. where the mask allows, ``w`` becomes ``Z`` (an absent ``Z`` entry deletes ``w``'s entry);
+   where it does not, ``w`` keeps its entry, or loses it if ``replace=True``.
+
+A value mask allows where the mask entry is present and nonzero; a structural mask (``m.S``)
+where it is present; ``~`` complements either. Everything is computed into new arrays and
+swapped into ``w`` at the very end, so an operation that raises leaves ``w`` unchanged. The
+dense executor's GPU kernels apply the same rules in their last pass instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..backend import xp_for
+from ..containers.matrix import Matrix
+from ..containers.vector import Vector
+from ..device import arrays as _prim
+from ..operators.classes import BinaryOp
+from .spec import OutputSpec
+
+__all__ = ["accum_type", "write_vector", "write_matrix", "new_sparse_vector", "accumulate_keys",
+           "matrix_keys"]
+
+
+def accum_type(accum: BinaryOp, old_dtype: np.dtype, new_dtype: np.dtype,
+               out_dtype: np.dtype) -> np.dtype:  # fmt: skip
+    """The type ``accum`` combines old and new values in; DomainMismatch if its result cannot
+    be stored in ``out_dtype``."""
+    op_type = accum.input_type(old_dtype, new_dtype)
+    _dt.check_cast(accum.output_type(op_type), out_dtype, argument="out (after accum)")
+    return op_type
+
+
+def _accumulate(accum: BinaryOp, old: Any, new: Any, out_dtype: np.dtype) -> Any:
+    op_type = accum_type(accum, old.dtype, new.dtype, out_dtype)
+    combined = accum.numpy(old.astype(op_type, copy=False), new.astype(op_type, copy=False))
+    return combined.astype(out_dtype, copy=False)
+
+
+# --- vectors: bitmap arithmetic -------------------------------------------------------------
+
+
+def write_vector(spec: OutputSpec, values: Any, present: Any, *,
+                 nnz: int | None = None) -> Vector:  # fmt: skip
+    """Write a bitmap result ``(values, present)`` as ``spec`` says.
+
+    Returns ``spec.out`` (updated in place) or, without one, a new Vector (taking the arrays).
+    ``nnz`` is the number of present results when the caller knows it (saves a count on the
+    device).
+    """
+    mask, accum, out = spec.mask, spec.accum, spec.out
+    size = values.size
+    if out is None:
+        if mask is not None:
+            present = present & mask.allowed()
+            nnz = None
+        return Vector.wrap_bitmap(values, present, backend=spec.backend, nnz=nnz)
+    _dt.check_cast(values.dtype, out.dtype)
+    xp = out.xp
+    old_values, old_present = out.as_bitmap()
+    if accum is not None:
+        both = old_present & present
+        z_values = xp.where(present, values.astype(out.dtype, copy=False), old_values)
+        if bool(both.any()):
+            z_values = xp.where(both, _accumulate(accum, old_values, values, out.dtype),
+                                z_values)  # fmt: skip
+        z_present = old_present | present
+    else:
+        z_values, z_present = values.astype(out.dtype, copy=False), present
+    if mask is None:
+        new_values, new_present = z_values, z_present
+    else:
+        allowed = mask.allowed()
+        kept = old_present & ~allowed if not spec.replace else xp.zeros(size, dtype=bool)
+        new_present = (z_present & allowed) | kept
+        new_values = xp.where(allowed, z_values, old_values)
+    out.set_storage(bitmap=(new_values.astype(out.dtype, copy=False), new_present))
+    return out
+
+
+def new_sparse_vector(spec: OutputSpec, size: int, ids: Any, values: Any) -> Vector:
+    """A new vector of the sorted entries ``ids`` / ``values`` (arrays taken) that ``spec``'s
+    mask allows (``spec`` has no ``out``): with nothing to write through, a sparse result
+    needs no pass over every position."""
+    if spec.mask is not None:
+        keep = spec.mask.allowed_at(ids)
+        ids, values = ids[keep], values[keep]
+    return Vector(size, values.dtype, backend=spec.backend, sparse=(ids, values),
+                  nnz=int(ids.size)).settle()  # fmt: skip
+
+
+# --- matrices: sorted linear keys ------------------------------------------------------------
+
+
+def matrix_keys(A: Matrix) -> Any:  # noqa: N803
+    """The linear keys ``row * ncols + col`` of ``A``'s entries, ascending (int64)."""
+    return _prim.csr_keys(A.xp, A.indptr, A.indices, A.nrows, A.ncols)
+
+
+def write_matrix(spec: OutputSpec, keys: Any, values: Any, shape: tuple[int, int]) -> Matrix:
+    """Write a result given as ascending linear keys (row * ncols + col) and values as
+    ``spec`` says.
+
+    Returns ``spec.out`` (updated in place) or, without one, a new Matrix.
+    """
+    mask, accum, out = spec.mask, spec.accum, spec.out
+    nrows, ncols = shape
+    if out is None:
+        xp = mask.parent.xp if mask is not None else xp_for(spec.backend)
+        if mask is not None:
+            allowed = _prim.member(xp, mask.keys(), keys) ^ mask.complement
+            keys, values = keys[allowed], values[allowed]
+        idx = _prim.index_dtype(keys.size, nrows, ncols)
+        indptr, indices = _prim.csr_from_sorted_keys(xp, keys, nrows, ncols, idx)
+        return Matrix(indptr, indices, values, shape, backend=spec.backend)
+    _dt.check_cast(values.dtype, out.dtype)
+    xp = out.xp
+    old_keys = _prim.csr_keys(xp, out.indptr, out.indices, nrows, ncols)
+    old_vals = out.values
+    values = values.astype(out.dtype, copy=False)
+    if accum is not None:
+        keys, values = accumulate_keys(xp, old_keys, old_vals, keys, values, accum, out.dtype)
+    if mask is not None:
+        mkeys = mask.keys()
+        allowed = _prim.member(xp, mkeys, keys) ^ mask.complement
+        keys, values = keys[allowed], values[allowed]
+        if not spec.replace:
+            keep = ~(_prim.member(xp, mkeys, old_keys) ^ mask.complement)
+            keys, values = _prim.sort_by_keys(
+                xp, xp.concatenate([keys, old_keys[keep]]),
+                xp.concatenate([values, old_vals[keep]]),
+            )
+    idx = _prim.index_dtype(keys.size, nrows, ncols)
+    indptr, indices = _prim.csr_from_sorted_keys(xp, keys, nrows, ncols, idx)
+    out.set_storage(indptr, indices, values.astype(out.dtype, copy=False))
+    return out
+
+
+def accumulate_keys(xp: Any, old_keys: Any, old_vals: Any, keys: Any, values: Any,
+                    accum: BinaryOp, out_dtype: np.dtype) -> tuple[Any, Any]:  # fmt: skip
+    """``Z = w ∪ T`` on ascending keys: ``accum(w, t)`` where both exist; an entry of only one
+    keeps its own value (cast to ``out_dtype``), it does not pass through ``accum``'s type."""
+    return _prim.union_keys(xp, old_keys, old_vals, keys, values,
+                            lambda w, t: _accumulate(accum, w, t, out_dtype), out_dtype)

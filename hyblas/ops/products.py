@@ -1,0 +1,142 @@
+"""The products: ``mxv``, ``vxm`` and ``mxm``. Each checks its arguments, builds its output
+description and hands both to the executors (:mod:`.dispatch`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..containers.matrix import Matrix
+from ..containers.vector import Vector
+from ..errors import DimensionMismatch
+from ..operators.classes import BinaryOp, Semiring
+from . import checks
+from .dispatch import MatrixProduct, Product, check_executor, run_matrix_product, run_product
+from .spec import output_spec
+
+__all__ = ["mxv", "vxm", "mxm"]
+
+
+def mxv(
+    A: Matrix,  # noqa: N803 - GraphBLAS / math spelling
+    u: Vector,
+    semiring: Semiring | str,
+    *,
+    mask: Any = None,
+    accum: BinaryOp | None = None,
+    replace: bool = False,
+    out: Vector | None = None,
+    executor: str = "auto",
+) -> Vector:
+    """Matrix-vector product ``w<mask> ⊙= A ⊕.⊗ u``: ``w_i = ⊕_j A_ij ⊗ u_j``.
+
+    Parameters
+    ----------
+    A : Matrix
+        ``m x n``.
+    u : Vector
+        Size ``n``.
+    semiring : Semiring or str
+        E.g. ``semiring.plus_times`` or ``"min_plus"``.
+    mask : Vector or mask view, optional
+        ``v`` (value), ``v.S`` (structural), ``~v.S`` / ``~v`` (complemented).
+    accum : BinaryOp, optional
+        Combines existing entries of ``out`` with the result.
+    replace : bool
+        Clear entries of ``out`` outside the mask.
+    out : Vector, optional
+        Size ``m``; updated in place and returned.
+    executor : {'auto', 'reference', 'dense', 'sparse', 'pull'}
+        Which executor runs the product (``hyblas.ops.EXECUTORS`` lists the registered ones):
+        ``'reference'`` (the portable path); ``'dense'``, the 2D-blocked two-phase SpMV
+        (:mod:`hyblas.executors.dense`); ``'sparse'``, the push from ``u``'s entries over the
+        in-degree-grouped layout, masked before any atomic (:mod:`hyblas.executors.sparse`);
+        ``'pull'``, the outputs the mask allows reduce their rows and stop early where the
+        monoid allows (:mod:`hyblas.executors.pull`). The fast executors run CUDA kernels on
+        the GPU and NumPy emulations of the same walk on the CPU. ``'auto'`` asks the current
+        policy (:func:`hyblas.set_policy`, see :mod:`hyblas.executors.policy`);
+        :func:`hyblas.trace` records what it chose and why.
+
+    Returns
+    -------
+    Vector
+
+    Raises
+    ------
+    InvalidObject, InvalidValue
+        An argument of the wrong kind, an unknown semiring or executor name.
+    DimensionMismatch
+        ``u``, ``out`` or the mask does not fit ``A``.
+    BackendError
+        The objects live on different backends.
+    """
+    sr = checks.operator(semiring, (Semiring,), "semiring")
+    checks.container(A, (Matrix,), "A")
+    checks.container(u, (Vector,), "u")
+    if u.size != A.ncols:
+        raise DimensionMismatch(f"mxv: u has size {u.size} but A has {A.ncols} columns "
+                                f"(A is {A.nrows}x{A.ncols}; (m,n),(n)->(m))")  # fmt: skip
+    check_executor(executor)
+    spec = output_spec("mxv", Vector, (A.nrows,), mask=mask, accum=accum, replace=replace,
+                       out=out, A=A, u=u)  # fmt: skip
+    return run_product(Product("mxv", A, u, sr), spec, executor)
+
+
+def vxm(
+    u: Vector,
+    A: Matrix,  # noqa: N803
+    semiring: Semiring | str,
+    *,
+    mask: Any = None,
+    accum: BinaryOp | None = None,
+    replace: bool = False,
+    out: Vector | None = None,
+    executor: str = "auto",
+) -> Vector:
+    """Vector-matrix product ``w<mask> ⊙= u ⊕.⊗ A``: ``w_j = ⊕_i u_i ⊗ A_ij``.
+
+    The push step of a traversal: with ``A`` an adjacency matrix (rows = sources), ``u`` the
+    frontier, ``w`` holds the neighbours. Parameters as in :func:`mxv` (``u`` has size
+    ``A.nrows``, ``w`` size ``A.ncols``); the executors run it as ``Aᵀ ⊕.⊗ u`` with the
+    multiply's operands swapped.
+    """
+    sr = checks.operator(semiring, (Semiring,), "semiring")
+    checks.container(u, (Vector,), "u")
+    checks.container(A, (Matrix,), "A")
+    if u.size != A.nrows:
+        raise DimensionMismatch(f"vxm: u has size {u.size} but A has {A.nrows} rows "
+                                f"(A is {A.nrows}x{A.ncols}; (m),(m,n)->(n))")  # fmt: skip
+    check_executor(executor)
+    spec = output_spec("vxm", Vector, (A.ncols,), mask=mask, accum=accum, replace=replace,
+                       out=out, u=u, A=A)  # fmt: skip
+    return run_product(Product("vxm", A.T, u, sr), spec, executor)
+
+
+def mxm(
+    A: Matrix,  # noqa: N803
+    B: Matrix,  # noqa: N803
+    semiring: Semiring | str,
+    *,
+    mask: Any = None,
+    accum: BinaryOp | None = None,
+    replace: bool = False,
+    out: Matrix | None = None,
+    executor: str = "auto",
+) -> Matrix:
+    """Matrix product ``C<mask> ⊙= A ⊕.⊗ B``: ``C_ij = ⊕_k A_ik ⊗ B_kj``.
+
+    A non-complemented mask restricts the products computed (as in masked SpGEMM for triangle
+    counting), a complemented one drops the products it rules out before reduction.
+    ``executor`` is checked as in :func:`mxv`; only the reference executor runs ``mxm`` so
+    far: ``'auto'`` takes it, and another executor named falls back to it with an
+    :class:`~hyblas.errors.ExecutorFallback` warning.
+    """
+    sr = checks.operator(semiring, (Semiring,), "semiring")
+    checks.container(A, (Matrix,), "A")
+    checks.container(B, (Matrix,), "B")
+    if A.ncols != B.nrows:
+        raise DimensionMismatch(f"mxm: A is {A.nrows}x{A.ncols} but B is {B.nrows}x{B.ncols} "
+                                "((m,k),(k,n)->(m,n))")  # fmt: skip
+    check_executor(executor)
+    spec = output_spec("mxm", Matrix, (A.nrows, B.ncols), mask=mask, accum=accum,
+                       replace=replace, out=out, A=A, B=B)  # fmt: skip
+    return run_matrix_product(MatrixProduct(A, B, sr), spec, executor)

@@ -1,0 +1,137 @@
+"""NumPy emulation of the device loop (``propagate``'s narrow rounds on the CPU), so that CI
+checks its protocol without a GPU: the same rounds, reached-once stamps (levels) or
+improvement test and queue dedupe (improve), near / far vertices of bucketed rounds, the
+values given to the next queue after the round, and the same stop rule (empty frontier, last
+round, too many next edges). Levels rounds use the stamps kept on the matrix
+(:mod:`.stamps`) as the kernel does, and give back only the vertices they reached."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..device import arrays as _prim
+from .stamps import LevelStamps, borrow_stamps
+from .walk import Entry, Walked
+
+__all__ = ["walk"]
+
+
+def walk(entry: Entry) -> Walked:
+    """Run ``entry``'s rounds as ``frontier_loop.cu`` does, one vectorized step per round."""
+    if entry.levels:
+        with borrow_stamps(entry.A) as stamps:
+            return _walk(entry, stamps)
+    return _walk(entry, None)
+
+
+def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
+    A, semiring, buckets = entry.A, entry.semiring, entry.buckets
+    out_type = semiring.output_type(entry.op_type)
+    mult, add = semiring.binaryop.numpy, semiring.monoid.binaryop
+    identity = semiring.monoid.identity(out_type)
+    indptr = A.indptr.astype(np.int64)
+    indices = A.indices.astype(np.int64)
+    weights = A.values.astype(entry.op_type, copy=False)
+    if stamps is not None:
+        prestamp, offset = stamps.open(entry.first_round, entry.state_ids)
+        visited = entry.present
+        reached = []
+    else:
+        values, present = entry.values.copy(), entry.present.copy()
+    ids = entry.ids if entry.ids is not None else np.flatnonzero(entry.frontier_present)
+    x = (entry.x if entry.ids is not None else entry.x[ids]).astype(entry.op_type, copy=False)
+    ids = ids.astype(np.int64)
+    threshold = entry.threshold
+    walked = 0
+    r = entry.first_round
+    front_edges = int((indptr[ids + 1] - indptr[ids]).sum())
+    while True:
+        if entry.pull is not None and front_edges > entry.exit_edges:
+            ids, x, examined = _pull_round(entry, stamps, prestamp, visited, ids, out_type)
+            walked += examined
+            stamps.stamp[ids] = r + offset
+            reached.append(ids)
+            front_edges = int((indptr[ids + 1] - indptr[ids]).sum())
+            if ids.size == 0 or r >= entry.last_round:
+                break
+            x = x.astype(entry.op_type, copy=False)
+            r += 1
+            continue
+        waiting = ids[:0]
+        if buckets is not None:  # the queue's minimum, combined from the identity as atomics do
+            smallest = out_type.type(add.numpy.reduce(x, initial=identity))
+            threshold = buckets.next_threshold(smallest, threshold)
+            far = (x >= threshold) & (x != smallest)
+            waiting, ids, x = ids[far], ids[~far], x[~far]
+        degrees = indptr[ids + 1] - indptr[ids]
+        walked += int(degrees.sum())
+        edges, owner = _prim.ranges(np, indptr[ids], degrees)
+        targets = indices[edges]
+        z = np.asarray(mult(x[owner], weights[edges])).astype(out_type, copy=False)
+        if stamps is not None:
+            keep = stamps.stamp[targets] < prestamp
+            if visited is not None:
+                keep &= ~visited[targets]
+            targets, z = targets[keep], z[keep]
+        targets, z = _prim.combine_by_key(np, targets, z, add)
+        if stamps is not None:
+            stamps.stamp[targets] = r + offset
+            reached.append(targets)
+            ids, x = targets, z
+        else:
+            seen = values[targets]
+            new = np.where(present[targets], np.asarray(add(seen, z)).astype(out_type), z)
+            changed = ~present[targets] | (new != seen)
+            values[targets], present[targets] = new, True
+            ids = np.union1d(targets[changed], waiting)  # queued once (the round stamp)
+            x = values[ids]  # the state after the round, as the kernel copies it out
+        front_edges = int((indptr[ids + 1] - indptr[ids]).sum())
+        if ids.size == 0 or r >= entry.last_round or \
+                (front_edges > entry.exit_edges and entry.pull is None):  # fmt: skip
+            break
+        x = x.astype(entry.op_type, copy=False)
+        r += 1
+    common = dict(ids=ids, x=x.astype(out_type, copy=False), rounds=r - entry.first_round + 1,
+                  edges=walked, next_edges=front_edges, threshold=threshold)  # fmt: skip
+    if stamps is None:
+        return Walked(values=values, present=present, **common)
+    stamps.close(r, offset)
+    reached_ids = np.concatenate(reached)
+    count = int(reached_ids.size)
+    bitmap = entry.into_bitmap(count) if entry.into_bitmap is not None else None
+    if bitmap is not None:  # as the kernel does it: a pass over the stamps
+        values, present = bitmap
+        rounds = stamps.stamp - offset
+        hit = (rounds >= entry.first_round) & (rounds <= r)
+        values[hit], present[hit] = rounds[hit], True
+        return Walked(values=values, present=present, reached_count=count, **common)
+    return Walked(reached=reached_ids, reached_rounds=stamps.stamp[reached_ids] - offset,
+                  reached_count=count, **common)  # fmt: skip
+
+
+def _pull_round(entry: Entry, stamps: LevelStamps, prestamp: int, visited: np.ndarray | None,
+                ids: np.ndarray, out_type: np.dtype) -> tuple[np.ndarray, np.ndarray, int]:
+    """A pull round as the kernel's: every vertex not reached yet reads its in-edges (rows of
+    ``entry.pull``) up to the first from the frontier ``ids``, which reaches it. Returns the
+    reached vertices (sorted), their values and the in-edges read."""
+    pull = entry.pull
+    indptr = pull.indptr.astype(np.int64)
+    sources = pull.indices.astype(np.int64)
+    in_frontier = np.zeros(pull.nrows, dtype=bool)
+    in_frontier[ids] = True
+    candidate = stamps.stamp < prestamp
+    if visited is not None:
+        candidate &= ~visited
+    rows = np.flatnonzero(candidate)
+    degrees = indptr[rows + 1] - indptr[rows]
+    edges, owner = _prim.ranges(np, indptr[rows], degrees)
+    hit = in_frontier[sources[edges]]
+    # the first hit of each row: edges come row by row, in order within a row
+    hit_rows, first = np.unique(owner[hit], return_index=True)
+    first_edge = edges[hit][first]
+    examined = int(degrees.sum()) - int(degrees[hit_rows].sum())
+    examined += int((first_edge - indptr[rows[hit_rows]] + 1).sum())
+    weights = pull.values[first_edge].astype(entry.op_type, copy=False)
+    mult = entry.semiring.binaryop.numpy
+    values = np.asarray(mult(np.zeros(weights.size, dtype=entry.op_type), weights))
+    return rows[hit_rows], values.astype(out_type, copy=False), examined

@@ -1,0 +1,133 @@
+"""The device loop's parameter set, and how to change it for a block of code."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidValue
+from ..executors.params import ParamStack
+
+__all__ = ["LoopParams", "DEFAULT_PARAMS", "current_params", "loop_params", "THREADS"]
+
+THREADS = 256  # HYBLAS_THREADS in frontier_loop.cu
+
+
+@dataclass(frozen=True)
+class LoopParams:
+    """When :func:`hyblas.ops.propagate` runs rounds in the device loop, and its shape.
+
+    Parameters
+    ----------
+    device_loop : bool
+        False: every round is a host ``vxm`` (the pre-loop behaviour), e.g. to see the
+        policy's choice for every round in a trace.
+    pull_rounds : bool
+        Levels rounds whose product is the first in-edge from the frontier (the ``any``
+        monoid and a multiply that ignores the frontier's value, as BFS's ``any_pair``) do
+        not go back to the host when the frontier is wider than ``exit_edges``: the loop
+        pulls them (every vertex not reached yet reads its in-edges up to the first from the
+        frontier, the direction-optimizing BFS's bottom-up step) and pushes again when the
+        frontier narrows. False: such rounds are host rounds, as for every other semiring.
+    exit_edges : int or None
+        The loop hands the rounds back to the host (one ``vxm`` per round on the executor the
+        policy picks) when the next frontier has more out-edges than this, and takes them
+        again when it has at most this many. None: ``max(exit_min, nnz * fraction)`` of the
+        matrix, with ``fraction`` = ``exit_fraction`` for ``levels=True`` rounds and
+        ``improve_exit_fraction`` for the others. The device loop pushes every edge of the
+        frontier. A BFS's wide frontier is much cheaper pulled (only the unreached outputs'
+        rows, stopping early); improving rounds have no mask to pull through, so only a
+        frontier with most of the edges is worth a full product on the host.
+    exit_fraction : float
+        See ``exit_edges``.
+    improve_exit_fraction : float
+        See ``exit_edges``.
+    exit_min : int
+        See ``exit_edges``.
+    warp_vertices : int or None
+        A round with at most this many light (not heavy) vertices queued walks each with a
+        warp of its own: the round is a chain of dependent memory accesses, shortest that
+        way. With more, a warp takes 32 of them (see ``thread_edges``). None: the number of
+        warps in the grid.
+    thread_edges : int
+        In a round of more than ``warp_vertices`` light vertices, a warp takes 32 of them,
+        and one with at most this many out-edges is walked by its own lane (the others by
+        the whole warp, one after the other): a warp per vertex would leave 28 of 32 lanes
+        idle on a grid's degree-4 vertices (plain Bellman-Ford on grid2048: 917 -> 229 ms on
+        the H100).
+    heavy : int
+        A queued vertex with more out-edges than this is walked by a thread block instead of
+        a warp.
+    huge : int
+        A queued vertex with more out-edges than this (and more than ``heavy``) is walked by
+        the whole grid, its edges dealt out over every thread, instead of by one block, when
+        the round has at most 256 such (more, and each gets a block: they keep the grid busy
+        then). So a stay may start from, or reach, a hub of a power-law graph, whose edges
+        one block would walk a few hundred at a time.
+    blocks_per_sm : int
+        Resident 256-thread blocks per multiprocessor (the kernel's launch bounds, and the
+        grid is this times the multiprocessor count).
+    """
+
+    device_loop: bool = True
+    pull_rounds: bool = True
+    exit_edges: int | None = None
+    exit_fraction: float = 1 / 64
+    improve_exit_fraction: float = 1 / 2
+    exit_min: int = 1 << 16
+    warp_vertices: int | None = None
+    thread_edges: int = 8
+    heavy: int = 1024
+    huge: int = 1 << 13
+    blocks_per_sm: int = 4
+
+    def __post_init__(self) -> None:
+        for name in ("device_loop", "pull_rounds"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidValue(f"LoopParams.{name} must be a bool, got "
+                                   f"{getattr(self, name)!r}")  # fmt: skip
+        for name in ("exit_edges", "warp_vertices"):
+            value = getattr(self, name)
+            if value is not None and (not _is_int(value) or value < 0):
+                raise InvalidValue(f"LoopParams.{name} must be None or an int >= 0, got "
+                                   f"{value!r}")  # fmt: skip
+        for name in ("exit_fraction", "improve_exit_fraction"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
+                raise InvalidValue(f"LoopParams.{name} must be in [0, 1], got {value!r}")
+        for name, lowest in (("exit_min", 0), ("thread_edges", 0), ("heavy", 0), ("huge", 0),
+                             ("blocks_per_sm", 1)):  # fmt: skip
+            value = getattr(self, name)
+            if not _is_int(value) or value < lowest:
+                raise InvalidValue(f"LoopParams.{name} must be an int >= {lowest}, got "
+                                   f"{value!r}")  # fmt: skip
+        if self.blocks_per_sm > 8:
+            raise InvalidValue(f"LoopParams.blocks_per_sm must be at most 8 (2048 threads a "
+                               f"multiprocessor), got {self.blocks_per_sm}")  # fmt: skip
+
+    def exit_limit(self, nnz: int, levels: bool) -> int:
+        """The frontier out-edges above which the host takes the rounds, for ``nnz`` edges."""
+        if self.exit_edges is not None:
+            return self.exit_edges
+        fraction = self.exit_fraction if levels else self.improve_exit_fraction
+        return max(self.exit_min, int(nnz * fraction))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+DEFAULT_PARAMS = LoopParams()
+_STACK = ParamStack(DEFAULT_PARAMS)
+
+
+def current_params() -> LoopParams:
+    """The parameter set the device loop uses now."""
+    return _STACK.current()
+
+
+def loop_params(params: LoopParams | None = None,
+                **changes: Any) -> contextlib.AbstractContextManager[LoopParams]:  # fmt: skip
+    """Run a block with other device-loop parameters: ``with loop_params(exit_edges=0): ...``."""
+    return _STACK.using(params, **changes)

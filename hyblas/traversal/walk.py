@@ -1,0 +1,79 @@
+"""What one stay in the device loop takes and gives back (both backends)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..containers.matrix import Matrix
+from ..operators.classes import Semiring
+from .buckets import Buckets
+
+__all__ = ["Entry", "Walked"]
+
+
+@dataclass
+class Entry:
+    """The rounds to run and what they start from (arrays on the matrix's backend).
+
+    ``values`` / ``present`` are the state's bitmap (the semiring's output type). Levels rounds
+    read only the state's vertices: ``present`` for a state stored as a bitmap (``values``
+    None), ``state_ids`` (int64) for a sparse one. The frontier is ``first_count`` vertices:
+    ``ids`` (int64, no repeats, any order) with their values ``x``, or, with ``ids`` None, the
+    vertices present in the bitmap ``frontier_present``, ``x`` holding a value for every
+    vertex (the frontier's dtype, cast to ``op_type`` by the walk). Rounds ``first_round ..
+    last_round`` may run; the loop stops early when the frontier empties or the next one has
+    more than ``exit_edges`` out-edges, unless ``pull`` is given (levels rounds only): then
+    such a round is a pull round over ``pull``, the transpose of ``A`` (its rows are the
+    in-edges), and the frontier must come as a bitmap if the first round pulls. With
+    ``buckets`` the rounds are bucketed (:mod:`.buckets`), starting from ``threshold`` (None:
+    no threshold yet), and the frontier's values are the state's. Levels rounds call
+    ``into_bitmap`` (if given) with the number of vertices they reached: it returns the
+    state's bitmap (``values``, ``present``; made from a sparse state if need be) to write
+    their rounds into, in place, or None to have them listed.
+    """
+
+    A: Matrix  # noqa: N815 - math spelling
+    semiring: Semiring
+    op_type: np.dtype
+    levels: bool
+    values: Any
+    present: Any
+    ids: Any
+    x: Any
+    first_round: int
+    last_round: int
+    exit_edges: int
+    buckets: Buckets | None = None
+    threshold: Any = None
+    state_ids: Any = None
+    first_count: int = 0
+    frontier_present: Any = None
+    pull: Matrix | None = None
+    into_bitmap: Callable[[int], tuple[Any, Any] | None] | None = None
+
+
+@dataclass
+class Walked:
+    """After the rounds: the next frontier (ids in any order, values in the output type) and
+    its out-edges (``next_edges``), the rounds run, the edges they walked and, for bucketed
+    rounds, the last round's threshold;
+    and the state: improve rounds give its new bitmap (``values``, ``present``); levels
+    rounds the ``reached_count`` vertices they reached, written into the bitmap that
+    ``Entry.into_bitmap`` gave (``values``, ``present``) or listed (``reached``, int64, no
+    repeats, any order) with the round that reached each (``reached_rounds``)."""
+
+    ids: Any
+    x: Any
+    rounds: int
+    edges: int
+    next_edges: int = 0
+    threshold: Any = None
+    values: Any = None
+    present: Any = None
+    reached: Any = None
+    reached_rounds: Any = None
+    reached_count: int = 0

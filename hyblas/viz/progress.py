@@ -1,0 +1,109 @@
+"""The algorithms' progress bars, drawn by tqdm: installed into
+:mod:`hyblas.algorithms.reporting` at import. tqdm is imported only when a bar is actually
+shown, never at ``import hyblas`` time."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from typing import Any
+
+from ..algorithms.reporting import NO_BAR, ProgressBar, check_progress, install_bar_factory
+from ..errors import MissingDependency
+
+__all__ = ["in_notebook", "progress_bar", "install"]
+
+# A bar opened by default (progress=None, in a notebook) appears only once a call has run this
+# long, so that short calls never flash one.
+NOTEBOOK_DELAY_S = 2.0
+
+
+def _tqdm_class() -> Any:
+    """``tqdm.auto.tqdm`` where ipywidgets is installed (a widget in Jupyter), else the text
+    bar ``tqdm.std.tqdm`` (``tqdm.auto`` would warn "IProgress not found" into the cell).
+
+    The one place tqdm is imported; tests replace it to record the bars created.
+
+    Raises
+    ------
+    MissingDependency
+        If tqdm is not installed.
+    """
+    try:
+        from tqdm.auto import tqdm
+    except ImportError as exc:
+        raise MissingDependency(
+            "progress=True needs tqdm, which is not installed: pip install tqdm"
+        ) from exc
+    if importlib.util.find_spec("ipywidgets") is None:
+        from tqdm.std import tqdm
+    return tqdm
+
+
+def in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (an IPython ``ZMQInteractiveShell``).
+
+    IPython is looked up in ``sys.modules`` only, never imported: a process that has not
+    imported it is not a kernel.
+    """
+    ipython = sys.modules.get("IPython")
+    get_ipython = getattr(ipython, "get_ipython", None)
+    if get_ipython is None:
+        return False
+    try:
+        shell = get_ipython()
+    except Exception:  # a broken IPython install just means "not a notebook"
+        return False
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def progress_bar(
+    progress: bool | None,
+    *,
+    total: int | None,
+    desc: str,
+    unit: str = "it",
+) -> ProgressBar:
+    """A progress bar for an algorithm's loop, or a no-op stand-in.
+
+    Parameters
+    ----------
+    progress : bool or None
+        True: always a tqdm bar. False: never (a no-op object; tqdm is not imported).
+        None: a bar only inside a Jupyter kernel and only if tqdm is installed, shown once the
+        call has run for ``NOTEBOOK_DELAY_S`` seconds; no bar in scripts and tests.
+    total : int, optional
+        Expected number of updates (an upper bound is fine); None when unknown.
+    desc : str
+        Label in front of the bar (the algorithm's name).
+    unit : str
+        What one update counts ("iteration", "level", "source"...).
+
+    Returns
+    -------
+    ProgressBar
+        Has ``update(n=1)``, ``set_postfix(**values)``, ``close()`` and works as a context
+        manager (closing the bar on exit, also when the loop raises).
+
+    Raises
+    ------
+    InvalidValue
+        If ``progress`` is not True, False or None.
+    MissingDependency
+        If ``progress`` is True and tqdm is not installed.
+    """
+    check_progress(progress, desc)
+    if progress is False or (progress is None and not in_notebook()):
+        return NO_BAR
+    if progress is None:
+        try:
+            tqdm = _tqdm_class()
+        except MissingDependency:
+            return NO_BAR
+        return tqdm(total=total, desc=desc, unit=unit, delay=NOTEBOOK_DELAY_S)
+    return _tqdm_class()(total=total, desc=desc, unit=unit)
+
+
+def install() -> None:
+    """Make :func:`progress_bar` the algorithms' bar factory."""
+    install_bar_factory(progress_bar)
