@@ -28,7 +28,7 @@ import numpy as np
 
 import hyblas as hb
 from hyblas.backend import device_name, free_gpu_memory_pool, synchronize, xp_for
-from hyblas.device import arrays as primitives as prim
+from hyblas.device import arrays as prim
 from hyblas.executors.dense import DEFAULT_PARAMS, DenseParams, dense_params
 from hyblas.executors.dense.layout import DenseLayout, build_layout
 
@@ -40,28 +40,46 @@ from .timing import copy_bandwidth_tbps, time_gpu_ms
 GRIDS = {
     "quick": [DEFAULT_PARAMS],
     "full": [
-        dataclasses.replace(DEFAULT_PARAMS, column_panel=w, row_panel=h, heavy_threshold=t,
-                            heavy_threads=k, reorder=r)
+        dataclasses.replace(
+            DEFAULT_PARAMS,
+            column_panel=w,
+            row_panel=h,
+            heavy_threshold=t,
+            heavy_threads=k,
+            reorder=r,
+        )
         for w, h, t, k, r in itertools.product(
-            (8192, 16384, 32767), (4096, 8192), (256, 2048, 8192), (256, 512), ("auto",))
+            (8192, 16384, 32767), (4096, 8192), (256, 2048, 8192), (256, 512), ("auto",)
+        )
     ],
     # the H100 follow-up: three blocks per multiprocessor fit below 16384-input panels
     "h100": [
-        dataclasses.replace(DEFAULT_PARAMS, column_panel=w, row_panel=h, heavy_threshold=t,
-                            reduce_chunk_slots=c)
+        dataclasses.replace(
+            DEFAULT_PARAMS, column_panel=w, row_panel=h, heavy_threshold=t, reduce_chunk_slots=c
+        )
         for w, h, t, c in itertools.product(
-            (16384, 14336, 12288), (4096, 2048), (2048, 1024), (8192, 16384))
+            (16384, 14336, 12288), (4096, 2048), (2048, 1024), (8192, 16384)
+        )
     ],
     # how much of a column panel one thread block walks: more, smaller teams fill a mesh's
     # single wave of 256 teams better, at the price of more panel loads
     "units": [
-        dataclasses.replace(DEFAULT_PARAMS, column_panel=w, heavy_unit_edges=u,
-                            heavy_team_edges=t, heavy_threads=k)
+        dataclasses.replace(
+            DEFAULT_PARAMS, column_panel=w, heavy_unit_edges=u, heavy_team_edges=t, heavy_threads=k
+        )
         for w, (u, t), k in itertools.product(
             (16384, 12288),
-            ((16384, 16384), (16384, 32768), (16384, 65536), (32768, 32768), (32768, 65536),
-             (65536, 65536), (65536, 131072)),
-            (256, 512))
+            (
+                (16384, 16384),
+                (16384, 32768),
+                (16384, 65536),
+                (32768, 32768),
+                (32768, 65536),
+                (65536, 65536),
+                (65536, 131072),
+            ),
+            (256, 512),
+        )
     ],
     # after the heavy kernel's middle runs became plain stores: smaller units for meshes
     # (H100, 2026-11-25: 16384-entry units took grid2048 from 0.135 to 0.125 ms but kron24 from
@@ -69,20 +87,33 @@ GRIDS = {
     # defaults stayed)
     "units2": [
         dataclasses.replace(DEFAULT_PARAMS, heavy_unit_edges=u, heavy_team_edges=t)
-        for u, t in ((65536, 65536), (32768, 65536), (32768, 32768), (16384, 65536),
-                     (65536, 131072))
+        for u, t in (
+            (65536, 65536),
+            (32768, 65536),
+            (32768, 32768),
+            (16384, 65536),
+            (65536, 131072),
+        )
     ],
     # groups of tile walkers sharing one panel load per heavy block (more threads per SM where
     # a float64 panel leaves room for one block), against light blocks of 1024 threads
     "groups": [
-        dataclasses.replace(DEFAULT_PARAMS, heavy_groups=g, heavy_threads=k, heavy_team_edges=t,
-                            light_threads=lt)
+        dataclasses.replace(
+            DEFAULT_PARAMS, heavy_groups=g, heavy_threads=k, heavy_team_edges=t, light_threads=lt
+        )
         for g, k, t, lt in (
-            (1, 512, 65536, 512), (2, 512, 65536, 512), (2, 512, 32768, 512),
-            (1, 512, 65536, 1024), (2, 512, 65536, 1024), (2, 256, 65536, 512),
-            (3, 256, 65536, 512), (4, 256, 65536, 512), (4, 256, 32768, 512))
+            (1, 512, 65536, 512),
+            (2, 512, 65536, 512),
+            (2, 512, 32768, 512),
+            (1, 512, 65536, 1024),
+            (2, 512, 65536, 1024),
+            (2, 256, 65536, 512),
+            (3, 256, 65536, 512),
+            (4, 256, 65536, 512),
+            (4, 256, 32768, 512),
+        )
     ],
-}  # fmt: skip
+}
 
 
 def traffic_bytes(layout: DenseLayout, op_bytes: int, out_bytes: int) -> int:
@@ -112,8 +143,9 @@ def _random_renumbering(A: hb.Matrix, seed: int = 3) -> hb.Matrix:
     xp = A.xp
     rows = prim.row_ids(xp, A.indptr, A.nrows)
     perm = xp.asarray(np.random.default_rng(seed).permutation(A.nrows))
-    return hb.Matrix.from_coo(perm[rows], perm[A.indices], A.values, nrows=A.nrows,
-                              ncols=A.ncols, backend=A.backend)  # fmt: skip
+    return hb.Matrix.from_coo(
+        perm[rows], perm[A.indices], A.values, nrows=A.nrows, ncols=A.ncols, backend=A.backend
+    )
 
 
 def _check(got: hb.Vector, ref: np.ndarray, rel: float = 1e-4) -> float:
@@ -122,8 +154,9 @@ def _check(got: hb.Vector, ref: np.ndarray, rel: float = 1e-4) -> float:
     return err
 
 
-def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: float,
-                  semirings: bool) -> dict[str, Any]:  # fmt: skip
+def measure_graph(
+    name: str, grid: list[DenseParams], repeats: int, copy_tbps: float, semirings: bool
+) -> dict[str, Any]:
     base = name.removesuffix("-random")
     A = build_graph(base, "cuda").A  # the graph's weights and sources are dropped here
     if name.endswith("-random"):
@@ -141,8 +174,14 @@ def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: f
     _check(hb.Vector.from_dense(csr @ u.as_bitmap()[0]), np.nan_to_num(ref), 1e-4)
     csr_bytes = int(csr.data.nbytes + csr.indices.nbytes + csr.indptr.nbytes)
     cusparse_ms = time_gpu_ms(lambda: csr @ u.as_bitmap()[0], repeats=repeats)
-    result: dict[str, Any] = {"graph": name, "n": A.nrows, "nnz": A.nnz, "csr_bytes": csr_bytes,
-                              "cusparse_plus_times_ms": cusparse_ms, "params": []}  # fmt: skip
+    result: dict[str, Any] = {
+        "graph": name,
+        "n": A.nrows,
+        "nnz": A.nnz,
+        "csr_bytes": csr_bytes,
+        "cusparse_plus_times_ms": cusparse_ms,
+        "params": [],
+    }
     best = None
     for params in grid:
         build_s = []  # cold (the first build on a machine includes CuPy's kernel compiles), warm
@@ -164,22 +203,47 @@ def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: f
             _check(fn(), ref)
             f64_ms = time_gpu_ms(fn, repeats=repeats)
         moved = traffic_bytes(layout, 4, 4)
-        row = {**dataclasses.asdict(params), **layout.stats(), "build_s": build_s[1],
-               "build_cold_s": build_s[0],
-               "plus_times_ms": ms, "vs_cusparse": ms / cusparse_ms, "rel_err": err,
-               "plus_times_float64_ms": f64_ms,
-               "layout_vs_csr": layout.nbytes() / csr_bytes,
-               "modelled_bytes_per_entry": moved / max(A.nnz, 1),
-               "modelled_floor_ms": moved / (copy_tbps * 1e12) * 1e3,
-               "fraction_of_copy_bw": moved / (copy_tbps * 1e12) * 1e3 / ms}  # fmt: skip
+        row = {
+            **dataclasses.asdict(params),
+            **layout.stats(),
+            "build_s": build_s[1],
+            "build_cold_s": build_s[0],
+            "plus_times_ms": ms,
+            "vs_cusparse": ms / cusparse_ms,
+            "rel_err": err,
+            "plus_times_float64_ms": f64_ms,
+            "layout_vs_csr": layout.nbytes() / csr_bytes,
+            "modelled_bytes_per_entry": moved / max(A.nnz, 1),
+            "modelled_floor_ms": moved / (copy_tbps * 1e12) * 1e3,
+            "fraction_of_copy_bw": moved / (copy_tbps * 1e12) * 1e3 / ms,
+        }
         result["params"].append(row)
-        print(json.dumps({k: row[k] for k in ("column_panel", "row_panel", "heavy_threshold",
-                                              "heavy_unit_edges", "heavy_team_edges",
-                                              "heavy_threads", "reduce_chunk_slots",
-                                              "heavy_groups", "light_threads",
-                                              "reorder", "plus_times_ms", "plus_times_float64_ms",
-                                              "vs_cusparse", "build_s", "layout_vs_csr")}),
-              file=sys.stderr, flush=True)  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    k: row[k]
+                    for k in (
+                        "column_panel",
+                        "row_panel",
+                        "heavy_threshold",
+                        "heavy_unit_edges",
+                        "heavy_team_edges",
+                        "heavy_threads",
+                        "reduce_chunk_slots",
+                        "heavy_groups",
+                        "light_threads",
+                        "reorder",
+                        "plus_times_ms",
+                        "plus_times_float64_ms",
+                        "vs_cusparse",
+                        "build_s",
+                        "layout_vs_csr",
+                    )
+                }
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
         if best is None or ms < best[1]:
             best = (params, ms)
         del A.cache[("dense_layout", params)], layout
@@ -191,8 +255,9 @@ def measure_graph(name: str, grid: list[DenseParams], repeats: int, copy_tbps: f
     return result
 
 
-def _semirings(A: hb.Matrix, u: hb.Vector, x: np.ndarray, host: Any, params: DenseParams,
-               repeats: int) -> dict[str, float]:  # fmt: skip
+def _semirings(
+    A: hb.Matrix, u: hb.Vector, x: np.ndarray, host: Any, params: DenseParams, repeats: int
+) -> dict[str, float]:
     import scipy.sparse as sp
 
     out: dict[str, float] = {}
@@ -201,8 +266,10 @@ def _semirings(A: hb.Matrix, u: hb.Vector, x: np.ndarray, host: Any, params: Den
         for name in ("plus_times", "min_plus", "lor_land"):
             if name == "lor_land":
                 matrix, vector = A.dup(dtype=bool), hb.Vector.from_dense(u.as_bitmap()[0] > 1.5)
-                ref = (sp.csr_matrix(host, dtype=bool).astype(np.float64) @
-                       (x > 1.5).astype(np.float64)) > 0  # fmt: skip
+                ref = (
+                    sp.csr_matrix(host, dtype=bool).astype(np.float64)
+                    @ (x > 1.5).astype(np.float64)
+                ) > 0
                 ref = np.where(present, ref.astype(np.float64), np.nan)
             elif name == "min_plus":
                 matrix, vector = A, u
@@ -213,7 +280,7 @@ def _semirings(A: hb.Matrix, u: hb.Vector, x: np.ndarray, host: Any, params: Den
             else:
                 matrix, vector = A, u
                 ref = np.where(present, host @ x.astype(np.float64), np.nan)
-            fn = lambda: hb.ops.mxv(matrix, vector, name, executor="dense")  # noqa: E731
+            fn = lambda m=matrix, v=vector, n=name: hb.ops.mxv(m, v, n, executor="dense")
             _check(fn(), ref)
             out[f"{name}_ms"] = time_gpu_ms(fn, repeats=repeats)
     return out
@@ -223,16 +290,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--graphs", default="kron22,grid2048,kron24,kron24-random")
     parser.add_argument("--grid", default="quick", choices=sorted(GRIDS))
-    parser.add_argument("--grid-graphs", default="kron22,grid2048",
-                        help="graphs that run the whole grid; others run the defaults only")
+    parser.add_argument(
+        "--grid-graphs",
+        default="kron22,grid2048",
+        help="graphs that run the whole grid; others run the defaults only",
+    )
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     copy_tbps = copy_bandwidth_tbps()
     report: dict[str, Any] = {
-        "device": device_name(), "date": datetime.date.today().isoformat(),
-        "commit": commit_id(), "copy_TBps": copy_tbps, "defaults": dataclasses.asdict(
-            DEFAULT_PARAMS), "graphs": []}  # fmt: skip
+        "device": device_name(),
+        "date": datetime.date.today().isoformat(),
+        "commit": commit_id(),
+        "copy_TBps": copy_tbps,
+        "defaults": dataclasses.asdict(DEFAULT_PARAMS),
+        "graphs": [],
+    }
     for name in args.graphs.split(","):
         grid = GRIDS[args.grid] if name in args.grid_graphs.split(",") else [DEFAULT_PARAMS]
         report["graphs"].append(measure_graph(name, grid, args.repeats, copy_tbps, True))

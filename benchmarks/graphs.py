@@ -69,10 +69,15 @@ class BenchGraph:
         """The host (scipy) form the peers start from, made once."""
         if self._peer is None:
             self._peer = PeerGraph(
-                name=self.name, csr=self.A.to_scipy(), weights=self.weights.to_scipy(),
-                source=self.source, bc_sources=self.bc_sources,
-                msbfs_sources=self.msbfs_sources, x=self.x, x_bool=self.x_bool,
-            )  # fmt: skip
+                name=self.name,
+                csr=self.A.to_scipy(),
+                weights=self.weights.to_scipy(),
+                source=self.source,
+                bc_sources=self.bc_sources,
+                msbfs_sources=self.msbfs_sources,
+                x=self.x,
+                x_bool=self.x_bool,
+            )
         return self._peer
 
     def with_source(self, source: int) -> BenchGraph:
@@ -103,13 +108,24 @@ def build(name: str, backend: str) -> BenchGraph:
 
     n = A.nrows
     return BenchGraph(
-        name=name, A=A, weights=weights, degrees=degrees,
+        name=name,
+        A=A,
+        weights=weights,
+        degrees=degrees,
         source=int(np.argmax(degrees)),  # argmax takes the first (smallest id) maximum
-        graph500_sources=pick(16), bc_sources=pick(4), msbfs_sources=pick(64),
-        x=(1.0 + rng.random(n)).astype(np.float32), x_bool=rng.random(n) < 0.5,
-    )  # fmt: skip
+        graph500_sources=pick(16),
+        bc_sources=pick(4),
+        msbfs_sources=pick(64),
+        x=(1.0 + rng.random(n)).astype(np.float32),
+        x_bool=rng.random(n) < 0.5,
+    )
 
 
 def describe(graph: BenchGraph) -> dict[str, Any]:
-    return {"graph": graph.name, "n": graph.n, "nnz": graph.nnz, "source": graph.source,
-            "max_degree": int(graph.degrees.max(initial=0))}  # fmt: skip
+    return {
+        "graph": graph.name,
+        "n": graph.n,
+        "nnz": graph.nnz,
+        "source": graph.source,
+        "max_degree": int(graph.degrees.max(initial=0)),
+    }

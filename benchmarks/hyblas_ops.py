@@ -74,8 +74,9 @@ def _cc(g: BenchGraph, executor: str) -> Callable[[], Any]:
 
 @_op("bc", fill=0.0)
 def _bc(g: BenchGraph, executor: str) -> Callable[[], Any]:
-    return lambda: alg.betweenness_centrality(g.A, sources=g.bc_sources, normalized=False,
-                                              executor=executor)  # fmt: skip
+    return lambda: alg.betweenness_centrality(
+        g.A, sources=g.bc_sources, normalized=False, executor=executor
+    )
 
 
 @_op("tc")
@@ -97,8 +98,9 @@ def to_numpy(op: str, result: Any, graph: BenchGraph) -> Any:
 
         k = len(graph.bc_sources)
         scale = np.full(graph.n, networkx_scale(graph.n, k, directed=False, normalized=False))
-        scale[graph.bc_sources] = networkx_scale(graph.n, k, directed=False, normalized=False,
-                                                 source=True)  # fmt: skip
+        scale[graph.bc_sources] = networkx_scale(
+            graph.n, k, directed=False, normalized=False, source=True
+        )
         return result.to_dense(fill_value=0.0) / scale
     if op == "cc":
         return result.to_dense(fill_value=-1)

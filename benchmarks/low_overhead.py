@@ -70,18 +70,21 @@ def _host_rounds(run: Callable[[], Any]) -> Callable[[], Any]:
 def _path(levels: int, backend: str) -> hb.Matrix:
     """A directed path 0 -> 1 -> ... -> levels: a BFS from 0 has ``levels`` levels of one edge."""
     ids = np.arange(levels, dtype=np.int64)
-    return hb.Matrix.from_coo(ids, ids + 1, 1.0, nrows=levels + 1, ncols=levels + 1,
-                              dtype=np.float32, backend=backend)  # fmt: skip
+    return hb.Matrix.from_coo(
+        ids, ids + 1, 1.0, nrows=levels + 1, ncols=levels + 1, dtype=np.float32, backend=backend
+    )
 
 
 def _rounds(algorithm: str, graph: Any) -> int:
     """Rounds the algorithm's propagate runs (the last one finds nothing); for CC, its BFS's."""
     if algorithm == "sssp":
-        dist = hb.Vector.from_coo([graph.source], [0.0], size=graph.n, dtype=np.float32,
-                                  backend=graph.A.backend)  # fmt: skip
+        dist = hb.Vector.from_coo(
+            [graph.source], [0.0], size=graph.n, dtype=np.float32, backend=graph.A.backend
+        )
         delta = _bucket_width(graph.weights, np.dtype(np.float32), "auto")
-        return hb.ops.propagate(dist, dist.dup(), graph.weights, hb.semiring.min_plus[np.float32],
-                                delta=delta)  # fmt: skip
+        return hb.ops.propagate(
+            dist, dist.dup(), graph.weights, hb.semiring.min_plus[np.float32], delta=delta
+        )
     levels = hb.algorithms.bfs(graph.A, _cc_seed(graph.A) if algorithm == "cc" else graph.source)
     return int(levels.reduce("max")) + 1
 
@@ -96,13 +99,17 @@ def _variants(algorithm: str, graph: Any, run: Callable[[], Any]) -> dict[str, C
     """hyblas:auto's comparison runs: the same without the device loop, and the before-runs."""
     out = {"hyblas:auto-host-rounds": _host_rounds(run)}
     if algorithm == "sssp":
-        out["hyblas:auto-plain-rounds"] = lambda: hb.algorithms.sssp(graph.weights, graph.source,
-                                                                     delta=None)  # fmt: skip
+        out["hyblas:auto-plain-rounds"] = lambda: hb.algorithms.sssp(
+            graph.weights, graph.source, delta=None
+        )
     if algorithm == "cc":
+
         def whole() -> Any:
             A = graph.A  # noqa: N806
-            S = hb.ops.apply(hb.ops.ewise_add(A, hb.ops.transpose(A), "any"),  # noqa: N806
-                             hb.unary.one[np.bool_])  # fmt: skip
+            S = hb.ops.apply(
+                hb.ops.ewise_add(A, hb.ops.transpose(A), "any"),  # noqa: N806
+                hb.unary.one[np.bool_],
+            )
             return _fastsv(S, "auto")
 
         out["hyblas:fastsv-whole-graph"] = whole
@@ -117,11 +124,19 @@ def _time(fn: Callable[[], Any], device: str, repeats: int, slow: bool = False) 
     return time_cpu_ms(fn, warmup=0, repeats=1 if slow else max(1, repeats // 3))
 
 
-def measure(algorithm: str, graph: Any, backend: str, peers: list[Any], repeats: int,
-            skip: frozenset[str] = frozenset(), interleave: int = 0) -> dict[str, Any]:  # fmt: skip
+def measure(
+    algorithm: str,
+    graph: Any,
+    backend: str,
+    peers: list[Any],
+    repeats: int,
+    skip: frozenset[str] = frozenset(),
+    interleave: int = 0,
+) -> dict[str, Any]:
     impls = [hyblas_impl("auto", backend), hyblas_impl("sparse", backend)]
-    expected = hyblas_ops.to_numpy(algorithm, hyblas_ops.OPS[algorithm](graph, "reference")(),
-                                   graph)  # fmt: skip
+    expected = hyblas_ops.to_numpy(
+        algorithm, hyblas_ops.OPS[algorithm](graph, "reference")(), graph
+    )
     rows: dict[str, Any] = {}
     compared: dict[str, Callable[[], Any]] = {}
     for impl in [*impls, *[peer_impl(m) for m in peers]]:
@@ -140,8 +155,9 @@ def measure(algorithm: str, graph: Any, backend: str, peers: list[Any], repeats:
             rows[name] = {"ms": ms, "device": impl.device, "mismatch": why}
             if name in ("hyblas:auto", "hyblas:auto-host-rounds"):
                 compared[name] = run
-            print(graph.name, algorithm, name, round(ms, 3), why or "ok", file=sys.stderr,
-                  flush=True)  # fmt: skip
+            print(
+                graph.name, algorithm, name, round(ms, 3), why or "ok", file=sys.stderr, flush=True
+            )
     rounds = _rounds(algorithm, graph)
     split = _split(algorithm, graph, rounds, rows, backend, repeats)
     out = {"algorithm": algorithm, "rounds": rounds, "impls": rows, "split": split}
@@ -150,20 +166,21 @@ def measure(algorithm: str, graph: Any, backend: str, peers: list[Any], repeats:
     return out
 
 
-def _interleaved(runs: dict[str, Callable[[], Any]], times: int,
-                 backend: str) -> dict[str, Any]:  # fmt: skip
+def _interleaved(runs: dict[str, Callable[[], Any]], times: int, backend: str) -> dict[str, Any]:
     """``times`` timed runs of each, alternating; medians and every run."""
     samples: dict[str, list[float]] = {name: [] for name in runs}
     device = "gpu" if backend == "cuda" else "cpu"
     for _ in range(times):
         for name, run in runs.items():
             samples[name].append(_time(run, device, 1, slow=True))
-    return {name: {"median_ms": statistics.median(ms), "runs_ms": ms}
-            for name, ms in samples.items()}  # fmt: skip
+    return {
+        name: {"median_ms": statistics.median(ms), "runs_ms": ms} for name, ms in samples.items()
+    }
 
 
-def _split(algorithm: str, graph: Any, rounds: int, rows: dict[str, Any], backend: str,
-           repeats: int) -> dict[str, Any]:  # fmt: skip
+def _split(
+    algorithm: str, graph: Any, rounds: int, rows: dict[str, Any], backend: str, repeats: int
+) -> dict[str, Any]:
     """Per-level overhead from a path of as many levels, and the device loop's own time."""
     path = _path(rounds - 1, backend)
     out: dict[str, Any] = {}
@@ -177,12 +194,20 @@ def _split(algorithm: str, graph: Any, rounds: int, rows: dict[str, Any], backen
         run()
         started = time.perf_counter()
         run()
-        path_ms = _time(run, "gpu" if backend == "cuda" else "cpu", repeats,
-                        slow=time.perf_counter() - started > 2.0)  # fmt: skip
+        path_ms = _time(
+            run,
+            "gpu" if backend == "cuda" else "cpu",
+            repeats,
+            slow=time.perf_counter() - started > 2.0,
+        )
         total = rows[name]["ms"]
-        out[name] = {"total_ms": total, "per_level_us": 1e3 * total / rounds,
-                     "overhead_ms": path_ms, "overhead_per_level_us": 1e3 * path_ms / rounds,
-                     "edge_work_ms": max(total - path_ms, 0.0)}  # fmt: skip
+        out[name] = {
+            "total_ms": total,
+            "per_level_us": 1e3 * total / rounds,
+            "overhead_ms": path_ms,
+            "overhead_per_level_us": 1e3 * path_ms / rounds,
+            "edge_work_ms": max(total - path_ms, 0.0),
+        }
     with hb.trace() as t:
         hyblas_ops.OPS[algorithm](graph, "auto")()
     loop_rows = [r for r in t if r.executor == "loop"]
@@ -203,10 +228,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peers", default="cupyx-naive,suitesparse")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--backend", default="cuda")
-    parser.add_argument("--skip", default="", help="implementations not to run (the slow "
-                        "host-round runs of a grid SSSP take a minute each)")
-    parser.add_argument("--interleave", type=int, default=0, help="then time hyblas:auto "
-                        "and hyblas:auto-host-rounds this many times each, alternating")
+    parser.add_argument(
+        "--skip",
+        default="",
+        help="implementations not to run (the slow "
+        "host-round runs of a grid SSSP take a minute each)",
+    )
+    parser.add_argument(
+        "--interleave",
+        type=int,
+        default=0,
+        help="then time hyblas:auto and hyblas:auto-host-rounds this many times each, alternating",
+    )
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     hb.set_backend(args.backend)
@@ -215,17 +248,23 @@ def main(argv: list[str] | None = None) -> int:
     for module in peer_modules(tuple(p for p in args.peers.split(",") if p)):
         if module.available() is None and (args.backend == "cuda" or module.DEVICE == "cpu"):
             peers.append(module)
-    report: dict[str, Any] = {"device": device_name(), "date": datetime.date.today().isoformat(),
-                              "commit": commit_id(), "backend": args.backend,
-                              "peers": [m.NAME for m in peers], "skipped": sorted(skip),
-                              "graphs": []}  # fmt: skip
+    report: dict[str, Any] = {
+        "device": device_name(),
+        "date": datetime.date.today().isoformat(),
+        "commit": commit_id(),
+        "backend": args.backend,
+        "peers": [m.NAME for m in peers],
+        "skipped": sorted(skip),
+        "graphs": [],
+    }
     for name in args.graphs.split(","):
         graph = build_graph(name, args.backend)
         entry: dict[str, Any] = {**describe(graph), "algorithms": []}
         report["graphs"].append(entry)
         for algorithm in args.algorithms.split(","):
-            entry["algorithms"].append(measure(algorithm, graph, args.backend, peers,
-                                               args.repeats, skip, args.interleave))  # fmt: skip
+            entry["algorithms"].append(
+                measure(algorithm, graph, args.backend, peers, args.repeats, skip, args.interleave)
+            )
             Path(args.out).write_text(json.dumps(report, indent=1, default=str))
         graph.release()
         free_gpu_memory_pool()
@@ -239,18 +278,24 @@ def table(report: dict[str, Any]) -> str:
         for a in g["algorithms"]:
             for impl, row in a["impls"].items():
                 flag = "" if row["mismatch"] is None else f"  MISMATCH {row['mismatch']}"
-                lines.append(f"{g['graph']:<9} {a['algorithm']:<5} {a['rounds']:>6} {impl:<24} "
-                             f"{row['ms']:>10.3f} {1e3 * row['ms'] / a['rounds']:>9.2f}{flag}")
+                lines.append(
+                    f"{g['graph']:<9} {a['algorithm']:<5} {a['rounds']:>6} {impl:<24} "
+                    f"{row['ms']:>10.3f} {1e3 * row['ms'] / a['rounds']:>9.2f}{flag}"
+                )
             for impl in ("hyblas:auto", "hyblas:auto-host-rounds"):
                 if impl not in a["split"]:
                     continue
                 s = a["split"][impl]
-                lines.append(f"{'':<9} {'':<5} {'':>6} {'  split ' + impl[7:]:<24} overhead "
-                             f"{s['overhead_ms']:.3f} ms ({s['overhead_per_level_us']:.2f} "
-                             f"us/level), edge work {s['edge_work_ms']:.3f} ms")  # fmt: skip
+                lines.append(
+                    f"{'':<9} {'':<5} {'':>6} {'  split ' + impl[7:]:<24} overhead "
+                    f"{s['overhead_ms']:.3f} ms ({s['overhead_per_level_us']:.2f} "
+                    f"us/level), edge work {s['edge_work_ms']:.3f} ms"
+                )
             for impl, row in a.get("interleaved", {}).items():
-                lines.append(f"{'':<9} {'':<5} {'':>6} {'  alternating ' + impl[7:]:<24} "
-                             f"median {row['median_ms']:.3f} ms of {len(row['runs_ms'])}")
+                lines.append(
+                    f"{'':<9} {'':<5} {'':>6} {'  alternating ' + impl[7:]:<24} "
+                    f"median {row['median_ms']:.3f} ms of {len(row['runs_ms'])}"
+                )
     return "\n".join(lines)
 
 

@@ -39,8 +39,9 @@ def relative_error(got: Any, ref: np.ndarray) -> float:
     return float(np.linalg.norm(got[finite] - ref[finite]) / np.linalg.norm(ref[finite]))
 
 
-def _tune(weights: hb.Matrix, u: hb.Vector, ref: np.ndarray, repeats: int, floor: float,
-          scale: int) -> list[dict[str, Any]]:
+def _tune(
+    weights: hb.Matrix, u: hb.Vector, ref: np.ndarray, repeats: int, floor: float, scale: int
+) -> list[dict[str, Any]]:
     """min_plus time over the generic kernel's parameters; restores the defaults after."""
     from hyblas.executors.reference import kernels
 
@@ -54,10 +55,16 @@ def _tune(weights: hb.Matrix, u: hb.Vector, ref: np.ndarray, repeats: int, floor
                 error = relative_error(fn().to_dense(fill_value=np.inf), ref)
                 assert error < 1e-5
                 ms = time_gpu_ms(fn, repeats=repeats)
-                rows.append({"graph": f"kron{scale}",
-                             "op": f"tune min_plus heavy>{heavy} block={threads}", "ms": ms,
-                             "rel_error": error, "floor_ms": floor,
-                             "fraction_of_floor": floor / ms})
+                rows.append(
+                    {
+                        "graph": f"kron{scale}",
+                        "op": f"tune min_plus heavy>{heavy} block={threads}",
+                        "ms": ms,
+                        "rel_error": error,
+                        "floor_ms": floor,
+                        "fraction_of_floor": floor / ms,
+                    }
+                )
     finally:
         kernels.HEAVY_ROW, kernels.BLOCK_KERNEL_THREADS = defaults
     return rows
@@ -69,9 +76,13 @@ def run(scale: int, repeats: int, *, tune: bool = False) -> dict[str, Any]:
     A = hb.generators.kronecker(scale, backend="cuda")  # float32 values, symmetric
     rng = np.random.default_rng(0)
     x_host = rng.random(A.ncols).astype(np.float32) + 0.5  # never time on zeros
-    weights = hb.Matrix(A.indptr, A.indices,
-                        cp.asarray(rng.random(A.nnz).astype(np.float32) + 1.0), A.shape,
-                        backend="cuda")  # same structure, random weights
+    weights = hb.Matrix(
+        A.indptr,
+        A.indices,
+        cp.asarray(rng.random(A.nnz).astype(np.float32) + 1.0),
+        A.shape,
+        backend="cuda",
+    )  # same structure, random weights
     x = cp.asarray(x_host)
     u = hb.Vector.from_dense(x)
     S = weights.to_cupyx()
@@ -91,19 +102,28 @@ def run(scale: int, repeats: int, *, tune: bool = False) -> dict[str, Any]:
         "hyblas mxv plus_times": (lambda: hb.ops.mxv(weights, u, hb.semiring.plus_times), ref_plus),
         "hyblas mxv min_plus": (lambda: hb.ops.mxv(weights, u, hb.semiring.min_plus), ref_min),
         "hyblas mxv plus_times (generic kernel)": (
-            lambda: hb.ops.mxv(weights, u, hb.semiring.plus_times["float64"]), ref_plus),
+            lambda: hb.ops.mxv(weights, u, hb.semiring.plus_times["float64"]),
+            ref_plus,
+        ),
     }
     for name, (fn, ref) in peers.items():
         result = fn()
         if ref is None:
-            error = relative_error(cp.where(cp.asarray(~empty_rows), result, cp.inf),
-                                    ref_plus)
+            error = relative_error(cp.where(cp.asarray(~empty_rows), result, cp.inf), ref_plus)
         else:
             error = relative_error(dense(result), ref)
         assert error < 1e-5, f"{name}: relative error {error:.2e} against float64"
         ms = time_gpu_ms(fn, repeats=repeats)
-        rows.append({"graph": f"kron{scale}", "op": name, "ms": ms, "rel_error": error,
-                     "floor_ms": floor, "fraction_of_floor": floor / ms})
+        rows.append(
+            {
+                "graph": f"kron{scale}",
+                "op": name,
+                "ms": ms,
+                "rel_error": error,
+                "floor_ms": floor,
+                "fraction_of_floor": floor / ms,
+            }
+        )
     if tune:
         rows += _tune(weights, u, ref_min, repeats, floor, scale)
     base = rows[0]["ms"]

@@ -70,11 +70,14 @@ def measure(algorithm: str, graph: Any, backend: str, repeats: int) -> dict[str,
                     _run(algorithm, graph, executor)
             total = timer(lambda: _run(algorithm, graph, executor), warmup=0, repeats=repeats)  # noqa: B023
         runs[name] = {
-            "total_ms": total, "first_run_s": first_s,
-            "products_ms": [r.time_ms for r in t], "deciding_ms": [r.sampling_ms for r in t],
-            "executors": [r.executor for r in t], "input_nnz": [r.input_nnz for r in t],
+            "total_ms": total,
+            "first_run_s": first_s,
+            "products_ms": [r.time_ms for r in t],
+            "deciding_ms": [r.sampling_ms for r in t],
+            "executors": [r.executor for r in t],
+            "input_nnz": [r.input_nnz for r in t],
             "edges": [r.edges for r in t],
-        }  # fmt: skip
+        }
     return {"algorithm": algorithm, **oracle_summary(runs)}
 
 
@@ -86,13 +89,14 @@ def oracle_summary(runs: dict[str, Any]) -> dict[str, Any]:
     best = [min(SINGLE, key=lambda s: runs[s]["products_ms"][i]) for i in range(iterations)]  # noqa: B023
     oracle_products = sum(runs[s]["products_ms"][i] for i, s in enumerate(best))
     return {
-        "iterations": iterations, "runs": runs,
+        "iterations": iterations,
+        "runs": runs,
         "oracle": {"products_ms": oracle_products, "executors": best},
         "best_single": min(SINGLE, key=lambda s: runs[s]["total_ms"]),
         "products_ms": {name: sum(run["products_ms"]) for name, run in runs.items()},
         "deciding_ms": {name: sum(run["deciding_ms"]) for name, run in runs.items()},
         "summary_ms": {name: run["total_ms"] for name, run in runs.items()},
-    }  # fmt: skip
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,9 +108,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     hb.set_backend(args.backend)
-    report: dict[str, Any] = {"device": device_name(), "date": datetime.date.today().isoformat(),
-                              "commit": commit_id(), "backend": args.backend,
-                              "graphs": []}  # fmt: skip
+    report: dict[str, Any] = {
+        "device": device_name(),
+        "date": datetime.date.today().isoformat(),
+        "commit": commit_id(),
+        "backend": args.backend,
+        "graphs": [],
+    }
     for name in args.graphs.split(","):
         graph = build_graph(name, args.backend)
         entry: dict[str, Any] = {**describe(graph), "algorithms": []}
@@ -114,15 +122,29 @@ def main(argv: list[str] | None = None) -> int:
             result = measure(algorithm, graph, args.backend, args.repeats)
             entry["algorithms"].append(result)
             report_line = {k: round(v, 3) for k, v in result["summary_ms"].items()}
-            print(name, algorithm, result["iterations"], "iterations; oracle (products)",
-                  round(result["oracle"]["products_ms"], 3), report_line, file=sys.stderr,
-                  flush=True)  # fmt: skip
+            print(
+                name,
+                algorithm,
+                result["iterations"],
+                "iterations; oracle (products)",
+                round(result["oracle"]["products_ms"], 3),
+                report_line,
+                file=sys.stderr,
+                flush=True,
+            )
         report["graphs"].append(entry)
         Path(args.out).write_text(json.dumps(report, indent=1, default=str))
         graph.release()
         free_gpu_memory_pool()
-    print(json.dumps([{g["graph"]: [{a["algorithm"]: a["summary_ms"]} for a in g["algorithms"]]}
-                      for g in report["graphs"]], indent=1))  # fmt: skip
+    print(
+        json.dumps(
+            [
+                {g["graph"]: [{a["algorithm"]: a["summary_ms"]} for a in g["algorithms"]]}
+                for g in report["graphs"]
+            ],
+            indent=1,
+        )
+    )
     return 0
 
 

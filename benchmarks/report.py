@@ -8,8 +8,14 @@ from typing import Any
 
 def _baseline(rows: list[dict[str, Any]], graph: str, op: str) -> dict[str, Any] | None:
     """The fastest hyblas row of (graph, op): what every implementation is compared with."""
-    timed = [r for r in rows if r["graph"] == graph and r["op"] == op and "median_ms" in r
-             and r["impl"].startswith("hyblas:")]  # fmt: skip
+    timed = [
+        r
+        for r in rows
+        if r["graph"] == graph
+        and r["op"] == op
+        and "median_ms" in r
+        and r["impl"].startswith("hyblas:")
+    ]
     return min(timed, key=lambda r: r["median_ms"]) if timed else None
 
 
@@ -30,8 +36,10 @@ def markdown_table(doc: dict[str, Any]) -> str:
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for g in doc.get("graphs", []):
-        lines.append(f"| {g['graph']} | {g['n']:,} | {g['nnz']:,} | {g['build_s']:.1f} | "
-                     f"{g.get('peak_gpu_pool_GB', 0):.1f} |")  # fmt: skip
+        lines.append(
+            f"| {g['graph']} | {g['n']:,} | {g['nnz']:,} | {g['build_s']:.1f} | "
+            f"{g.get('peak_gpu_pool_GB', 0):.1f} |"
+        )
     lines += [
         "",
         "| graph | op | impl | median ms | × fastest hyblas | GTEPS | levels | floor ms | "
@@ -49,8 +57,10 @@ def markdown_table(doc: dict[str, Any]) -> str:
             gteps = f"{r['gteps']:.3f}" if r.get("gteps") else ""
             floor = f"{r['floor_ms']:.3f}" if r.get("floor_ms") else ""
             frac = f"{100 * r['floor_fraction']:.0f}" if r.get("floor_fraction") else ""
-            lines.append(f"| {graph} | {op} | {r['impl']} | {r['median_ms']:.3f} | {ratio} | "
-                         f"{gteps} | {r.get('levels', '')} | {floor} | {frac} |")  # fmt: skip
+            lines.append(
+                f"| {graph} | {op} | {r['impl']} | {r['median_ms']:.3f} | {ratio} | "
+                f"{gteps} | {r.get('levels', '')} | {floor} | {frac} |"
+            )
     for p in doc.get("unavailable_peers", []):
         lines.append(f"\n{p['impl']}: not run ({p['skipped']})")
     return "\n".join(lines) + "\n"

@@ -49,15 +49,24 @@ from . import hyblas_ops, peers
 from .meta import commit_id
 from .timing import copy_bandwidth_tbps, time_cpu_ms, time_gpu_ms
 
-OPS = ("spmv:plus_times", "spmv:min_plus", "spmv:lor_land", "bfs", "sssp", "pagerank20", "cc",
-       "bc", "tc", "msbfs")  # fmt: skip
+OPS = (
+    "spmv:plus_times",
+    "spmv:min_plus",
+    "spmv:lor_land",
+    "bfs",
+    "sssp",
+    "pagerank20",
+    "cc",
+    "bc",
+    "tc",
+    "msbfs",
+)
 MULTI_SOURCE = {"bfs16": "bfs", "sssp16": "sssp"}  # Graph500 mode: 16 sources, harmonic TEPS
 EXECUTORS = ("reference", "auto", "dense", "sparse", "pull")
 #: Passes over the stored entries that each op cannot avoid: its bandwidth floor.
 FLOOR_PASSES = {"pagerank20": 20, "bc": 2}
 #: Relative tolerance of the result check (float32 sums in a different order).
-RTOL = {"spmv:plus_times": 1e-4, "spmv:min_plus": 0.0, "sssp": 1e-5, "pagerank20": 1e-6,
-        "bc": 1e-6}  # fmt: skip
+RTOL = {"spmv:plus_times": 1e-4, "spmv:min_plus": 0.0, "sssp": 1e-5, "pagerank20": 1e-6, "bc": 1e-6}
 
 
 #: Longest untimed setup of one implementation (host conversions of the biggest graph).
@@ -66,8 +75,10 @@ SETUP_LIMIT_S = 300.0
 
 def _out_of_memory(exc: BaseException) -> bool:
     """hyblas's OutOfMemory, MemoryError, or CuPy's OutOfMemoryError (not imported here)."""
-    return isinstance(exc, (hb.errors.OutOfMemory, MemoryError)) or \
-        type(exc).__name__ == "OutOfMemoryError"  # fmt: skip
+    return (
+        isinstance(exc, (hb.errors.OutOfMemory, MemoryError))
+        or type(exc).__name__ == "OutOfMemoryError"
+    )
 
 
 class RunLimitExceeded(Exception):
@@ -77,6 +88,7 @@ class RunLimitExceeded(Exception):
 @contextlib.contextmanager
 def run_limit(seconds: float) -> Iterator[None]:
     """Raise RunLimitExceeded in this (main) thread after ``seconds`` of wall time."""
+
     def expire(signum: int, frame: Any) -> None:
         raise RunLimitExceeded(f"stopped after {seconds:.0f} s")
 
@@ -92,8 +104,12 @@ def run_limit(seconds: float) -> Iterator[None]:
 # --- implementations ------------------------------------------------------------------------
 
 #: Peer name (the ``impl`` of its rows) -> module in benchmarks.peers.
-PEERS = {"cusparse": "cusparse", "cupyx-naive": "cupyx_naive", "suitesparse": "suitesparse",
-         "scipy": "scipy_peer"}  # fmt: skip
+PEERS = {
+    "cusparse": "cusparse",
+    "cupyx-naive": "cupyx_naive",
+    "suitesparse": "suitesparse",
+    "scipy": "scipy_peer",
+}
 
 
 def peer_modules(names: tuple[str, ...]) -> list[Any]:
@@ -118,17 +134,27 @@ def hyblas_impl(executor: str, backend: str) -> Impl:
     def prepare(op: str, graph: _graphs.BenchGraph) -> Callable[[], Any]:
         return hyblas_ops.OPS[op](graph, executor)
 
-    return Impl(f"hyblas:{executor}", "gpu" if backend == "cuda" else "cpu",
-                lambda op: op in hyblas_ops.OPS, prepare, hyblas_ops.to_numpy,
-                hyblas_ops.settle)  # fmt: skip
+    return Impl(
+        f"hyblas:{executor}",
+        "gpu" if backend == "cuda" else "cpu",
+        lambda op: op in hyblas_ops.OPS,
+        prepare,
+        hyblas_ops.to_numpy,
+        hyblas_ops.settle,
+    )
 
 
 def peer_impl(module: Any) -> Impl:
     def prepare(op: str, graph: _graphs.BenchGraph) -> Callable[[], Any]:
         return module.OPS[op](graph.peer_graph())
 
-    return Impl(module.NAME, module.DEVICE, lambda op: op in module.OPS, prepare,
-                lambda op, result, graph: module.to_numpy(op, result))  # fmt: skip
+    return Impl(
+        module.NAME,
+        module.DEVICE,
+        lambda op: op in module.OPS,
+        prepare,
+        lambda op, result, graph: module.to_numpy(op, result),
+    )
 
 
 # --- checks and measures --------------------------------------------------------------------
@@ -156,8 +182,9 @@ def mismatch(op: str, got: Any, expected: Any) -> str | None:
             return f"{int((np.isinf(g) != np.isinf(e)).sum())} entries differ in reachability"
         finite = np.isfinite(e)
         rtol = RTOL.get(op, 0.0)
-        bad = ~np.isclose(g[finite], e[finite], rtol=rtol, atol=rtol * np.abs(e[finite]).max(
-            initial=0.0))  # fmt: skip
+        bad = ~np.isclose(
+            g[finite], e[finite], rtol=rtol, atol=rtol * np.abs(e[finite]).max(initial=0.0)
+        )
         return f"{int(bad.sum())} entries beyond rtol {rtol}" if bad.any() else None
     bad = got != expected.astype(got.dtype)
     return f"{int(bad.sum())} of {bad.size} entries differ" if bad.any() else None
@@ -210,13 +237,19 @@ class Settings:
     out: Path
 
 
-def measure(impl: Impl, op: str, graph: _graphs.BenchGraph, settings: Settings,
-            expected: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+def measure(
+    impl: Impl, op: str, graph: _graphs.BenchGraph, settings: Settings, expected: dict[str, Any]
+) -> dict[str, Any]:
     """One row: warm-up + check, then the timed repeats (or why there are none)."""
     base = MULTI_SOURCE.get(op, op)
     sources = graph.graph500_sources if op in MULTI_SOURCE else [graph.source]
-    row: dict[str, Any] = {"graph": graph.name, "op": op, "impl": impl.name, "n": graph.n,
-                           "nnz": graph.nnz}  # fmt: skip
+    row: dict[str, Any] = {
+        "graph": graph.name,
+        "op": op,
+        "impl": impl.name,
+        "n": graph.n,
+        "nnz": graph.nnz,
+    }
     if op.startswith("spmv:"):
         row["semiring"] = op.split(":", 1)[1]
         row["dtype"] = "bool" if op.endswith("lor_land") else "float32"
@@ -238,8 +271,11 @@ def measure(impl: Impl, op: str, graph: _graphs.BenchGraph, settings: Settings,
             return {**row, "skipped": f"unavailable: {why}"}
         except RunLimitExceeded:
             synchronize()
-            return {**row, "skipped": f"one run exceeds the {settings.run_limit_s:.0f} s limit",
-                    "lower_bound_ms": settings.run_limit_s * 1e3}  # fmt: skip
+            return {
+                **row,
+                "skipped": f"one run exceeds the {settings.run_limit_s:.0f} s limit",
+                "lower_bound_ms": settings.run_limit_s * 1e3,
+            }
         except Exception as exc:
             if not _out_of_memory(exc):
                 raise
@@ -278,15 +314,19 @@ def measure(impl: Impl, op: str, graph: _graphs.BenchGraph, settings: Settings,
     return row
 
 
-def run_graph(name: str, impls: list[Impl], settings: Settings, copy_tbps: float | None,
-              emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:  # fmt: skip
+def run_graph(
+    name: str,
+    impls: list[Impl],
+    settings: Settings,
+    copy_tbps: float | None,
+    emit: Callable[[dict[str, Any]], None],
+) -> dict[str, Any]:
     free_gpu_memory_pool()
     started = time.perf_counter()
     graph = _graphs.build(name, settings.backend)
     synchronize()
     info = {**_graphs.describe(graph), "build_s": time.perf_counter() - started}
-    print(f"# {name}: n={graph.n:,} nnz={graph.nnz:,} built in {info['build_s']:.1f} s",
-          flush=True)  # fmt: skip
+    print(f"# {name}: n={graph.n:,} nnz={graph.nnz:,} built in {info['build_s']:.1f} s", flush=True)
     peak = gpu_memory_pool_bytes()
     if any(not impl.name.startswith("hyblas:") for impl in impls):
         started = time.perf_counter()
@@ -300,8 +340,14 @@ def run_graph(name: str, impls: list[Impl], settings: Settings, copy_tbps: float
             try:
                 row = measure(impl, op, graph, settings, expected)
             except Exception as exc:  # a failing implementation must not end the run
-                row = {"graph": name, "op": op, "impl": impl.name, "n": graph.n,
-                       "nnz": graph.nnz, "error": f"{type(exc).__name__}: {exc}"}  # fmt: skip
+                row = {
+                    "graph": name,
+                    "op": op,
+                    "impl": impl.name,
+                    "n": graph.n,
+                    "nnz": graph.nnz,
+                    "error": f"{type(exc).__name__}: {exc}",
+                }
                 traceback.print_exc()
             floor = floor_ms(MULTI_SOURCE.get(op, op), graph, copy_tbps)
             if floor is not None and "median_ms" in row:
@@ -321,8 +367,13 @@ def run_graph(name: str, impls: list[Impl], settings: Settings, copy_tbps: float
     return info
 
 
-def result_document(settings: Settings, rows: list[dict], graphs_info: list[dict],
-                    copy_tbps: float | None, device: str) -> dict[str, Any]:  # fmt: skip
+def result_document(
+    settings: Settings,
+    rows: list[dict],
+    graphs_info: list[dict],
+    copy_tbps: float | None,
+    device: str,
+) -> dict[str, Any]:
     """``{"device", "date", "commit", "copy_TBps", "rows": [row...]}`` plus run details.
 
     row = ``{"graph", "op", "impl", "median_ms", "n", "nnz", "semiring"?, "dtype"?, "gteps"?,
@@ -336,19 +387,21 @@ def result_document(settings: Settings, rows: list[dict], graphs_info: list[dict
         "copy_TBps": copy_tbps,
         "rows": rows,
         "graphs": graphs_info,
-        "settings": {k: (str(v) if isinstance(v, Path) else v)
-                     for k, v in dataclasses.asdict(settings).items()},  # fmt: skip
+        "settings": {
+            k: (str(v) if isinstance(v, Path) else v)
+            for k, v in dataclasses.asdict(settings).items()
+        },
         "python": sys.version.split()[0],
         "notes": {
             "timing": "warm-up run checked against the first implementation; hyblas then runs "
-                      "until a run adds nothing to the graph's caches and no layout is pending "
-                      "(settle_runs: auto builds a layout only once its savings pay for it); "
-                      "then CUDA events (GPU) or "
-                      "wall clock (CPU), median of the repeats",
+            "until a run adds nothing to the graph's caches and no layout is pending "
+            "(settle_runs: auto builds a layout only once its savings pay for it); "
+            "then CUDA events (GPU) or "
+            "wall clock (CPU), median of the repeats",
             "floor_ms": "bandwidth floor: 8 B per stored entry + row pointers + 2 vectors per "
-                        "unavoidable pass (pagerank20: 20 passes, bc: 2, others 1) at copy_TBps",
+            "unavoidable pass (pagerank20: 20 passes, bc: 2, others 1) at copy_TBps",
             "gteps": "Graph500: undirected edges in the reached part per second (harmonic mean "
-                     "over sources for bfs16/sssp16); spmv/pagerank20: stored entries per second",
+            "over sources for bfs16/sssp16); spmv/pagerank20: stored entries per second",
         },
     }
 
@@ -358,25 +411,47 @@ def slug(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--graphs", default=",".join(_graphs.FULL_GRAPHS),
-                        help=f"comma list of {', '.join(_graphs.GRAPHS)}")
-    parser.add_argument("--ops", default=",".join(OPS),
-                        help=f"comma list of {', '.join(OPS + tuple(MULTI_SOURCE))}")
-    parser.add_argument("--executors", default="reference",
-                        help=f"hyblas executors, comma list of {', '.join(EXECUTORS)}")
-    parser.add_argument("--peers", default=",".join(PEERS),
-                        help=f"comma list of {', '.join(PEERS)} ('' for none)")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.run",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--graphs",
+        default=",".join(_graphs.FULL_GRAPHS),
+        help=f"comma list of {', '.join(_graphs.GRAPHS)}",
+    )
+    parser.add_argument(
+        "--ops", default=",".join(OPS), help=f"comma list of {', '.join(OPS + tuple(MULTI_SOURCE))}"
+    )
+    parser.add_argument(
+        "--executors",
+        default="reference",
+        help=f"hyblas executors, comma list of {', '.join(EXECUTORS)}",
+    )
+    parser.add_argument(
+        "--peers", default=",".join(PEERS), help=f"comma list of {', '.join(PEERS)} ('' for none)"
+    )
     parser.add_argument("--repeats", type=int, default=5, help="GPU timed runs (median)")
     parser.add_argument("--cpu-repeats", type=int, default=3, help="CPU timed runs (median)")
-    parser.add_argument("--run-limit-s", type=float, default=20.0,
-                        help="a single run longer than this is recorded as such, not timed")
-    parser.add_argument("--backend", choices=("cpu", "cuda"), default=None,
-                        help="hyblas backend (default: cuda when usable)")
+    parser.add_argument(
+        "--run-limit-s",
+        type=float,
+        default=20.0,
+        help="a single run longer than this is recorded as such, not timed",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("cpu", "cuda"),
+        default=None,
+        help="hyblas backend (default: cuda when usable)",
+    )
     parser.add_argument("--out", type=Path, default=Path("out"), help="output directory")
-    parser.add_argument("--smoke", action="store_true",
-                        help="tiny graphs on the CPU, 1 repeat: checks the harness in seconds")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="tiny graphs on the CPU, 1 repeat: checks the harness in seconds",
+    )
     args = parser.parse_args(argv)
     if args.smoke:
         args.graphs = ",".join(_graphs.SMOKE_GRAPHS)
@@ -388,9 +463,12 @@ def main(argv: list[str] | None = None) -> int:
         ops=_names(args.ops, OPS + tuple(MULTI_SOURCE), "op"),
         executors=_names(args.executors, EXECUTORS, "executor"),
         peers=_names(args.peers, tuple(PEERS), "peer"),
-        repeats=max(args.repeats, 1), cpu_repeats=max(args.cpu_repeats, 1),
-        run_limit_s=args.run_limit_s, backend=backend, out=args.out,
-    )  # fmt: skip
+        repeats=max(args.repeats, 1),
+        cpu_repeats=max(args.cpu_repeats, 1),
+        run_limit_s=args.run_limit_s,
+        backend=backend,
+        out=args.out,
+    )
     return run(settings)
 
 

@@ -68,24 +68,35 @@ def bfs_levels_instrumented(A: hb.Matrix, source: int, degrees: np.ndarray) -> l
         with kernel_timing() as calls:
             start = time.perf_counter()
             hb.ops.assign(levels, depth, None, mask=frontier.S)
-            following = hb.ops.vxm(frontier, A, ANY_PAIR, mask=~levels.S, replace=True,
-                                   executor="sparse")  # fmt: skip
+            following = hb.ops.vxm(
+                frontier, A, ANY_PAIR, mask=~levels.S, replace=True, executor="sparse"
+            )
             synchronize()
             wall_ms = (time.perf_counter() - start) * 1e3
         active = to_numpy(frontier.as_sparse()[0])
         call = calls[0] if calls else {"walk_ms": 0.0, "sync_gap_ms": 0.0, "finish_ms": 0.0}
-        rows.append({"level": depth, "frontier": int(active.size),
-                     "edges": int(degrees[active].sum()), "found": following.nnz,
-                     "wall_ms": wall_ms, **call,
-                     "rest_ms": wall_ms - call["walk_ms"] - call["sync_gap_ms"]
-                     - call["finish_ms"]})  # fmt: skip
+        rows.append(
+            {
+                "level": depth,
+                "frontier": int(active.size),
+                "edges": int(degrees[active].sum()),
+                "found": following.nnz,
+                "wall_ms": wall_ms,
+                **call,
+                "rest_ms": wall_ms - call["walk_ms"] - call["sync_gap_ms"] - call["finish_ms"],
+            }
+        )
         frontier = following
         depth += 1
     return rows
 
 
-def bfs_launches_instrumented(A: hb.Matrix, source: int, degrees: np.ndarray,  # noqa: N803
-                              levels: np.ndarray) -> dict[str, Any]:  # fmt: skip
+def bfs_launches_instrumented(
+    A: hb.Matrix,
+    source: int,
+    degrees: np.ndarray,  # noqa: N803
+    levels: np.ndarray,
+) -> dict[str, Any]:
     """One BFS in graph rounds, each launch of the rounds' graph timed; a round's frontier
     (size and edges) is read from the BFS's levels (``-1``: not reached)."""
     reached = levels >= 0
@@ -99,18 +110,25 @@ def bfs_launches_instrumented(A: hb.Matrix, source: int, degrees: np.ndarray,  #
         wall_ms = (time.perf_counter() - start) * 1e3
     for row in launches:  # round r's frontier: the vertices of level r - 1
         first = row["first_round"] - 1
-        row["frontiers"] = per_level[first:first + row["rounds"]].tolist()
-        row["edges"] = [int(e) for e in edges[first:first + row["rounds"]]]
+        row["frontiers"] = per_level[first : first + row["rounds"]].tolist()
+        row["edges"] = [int(e) for e in edges[first : first + row["rounds"]]]
     rounds = sum(r["rounds"] for r in launches)
     launch_wall = sum(r["wall_ms"] for r in launches)
-    return {"wall_ms": wall_ms, "launches": len(launches), "rounds": rounds,
-            "gpu_ms": sum(r["gpu_ms"] for r in launches), "launch_wall_ms": launch_wall,
-            "outside_launches_ms": wall_ms - launch_wall, "ms_per_round": wall_ms / rounds,
-            "per_launch": launches}  # fmt: skip
+    return {
+        "wall_ms": wall_ms,
+        "launches": len(launches),
+        "rounds": rounds,
+        "gpu_ms": sum(r["gpu_ms"] for r in launches),
+        "launch_wall_ms": launch_wall,
+        "outside_launches_ms": wall_ms - launch_wall,
+        "ms_per_round": wall_ms / rounds,
+        "per_launch": launches,
+    }
 
 
-def random_frontier(A: hb.Matrix, fraction: float = 0.01, seed: int = 5,
-                    backend: str = "cuda") -> tuple[np.ndarray, np.ndarray, hb.Vector]:  # fmt: skip
+def random_frontier(
+    A: hb.Matrix, fraction: float = 0.01, seed: int = 5, backend: str = "cuda"
+) -> tuple[np.ndarray, np.ndarray, hb.Vector]:
     """A frontier of ``fraction`` of ``A``'s columns at random (sorted ids), float32 values in
     [1, 2): (ids, values, the vector on ``backend``)."""
     rng = np.random.default_rng(seed)
@@ -149,27 +167,30 @@ def measure_graph(name: str, repeats: int) -> dict[str, Any]:
     with sparse_params(graph_rounds=0):
         host_rounds = hb.algorithms.bfs(A, graph.source, executor="sparse")
         assert host_rounds.isequal(want), "sparse BFS levels (host rounds) differ"
-        host_rounds_ms = time_gpu_ms(lambda: hb.algorithms.bfs(A, graph.source,
-                                                               executor="sparse"),
-                                     warmup=0, repeats=repeats)  # fmt: skip
+        host_rounds_ms = time_gpu_ms(
+            lambda: hb.algorithms.bfs(A, graph.source, executor="sparse"), warmup=0, repeats=repeats
+        )
     result["bfs_ms"] = {
-        "hyblas:sparse": time_gpu_ms(lambda: hb.algorithms.bfs(A, graph.source,
-                                                               executor="sparse"),
-                                     warmup=1, repeats=repeats),
+        "hyblas:sparse": time_gpu_ms(
+            lambda: hb.algorithms.bfs(A, graph.source, executor="sparse"), warmup=1, repeats=repeats
+        ),
         "hyblas:sparse-host-rounds": host_rounds_ms,
-        "hyblas:reference": time_gpu_ms(lambda: hb.algorithms.bfs(A, graph.source,
-                                                                  executor="reference"),
-                                        warmup=1, repeats=repeats),
+        "hyblas:reference": time_gpu_ms(
+            lambda: hb.algorithms.bfs(A, graph.source, executor="reference"),
+            warmup=1,
+            repeats=repeats,
+        ),
         "cupyx-naive": time_gpu_ms(peer, warmup=1, repeats=repeats),
-    }  # fmt: skip
+    }
     result["bfs_levels"] = int(to_numpy(want.as_sparse()[1]).max()) + 1
     levels = to_numpy(want.to_dense(fill_value=-1)).astype(np.int64)
-    result["bfs_graph_rounds"] = bfs_launches_instrumented(A, graph.source, graph.degrees,
-                                                           levels)  # fmt: skip
+    result["bfs_graph_rounds"] = bfs_launches_instrumented(A, graph.source, graph.degrees, levels)
     with sparse_params(graph_rounds=0):
         result["bfs_per_level"] = bfs_levels_instrumented(A, graph.source, graph.degrees)
-    totals = {k: sum(r[k] for r in result["bfs_per_level"])
-              for k in ("wall_ms", "walk_ms", "sync_gap_ms", "finish_ms", "rest_ms")}
+    totals = {
+        k: sum(r[k] for r in result["bfs_per_level"])
+        for k in ("wall_ms", "walk_ms", "sync_gap_ms", "finish_ms", "rest_ms")
+    }
     result["bfs_instrumented_totals_ms"] = totals
 
     # one SpMSpV from a random 1% frontier, plus_times float32, against cuSPARSE's full SpMV
@@ -186,20 +207,25 @@ def measure_graph(name: str, repeats: int) -> dict[str, Any]:
     x_full = xp.asarray(rng.uniform(1, 2, A.ncols).astype(np.float32))
     cusparse_ms = time_gpu_ms(lambda: csr @ x_full, repeats=repeats)
     sparse_ms = time_gpu_ms(fn, repeats=repeats)
-    reference_ms = time_gpu_ms(lambda: hb.ops.mxv(A, u, "plus_times", executor="reference"),
-                               repeats=repeats)  # fmt: skip
+    reference_ms = time_gpu_ms(
+        lambda: hb.ops.mxv(A, u, "plus_times", executor="reference"), repeats=repeats
+    )
     with kernel_timing() as calls:
         for _ in range(repeats):
             fn()
     result["spmspv_1pct"] = {
-        "frontier": int(keep.size), "edges": int(graph.degrees[keep].sum()),
-        "outputs": int(reached.sum()), "rel_err": err,
-        "hyblas:sparse_ms": sparse_ms, "hyblas:reference_ms": reference_ms,
-        "cusparse_full_spmv_ms": cusparse_ms, "vs_cusparse_full": sparse_ms / cusparse_ms,
+        "frontier": int(keep.size),
+        "edges": int(graph.degrees[keep].sum()),
+        "outputs": int(reached.sum()),
+        "rel_err": err,
+        "hyblas:sparse_ms": sparse_ms,
+        "hyblas:reference_ms": reference_ms,
+        "cusparse_full_spmv_ms": cusparse_ms,
+        "vs_cusparse_full": sparse_ms / cusparse_ms,
         "walk_ms": statistics.median(c["walk_ms"] for c in calls),
         "sync_gap_ms": statistics.median(c["sync_gap_ms"] for c in calls),
         "finish_ms": statistics.median(c["finish_ms"] for c in calls),
-    }  # fmt: skip
+    }
     graph.release()
     return result
 
@@ -210,16 +236,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    report: dict[str, Any] = {"device": device_name(), "date": datetime.date.today().isoformat(),
-                              "commit": commit_id(), "params": DEFAULT_PARAMS.__dict__,
-                              "graphs": []}  # fmt: skip
+    report: dict[str, Any] = {
+        "device": device_name(),
+        "date": datetime.date.today().isoformat(),
+        "commit": commit_id(),
+        "params": DEFAULT_PARAMS.__dict__,
+        "graphs": [],
+    }
     for name in args.graphs.split(","):
         report["graphs"].append(measure_graph(name, args.repeats))
         Path(args.out).write_text(json.dumps(report, indent=1, default=str))
         free_gpu_memory_pool()
         summary = {k: v for k, v in report["graphs"][-1].items() if k != "bfs_per_level"}
-        summary["bfs_graph_rounds"] = {k: v for k, v in summary["bfs_graph_rounds"].items()
-                                       if k != "per_launch"}  # fmt: skip
+        summary["bfs_graph_rounds"] = {
+            k: v for k, v in summary["bfs_graph_rounds"].items() if k != "per_launch"
+        }
         print(json.dumps(summary, indent=1, default=str), file=sys.stderr, flush=True)
     return 0
 

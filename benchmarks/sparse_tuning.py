@@ -38,10 +38,18 @@ from .sparse_frontier import random_frontier
 from .timing import time_gpu_ms
 
 # (segment, segment_min_edges, reach, spread_blocks)
-GRID = [(8192, 8192, 4096, 1056), (4096, 8192, 4096, 1056), (2048, 8192, 4096, 1056),
-        (1024, 8192, 4096, 1056), (2048, 2048, 4096, 1056), (2048, 32768, 4096, 1056),
-        (2048, 10**9, 4096, 1056), (2048, 8192, 2048, 1056), (2048, 8192, 16384, 1056),
-        (2048, 8192, 4096, 528)]
+GRID = [
+    (8192, 8192, 4096, 1056),
+    (4096, 8192, 4096, 1056),
+    (2048, 8192, 4096, 1056),
+    (1024, 8192, 4096, 1056),
+    (2048, 2048, 4096, 1056),
+    (2048, 32768, 4096, 1056),
+    (2048, 10**9, 4096, 1056),
+    (2048, 8192, 2048, 1056),
+    (2048, 8192, 16384, 1056),
+    (2048, 8192, 4096, 528),
+]
 
 
 def measure(A: hb.Matrix, source: int, repeats: int) -> list[dict[str, Any]]:  # noqa: N803
@@ -52,12 +60,17 @@ def measure(A: hb.Matrix, source: int, repeats: int) -> list[dict[str, Any]]:  #
     want_hubs = hb.ops.mxv(A, hubs, "plus_times", executor="reference")
     rows = []
     for segment, segment_min_edges, reach, spread_blocks in GRID:
-        changes = {"segment": segment, "segment_min_edges": segment_min_edges, "reach": reach,
-                   "spread_blocks": spread_blocks}  # fmt: skip
+        changes = {
+            "segment": segment,
+            "segment_min_edges": segment_min_edges,
+            "reach": reach,
+            "spread_blocks": spread_blocks,
+        }
         with sparse_params(**changes):
             assert hb.algorithms.bfs(A, source, executor="sparse").isequal(want_levels)
-            bfs_ms = time_gpu_ms(lambda: hb.algorithms.bfs(A, source, executor="sparse"),
-                                 warmup=1, repeats=repeats)  # fmt: skip
+            bfs_ms = time_gpu_ms(
+                lambda: hb.algorithms.bfs(A, source, executor="sparse"), warmup=1, repeats=repeats
+            )
 
             def product() -> hb.Vector:
                 return hb.ops.mxv(A, u, "plus_times", executor="sparse")
@@ -73,10 +86,15 @@ def measure(A: hb.Matrix, source: int, repeats: int) -> list[dict[str, Any]]:  #
 
             assert hubs_product().isclose(want_hubs, rel_tol=1e-4)
             hubs_ms = time_gpu_ms(hubs_product, warmup=1, repeats=repeats)
-        row = {**changes, "bfs_ms": bfs_ms, "spmspv_1pct_ms": spmspv_ms,
-               "spmspv_hubs_ms": hubs_ms, "hubs_frontier": hubs.nnz,
-               "spmspv_walk_ms": statistics.median(c["walk_ms"] for c in calls),
-               "spmspv_finish_ms": statistics.median(c["finish_ms"] for c in calls)}  # fmt: skip
+        row = {
+            **changes,
+            "bfs_ms": bfs_ms,
+            "spmspv_1pct_ms": spmspv_ms,
+            "spmspv_hubs_ms": hubs_ms,
+            "hubs_frontier": hubs.nnz,
+            "spmspv_walk_ms": statistics.median(c["walk_ms"] for c in calls),
+            "spmspv_finish_ms": statistics.median(c["finish_ms"] for c in calls),
+        }
         print(json.dumps(row), file=sys.stderr, flush=True)
         rows.append(row)
     return rows
@@ -97,9 +115,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     graph = build_graph(args.graph, "cuda")
-    report = {"device": device_name(), "date": datetime.date.today().isoformat(),
-              "commit": commit_id(), "graph": args.graph, "defaults": DEFAULT_PARAMS.__dict__,
-              "grid": measure(graph.A, graph.source, args.repeats)}  # fmt: skip
+    report = {
+        "device": device_name(),
+        "date": datetime.date.today().isoformat(),
+        "commit": commit_id(),
+        "graph": args.graph,
+        "defaults": DEFAULT_PARAMS.__dict__,
+        "grid": measure(graph.A, graph.source, args.repeats),
+    }
     Path(args.out).write_text(json.dumps(report, indent=1, default=str))
     return 0
 

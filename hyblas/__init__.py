@@ -18,7 +18,6 @@ import sys
 
 from . import (
     algorithms,
-    backend,
     binary,
     containers,
     device,
@@ -66,6 +65,14 @@ __all__ = [
     "set_policy",
     "get_policy",
     "policy",
+    # the layers (docs/architecture.md)
+    "operators",
+    "device",
+    "containers",
+    "executors",
+    "traversal",
+    "viz",
+    "dtypes",
 ]
 
 # hyblas.ops.propagate runs on the traversal layer above the operations.

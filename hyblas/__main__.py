@@ -7,12 +7,18 @@ PageRank, and prints sizes, times and rates. ``info`` prints the version, backen
 from __future__ import annotations
 
 import argparse
+import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
+import hyblas as hb
+
+from .backend import device_name, synchronize
+from .errors import HyblasError
 
 __all__ = ["main"]
 
@@ -21,8 +27,6 @@ _DEFAULT_SCALE = {"cpu": 16, "cuda": 22}
 
 def _timed(call: Callable[[], Any]) -> tuple[Any, float]:
     """(result, wall seconds) of ``call()``, with the device synchronized before each clock read."""
-    from .backend import synchronize  # noqa: PLC0415
-
     synchronize()
     start = time.perf_counter()
     result = call()
@@ -41,17 +45,16 @@ def _rate(count: float, seconds: float) -> str:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    import hyblas as hb  # noqa: PLC0415
-    from hyblas.backend import device_name  # noqa: PLC0415 - hb.backend is the function
-
     if args.backend is not None:
         hb.set_backend(args.backend)
     backend = hb.backend()
     scale = args.scale if args.scale is not None else _DEFAULT_SCALE[backend]
     print(f"hyblas {hb.__version__} demo on backend {backend!r} ({device_name()})")
 
-    print(f"\nGraph500 Kronecker graph, scale {scale}, edge factor {args.edge_factor}, "
-          f"seed {args.seed} (undirected)")  # fmt: skip
+    print(
+        f"\nGraph500 Kronecker graph, scale {scale}, edge factor {args.edge_factor}, "
+        f"seed {args.seed} (undirected)"
+    )
     A, gen_s = _timed(lambda: hb.generators.kronecker(scale, args.edge_factor, seed=args.seed))
     n = A.nrows
     print(f"  vertices        {n:>14,}")
@@ -69,8 +72,7 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"  levels          {int(depth.max()) + 1 if depth.size else 0:>14,}")
     print(f"  vertices reached{reached.size:>14,}  ({100.0 * reached.size / max(n, 1):.1f} %)")
     print(f"  time            {bfs_s:>14.3f} s")
-    print(f"  rate            {_rate(edges, bfs_s):>13}TEPS  ({edges:,} edges in the "
-          "component)")  # fmt: skip
+    print(f"  rate            {_rate(edges, bfs_s):>13}TEPS  ({edges:,} edges in the component)")
 
     # networkx's stopping rule is L1 change < n * tol; with its default tol=1e-6 a graph of a
     # million vertices stops after one step, so the demo asks for more.
@@ -81,19 +83,16 @@ def _demo(args: argparse.Namespace) -> int:
     )
     values = ranks.to_dense(fill_value=0.0)
     print(f"  iterations      {iterations:>14,}")
-    print(f"  time            {pr_s:>14.3f} s  ({1e3 * pr_s / max(iterations, 1):.1f} ms per "
-          "iteration)")  # fmt: skip
+    print(
+        f"  time            {pr_s:>14.3f} s  ({1e3 * pr_s / max(iterations, 1):.1f} ms per "
+        "iteration)"
+    )
     top = np.argsort(-values, kind="stable")[:5]
     print("  top vertices    " + ", ".join(f"{int(v):,} ({values[v]:.3g})" for v in top))
     return 0
 
 
 def _info(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform handler signature
-    import platform  # noqa: PLC0415
-
-    import hyblas as hb  # noqa: PLC0415
-    from hyblas.backend import device_name  # noqa: PLC0415
-
     print(f"hyblas   {hb.__version__}")
     print(f"python   {platform.python_version()}, numpy {np.__version__}")
     print(f"backend  {hb.backend()} (cuda available: {hb.cuda_available()})")
@@ -113,17 +112,26 @@ def _parser() -> argparse.ArgumentParser:
         description="Generate a Graph500 Kronecker graph, run BFS from its highest-degree "
         "vertex and PageRank, and print sizes, times and rates.",
     )
-    demo.add_argument("--scale", type=int, default=None,
-                      help="log2 of the number of vertices (default: 16 on cpu, 22 on cuda)")
-    demo.add_argument("--edge-factor", type=int, default=16,
-                      help="generated edges per vertex (default: 16)")
-    demo.add_argument("--backend", choices=("cpu", "cuda"), default=None,
-                      help="default: cuda when a GPU is usable, else cpu")
+    demo.add_argument(
+        "--scale",
+        type=int,
+        default=None,
+        help="log2 of the number of vertices (default: 16 on cpu, 22 on cuda)",
+    )
+    demo.add_argument(
+        "--edge-factor", type=int, default=16, help="generated edges per vertex (default: 16)"
+    )
+    demo.add_argument(
+        "--backend",
+        choices=("cpu", "cuda"),
+        default=None,
+        help="default: cuda when a GPU is usable, else cpu",
+    )
     demo.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
     demo.set_defaults(handler=_demo)
     info = commands.add_parser("info", help="print version, backend and device")
     info.set_defaults(handler=_info)
-    return parser  # fmt: skip
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -133,8 +141,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return 2
-    from .errors import HyblasError  # noqa: PLC0415
-
     try:
         return args.handler(args)
     except HyblasError as exc:

@@ -13,10 +13,19 @@ __all__ = ["DTYPES", "lookup", "unify", "cuda_name", "check_cast", "is_float", "
 DTYPES: tuple[np.dtype, ...] = tuple(
     np.dtype(name)
     for name in (
-        "bool", "int8", "int16", "int32", "int64",
-        "uint8", "uint16", "uint32", "uint64", "float32", "float64",
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
     )
-)  # fmt: skip
+)
 
 _CUDA_NAMES = {
     "bool": "bool",

@@ -16,9 +16,9 @@ import numpy as np
 
 from . import dtypes as _dt
 from .backend import resolve, xp_for
-from .errors import InvalidObject, InvalidValue
 from .containers.matrix import Matrix
 from .device import arrays as _prim
+from .errors import InvalidObject, InvalidValue
 
 __all__ = ["kronecker", "grid_2d", "erdos_renyi", "random_weights"]
 
@@ -310,8 +310,10 @@ def erdos_renyi(
     possible = n * (n - 1) // (2 if symmetric else 1)
     if m > possible:
         kind = "undirected" if symmetric else "directed"
-        raise InvalidValue(f"m={m} but a graph of n={n} vertices has only {possible} possible "
-                           f"{kind} edges without self loops")  # fmt: skip
+        raise InvalidValue(
+            f"m={m} but a graph of n={n} vertices has only {possible} possible "
+            f"{kind} edges without self loops"
+        )
     name = resolve(backend)
     xp = xp_for(name)
     key = _stream_key(seed, _STREAM_ERDOS_RENYI)
@@ -381,8 +383,11 @@ def random_weights(
     seed = _check_seed(seed)
     if not float(low) < float(high):
         raise InvalidValue(f"need low < high, got low={low}, high={high}")
-    target = _dt.lookup(dtype) if dtype is not None else (
-        A.dtype if A.dtype.kind == "f" else np.dtype(np.float64))  # fmt: skip
+    target = (
+        _dt.lookup(dtype)
+        if dtype is not None
+        else (A.dtype if A.dtype.kind == "f" else np.dtype(np.float64))
+    )
     xp = A.xp
     rows = _prim.row_ids(xp, A.indptr, A.nrows)
     cols = A.indices.astype(np.int64)

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .operators import namespace
-from .operators.registry import NAMESPACES, register
 from .operators.classes import IndexUnaryOp
+from .operators.registry import register
 
 
 def register_new(

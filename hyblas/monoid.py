@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .operators import namespace
-from .operators.registry import NAMESPACES, register
 from .operators.classes import BinaryOp, Monoid
+from .operators.registry import NAMESPACES, register
 
 
 def register_new(

@@ -12,8 +12,9 @@ import hyblas as hb
 
 def edge_pairs(n: int, most: int) -> st.SearchStrategy[list[tuple[int, int]]]:
     """Up to ``most`` distinct (source, target) pairs among ``n >= 1`` vertices."""
-    return st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=most,
-                    unique=True)
+    return st.lists(
+        st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=most, unique=True
+    )
 
 
 @st.composite
@@ -41,8 +42,7 @@ def graphs(
         pairs = draw(edge_pairs(n, 3 * n))
         if not self_loops:
             pairs = [(u, v) for u, v in pairs if u != v]
-        drawn = draw(st.lists(st.sampled_from(weights), min_size=len(pairs),
-                              max_size=len(pairs)))  # fmt: skip
+        drawn = draw(st.lists(st.sampled_from(weights), min_size=len(pairs), max_size=len(pairs)))
         G.add_weighted_edges_from((u, v, w) for (u, v), w in zip(pairs, drawn))
     return G, hb.io.from_networkx(G, nodelist=range(n), backend=backend)
 

@@ -53,8 +53,7 @@ class Mat:
     cands: dict = field(default_factory=dict)  # (i, j) -> set of allowed values
 
     @classmethod
-    def from_coo(cls, nrows: int, ncols: int, rows: Any, cols: Any, values: Any,
-                 dtype: Any) -> Mat:
+    def from_coo(cls, nrows: int, ncols: int, rows: Any, cols: Any, values: Any, dtype: Any) -> Mat:
         v = np.zeros((nrows, ncols), dtype=dtype)
         p = np.zeros((nrows, ncols), dtype=bool)
         for i, j, x in zip(rows, cols, values):
@@ -64,8 +63,7 @@ class Mat:
     @classmethod
     def of(cls, data: Any) -> Mat:
         """From a ``strategies.MatrixData``."""
-        return cls.from_coo(data.nrows, data.ncols, data.rows, data.cols, data.values,
-                            data.dtype)
+        return cls.from_coo(data.nrows, data.ncols, data.rows, data.cols, data.values, data.dtype)
 
     @property
     def dtype(self) -> np.dtype:
@@ -122,8 +120,11 @@ def mxv(A: Mat, u: Vec, semiring: Any) -> Vec:  # noqa: N803
     m, n = A.shape
     t = Vec(np.zeros(m, dtype=out_t), np.zeros(m, dtype=bool))
     for i in range(m):
-        terms = [call2(semiring.binaryop, A.values[i, j], u.values[j], op_t, out_t)
-                 for j in range(n) if A.present[i, j] and u.present[j]]
+        terms = [
+            call2(semiring.binaryop, A.values[i, j], u.values[j], op_t, out_t)
+            for j in range(n)
+            if A.present[i, j] and u.present[j]
+        ]
         if terms:
             t.values[i], c = reduce_terms(semiring.monoid, terms, out_t)
             t.present[i] = True
@@ -138,8 +139,11 @@ def vxm(u: Vec, A: Mat, semiring: Any) -> Vec:  # noqa: N803
     m, n = A.shape
     t = Vec(np.zeros(n, dtype=out_t), np.zeros(n, dtype=bool))
     for j in range(n):
-        terms = [call2(semiring.binaryop, u.values[i], A.values[i, j], op_t, out_t)
-                 for i in range(m) if A.present[i, j] and u.present[i]]
+        terms = [
+            call2(semiring.binaryop, u.values[i], A.values[i, j], op_t, out_t)
+            for i in range(m)
+            if A.present[i, j] and u.present[i]
+        ]
         if terms:
             t.values[j], c = reduce_terms(semiring.monoid, terms, out_t)
             t.present[j] = True
@@ -156,8 +160,11 @@ def mxm(A: Mat, B: Mat, semiring: Any) -> Mat:  # noqa: N803
     c = Mat(np.zeros((m, n), dtype=out_t), np.zeros((m, n), dtype=bool))
     for i in range(m):
         for j in range(n):
-            terms = [call2(semiring.binaryop, A.values[i, p], B.values[p, j], op_t, out_t)
-                     for p in range(k) if A.present[i, p] and B.present[p, j]]
+            terms = [
+                call2(semiring.binaryop, A.values[i, p], B.values[p, j], op_t, out_t)
+                for p in range(k)
+                if A.present[i, p] and B.present[p, j]
+            ]
             if terms:
                 c.values[i, j], cands = reduce_terms(semiring.monoid, terms, out_t)
                 c.present[i, j] = True
@@ -292,8 +299,9 @@ def reduce_columns(A: Mat, monoid: Any) -> Vec:  # noqa: N803
 def reduce_scalar(x: Vec | Mat, monoid: Any) -> tuple[Any, set | None]:
     """(value, candidates-or-None); the identity when ``x`` has no entries."""
     op_t, out_t = _monoid_types(monoid, x.dtype)
-    terms = [np.array([x.values[pos]]).astype(op_t)[0]
-             for pos in np.ndindex(*x.shape) if x.present[pos]]
+    terms = [
+        np.array([x.values[pos]]).astype(op_t)[0] for pos in np.ndindex(*x.shape) if x.present[pos]
+    ]
     if not terms:
         return monoid.identity(out_t), None
     return reduce_terms(monoid, terms, out_t)
@@ -303,8 +311,11 @@ def inner(u: Vec, v: Vec, semiring: Any) -> tuple[Any, set | None]:
     """(value, candidates-or-None) of ``add_i mult(u_i, v_i)`` over i where both are present;
     the identity where none is."""
     op_t, out_t = semiring_types(semiring, u.dtype, v.dtype)
-    terms = [call2(semiring.binaryop, u.values[i], v.values[i], op_t, out_t)
-             for i in range(u.values.size) if u.present[i] and v.present[i]]
+    terms = [
+        call2(semiring.binaryop, u.values[i], v.values[i], op_t, out_t)
+        for i in range(u.values.size)
+        if u.present[i] and v.present[i]
+    ]
     if not terms:
         return semiring.monoid.identity(out_t), None
     return reduce_terms(semiring.monoid, terms, out_t)
@@ -314,8 +325,7 @@ def inner(u: Vec, v: Vec, semiring: Any) -> tuple[Any, set | None]:
 
 
 def transpose(A: Mat) -> Mat:  # noqa: N803
-    return Mat(A.values.T.copy(), A.present.T.copy(),
-               {(j, i): c for (i, j), c in A.cands.items()})
+    return Mat(A.values.T.copy(), A.present.T.copy(), {(j, i): c for (i, j), c in A.cands.items()})
 
 
 def extract_vector(u: Vec, idx: np.ndarray) -> Vec:
@@ -367,8 +377,15 @@ def mask_allows(mask: Vec | Mat | None, kind: str, shape: tuple) -> np.ndarray:
     return ~allowed if kind.startswith("~") else allowed
 
 
-def write(w: Vec | Mat | None, t: Vec | Mat, *, mask: Any = None, mask_kind: str = "none",
-          accum: Any = None, replace: bool = False) -> Vec | Mat:
+def write(
+    w: Vec | Mat | None,
+    t: Vec | Mat,
+    *,
+    mask: Any = None,
+    mask_kind: str = "none",
+    accum: Any = None,
+    replace: bool = False,
+) -> Vec | Mat:
     """The output after ``w<mask, replace> accum= t``; ``w`` None means a new object."""
     allowed = mask_allows(mask, mask_kind, t.shape)
     if w is None:  # a fresh output: just the result where the mask allows it

@@ -55,8 +55,15 @@ class MatrixData:
         return self.values.dtype
 
     def hyblas(self, backend: str) -> hb.Matrix:
-        return hb.Matrix.from_coo(self.rows, self.cols, self.values, nrows=self.nrows,
-                                  ncols=self.ncols, dtype=self.dtype, backend=backend)
+        return hb.Matrix.from_coo(
+            self.rows,
+            self.cols,
+            self.values,
+            nrows=self.nrows,
+            ncols=self.ncols,
+            dtype=self.dtype,
+            backend=backend,
+        )
 
 
 @dataclass(frozen=True)
@@ -76,31 +83,38 @@ class VectorData:
         return self.values.dtype
 
     def hyblas(self, backend: str) -> hb.Vector:
-        return hb.Vector.from_coo(self.indices, self.values, size=self.size, dtype=self.dtype,
-                                  backend=backend)
+        return hb.Vector.from_coo(
+            self.indices, self.values, size=self.size, dtype=self.dtype, backend=backend
+        )
 
 
 @st.composite
-def matrices(draw: Any, nrows: int | None = None, ncols: int | None = None,
-             dtype: Any = None) -> MatrixData:
+def matrices(
+    draw: Any, nrows: int | None = None, ncols: int | None = None, dtype: Any = None
+) -> MatrixData:
     """A random sparse matrix: any shape (0 included), any density from empty to full."""
     nrows = draw(dims) if nrows is None else nrows
     ncols = draw(dims) if ncols is None else ncols
     dtype = draw(dtypes) if dtype is None else np.dtype(dtype)
     cells = [(i, j) for i in range(nrows) for j in range(ncols)]
-    chosen = draw(st.lists(st.sampled_from(cells), unique=True, max_size=len(cells))
-                  if cells else st.just([]))
+    chosen = draw(
+        st.lists(st.sampled_from(cells), unique=True, max_size=len(cells)) if cells else st.just([])
+    )
     chosen.sort()
     vals = [draw(values_of(dtype)) for _ in chosen]
-    return MatrixData(nrows, ncols,
-                      np.array([c[0] for c in chosen], dtype=np.int64),
-                      np.array([c[1] for c in chosen], dtype=np.int64),
-                      np.array(vals, dtype=dtype))
+    return MatrixData(
+        nrows,
+        ncols,
+        np.array([c[0] for c in chosen], dtype=np.int64),
+        np.array([c[1] for c in chosen], dtype=np.int64),
+        np.array(vals, dtype=dtype),
+    )
 
 
 @st.composite
-def vectors(draw: Any, size: int | None = None, dtype: Any = None,
-            max_entries: int | None = None) -> VectorData:  # fmt: skip
+def vectors(
+    draw: Any, size: int | None = None, dtype: Any = None, max_entries: int | None = None
+) -> VectorData:
     """A random sparse vector: any size (0 included), empty to full, dense enough at times to
     be stored as a bitmap; at most ``max_entries`` entries if given."""
     size = draw(dims) if size is None else size
@@ -118,14 +132,16 @@ def like(data: MatrixData | VectorData, dtype: Any = None) -> st.SearchStrategy[
     return matrices(nrows=data.nrows, ncols=data.ncols, dtype=dtype)
 
 
-def shaped(shape: tuple[int, ...], dtype: Any = None,
-           max_entries: int | None = None) -> st.SearchStrategy[Any]:  # fmt: skip
+def shaped(
+    shape: tuple[int, ...], dtype: Any = None, max_entries: int | None = None
+) -> st.SearchStrategy[Any]:
     """Random content of a given shape: a vector for ``(n,)`` (at most ``max_entries``
     entries if given, or any number: both are drawn), a matrix for ``(m, n)``."""
     if len(shape) == 1:
         if max_entries is not None:
-            return vectors(size=shape[0], dtype=dtype, max_entries=max_entries) | \
-                vectors(size=shape[0], dtype=dtype)  # fmt: skip
+            return vectors(size=shape[0], dtype=dtype, max_entries=max_entries) | vectors(
+                size=shape[0], dtype=dtype
+            )
         return vectors(size=shape[0], dtype=dtype)
     return matrices(nrows=shape[0], ncols=shape[1], dtype=dtype)
 
@@ -147,8 +163,9 @@ class WriteControls:
             return None
         m = self.mask.hyblas(backend)
         value = m if self.mask_spelling == "object" else m.V
-        return {"value": value, "structural": m.S, "~value": ~value,
-                "~structural": ~m.S}[self.mask_kind]
+        return {"value": value, "structural": m.S, "~value": ~value, "~structural": ~m.S}[
+            self.mask_kind
+        ]
 
     def hyblas_accum(self) -> Any:
         return None if self.accum is None else hb.binary[self.accum]
@@ -157,14 +174,23 @@ class WriteControls:
 def accum_names_for(dtype: Any) -> list[str]:
     """The accumulators that serve ``dtype`` (e.g. no ``minus`` on bool)."""
     dt = np.dtype(dtype)
-    return [n for n in ACCUM_NAMES
-            if hb.binary[n].cast_inputs_to is not None or dt in hb.binary[n].types]
+    return [
+        n
+        for n in ACCUM_NAMES
+        if hb.binary[n].cast_inputs_to is not None or dt in hb.binary[n].types
+    ]
 
 
 @st.composite
-def write_controls(draw: Any, shape: tuple[int, ...], out_dtype: Any, *,
-                   accum: bool = True, need_out: bool = False,
-                   max_entries: int | None = None) -> WriteControls:  # fmt: skip
+def write_controls(
+    draw: Any,
+    shape: tuple[int, ...],
+    out_dtype: Any,
+    *,
+    accum: bool = True,
+    need_out: bool = False,
+    max_entries: int | None = None,
+) -> WriteControls:
     """Mask, accum, replace and an existing ``out`` for a result of ``shape``.
 
     ``out_dtype`` is the dtype of the existing output when one is drawn; the accumulator is
@@ -186,8 +212,7 @@ def write_controls(draw: Any, shape: tuple[int, ...], out_dtype: Any, *,
 
 
 @st.composite
-def index_choice(draw: Any, extent: int, *, unique: bool = False,
-                 allow_int: bool = False) -> Any:
+def index_choice(draw: Any, extent: int, *, unique: bool = False, allow_int: bool = False) -> Any:
     """None (all), a slice, an int array (repeats allowed unless ``unique``), or an int."""
     kinds = ["none", "slice", "array"] + (["int"] if allow_int and extent else [])
     kind = draw(st.sampled_from(kinds))

@@ -122,8 +122,9 @@ def test_bfs_bad_input() -> None:
 # --- PageRank -------------------------------------------------------------------------------
 
 
-def _assert_matches_networkx(ranks: hb.Vector, expected: dict[int, float],
-                             dtype: type = np.float64) -> None:  # fmt: skip
+def _assert_matches_networkx(
+    ranks: hb.Vector, expected: dict[int, float], dtype: type = np.float64
+) -> None:
     assert ranks.dtype == dtype
     values = ranks.to_dense()
     want = np.array([expected[v] for v in range(values.size)])
@@ -206,8 +207,15 @@ def test_pagerank_bad_input_and_empty() -> None:
     with pytest.raises(DimensionMismatch):
         pagerank(hb.Matrix.new(np.float64, 2, 3))
     A = hb.generators.grid_2d(2, 2)
-    for kwargs in ({"damping": 1.5}, {"tol": 0.0}, {"max_iter": 0}, {"dtype": np.int32},
-                   {"dtype": "float16"}, {"dtype": "no such type"}, {"dtype": None}):
+    for kwargs in (
+        {"damping": 1.5},
+        {"tol": 0.0},
+        {"max_iter": 0},
+        {"dtype": np.int32},
+        {"dtype": "float16"},
+        {"dtype": "no such type"},
+        {"dtype": None},
+    ):
         with pytest.raises(InvalidValue):
             pagerank(A, **kwargs)
     empty = pagerank(hb.Matrix.new(np.float32, 0, 0))
@@ -219,7 +227,6 @@ def test_pagerank_bad_input_and_empty() -> None:
 
 def test_pagerank_bool_and_int_matrices() -> None:
     A = hb.generators.erdos_renyi(40, 150, seed=2, dtype=bool)
-    G = nx.from_scipy_sparse_array(sp.csr_array(A.to_scipy(), dtype=float),
-                                   create_using=nx.DiGraph)  # fmt: skip
+    G = nx.from_scipy_sparse_array(sp.csr_array(A.to_scipy(), dtype=float), create_using=nx.DiGraph)
     _assert_matches_networkx(pagerank(A), nx.pagerank(G))
     _assert_matches_networkx(pagerank(A.dup(np.int32)), nx.pagerank(G))

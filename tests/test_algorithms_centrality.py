@@ -53,8 +53,9 @@ def _nx_exact(G: nx.Graph, normalized: bool) -> np.ndarray:  # noqa: N803
 def _nx_raw(G: nx.Graph, sources: Any) -> np.ndarray:  # noqa: N803
     """Raw Brandes sums over ordered (s, t) pairs from ``sources`` (version independent)."""
     n = G.number_of_nodes()
-    subset = nx.betweenness_centrality_subset(G, [int(s) for s in sources], list(G),
-                                              normalized=False)  # fmt: skip
+    subset = nx.betweenness_centrality_subset(
+        G, [int(s) for s in sources], list(G), normalized=False
+    )
     return _as_array(subset, n) * (1.0 if G.is_directed() else 2.0)
 
 
@@ -64,8 +65,10 @@ def _nx_sampled(G: nx.Graph, sources: Any, normalized: bool) -> np.ndarray:  # n
     raw = _nx_raw(G, sources)
     directed = G.is_directed()
     chosen = {int(s) for s in sources}
-    scale = [networkx_scale(n, k, directed=directed, normalized=normalized, source=v in chosen)
-             for v in range(n)]  # fmt: skip
+    scale = [
+        networkx_scale(n, k, directed=directed, normalized=normalized, source=v in chosen)
+        for v in range(n)
+    ]
     return raw * np.array(scale)
 
 
@@ -94,8 +97,10 @@ def test_betweenness_symmetric_digraph_counts_as_undirected_unless_told() -> Non
     G = nx.cycle_graph(6)  # noqa: N806
     A = hb.io.from_networkx(G.to_directed(), nodelist=range(6))
     _check(betweenness_centrality(A, normalized=False), _nx_exact(G, False))
-    _check(betweenness_centrality(A, normalized=False, directed=True),
-           _nx_exact(G.to_directed(), False))  # fmt: skip
+    _check(
+        betweenness_centrality(A, normalized=False, directed=True),
+        _nx_exact(G.to_directed(), False),
+    )
     # a one-way edge makes the matrix asymmetric: detected as directed
     B = hb.Matrix.from_coo([0, 1, 1, 2, 3], [1, 0, 2, 1, 0], nrows=4, ncols=4)  # noqa: N806
     H = nx.DiGraph([(0, 1), (1, 0), (1, 2), (2, 1), (3, 0)])  # noqa: N806
@@ -152,14 +157,15 @@ def test_betweenness_directed_kronecker_and_grid_against_networkx(backend: str) 
 
 
 @given(graphs(max_n=10), st.booleans(), st.integers(1, 4), st.data())
-def test_betweenness_given_sources(graph: tuple, normalized: bool, batch: int,
-                                   data: Any) -> None:  # fmt: skip
+def test_betweenness_given_sources(graph: tuple, normalized: bool, batch: int, data: Any) -> None:
     G, A = graph
     n = A.nrows
-    sources = data.draw(st.lists(st.integers(0, n - 1), unique=True, max_size=n) if n
-                        else st.just([]))  # fmt: skip
-    got = betweenness_centrality(A, sources=sources, normalized=normalized,
-                                 directed=G.is_directed(), batch=batch)  # fmt: skip
+    sources = data.draw(
+        st.lists(st.integers(0, n - 1), unique=True, max_size=n) if n else st.just([])
+    )
+    got = betweenness_centrality(
+        A, sources=sources, normalized=normalized, directed=G.is_directed(), batch=batch
+    )
     if not sources:
         _check(got, np.zeros(n))
     else:
@@ -167,18 +173,17 @@ def test_betweenness_given_sources(graph: tuple, normalized: bool, batch: int,
 
 
 @given(graphs(max_n=10), st.booleans(), st.integers(0, 2**32 - 1), st.data())
-def test_betweenness_sampled_sources(graph: tuple, normalized: bool, seed: int,
-                                     data: Any) -> None:  # fmt: skip
+def test_betweenness_sampled_sources(graph: tuple, normalized: bool, seed: int, data: Any) -> None:
     G, A = graph
     n = A.nrows
     k = data.draw(st.integers(0, n))
     directed = G.is_directed()
-    got = betweenness_centrality(A, sources=k, seed=seed, normalized=normalized,
-                                 directed=directed)  # fmt: skip
+    got = betweenness_centrality(A, sources=k, seed=seed, normalized=normalized, directed=directed)
     chosen = sample_sources(n, k, seed)
     assert chosen.size == k and np.unique(chosen).size == k
-    again = betweenness_centrality(A, sources=chosen[::-1].copy(), normalized=normalized,
-                                   directed=directed)  # fmt: skip
+    again = betweenness_centrality(
+        A, sources=chosen[::-1].copy(), normalized=normalized, directed=directed
+    )
     np.testing.assert_allclose(got.to_dense(), again.to_dense(), equal_nan=True, **_TOL)
     _check(got, _nx_sampled(G, chosen, normalized) if k else np.zeros(n))
 
@@ -199,8 +204,9 @@ def test_betweenness_all_vertices_as_sources_is_exact() -> None:
     A = hb.io.from_networkx(G, nodelist=range(34))
     exact = betweenness_centrality(A).to_dense()
     np.testing.assert_allclose(betweenness_centrality(A, sources=34).to_dense(), exact, **_TOL)
-    np.testing.assert_allclose(betweenness_centrality(A, sources=np.arange(34)[::-1]).to_dense(),
-                               exact, **_TOL)  # fmt: skip
+    np.testing.assert_allclose(
+        betweenness_centrality(A, sources=np.arange(34)[::-1]).to_dense(), exact, **_TOL
+    )
 
 
 def test_sample_sources_is_reproducible() -> None:
@@ -224,9 +230,19 @@ def test_networkx_scale_matches_installed_networkx(directed: bool, normalized: b
         raw = _nx_raw(G, chosen)
         state = _FixedSample(chosen)
         want = _as_array(nx.betweenness_centrality(G, k=k, normalized=normalized, seed=state), n)
-        scale = np.array([networkx_scale(n, k, directed=directed, normalized=normalized,
-                                         source=v in chosen, legacy=_LEGACY)
-                          for v in range(n)])  # fmt: skip
+        scale = np.array(
+            [
+                networkx_scale(
+                    n,
+                    k,
+                    directed=directed,
+                    normalized=normalized,
+                    source=v in chosen,
+                    legacy=_LEGACY,
+                )
+                for v in range(n)
+            ]
+        )
         np.testing.assert_allclose(raw * scale, want, equal_nan=True, **_TOL)
 
 
@@ -294,7 +310,13 @@ def test_betweenness_bad_input() -> None:
     for bad in (True, "01", [[0, 1]], [0.5]):
         with pytest.raises(InvalidObject):
             betweenness_centrality(A, sources=bad)
-    for kwargs in ({"sources": 7}, {"sources": -1}, {"sources": [1, 2, 1]}, {"batch": 0},
-                   {"batch": 2.0}, {"executor": "nonsense"}):  # fmt: skip
+    for kwargs in (
+        {"sources": 7},
+        {"sources": -1},
+        {"sources": [1, 2, 1]},
+        {"batch": 0},
+        {"batch": 2.0},
+        {"executor": "nonsense"},
+    ):
         with pytest.raises(InvalidValue):
             betweenness_centrality(A, **kwargs)

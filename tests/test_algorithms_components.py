@@ -51,9 +51,14 @@ def test_components_match_networkx(graph: tuple) -> None:
 
 
 def test_components_classic_graphs() -> None:
-    for G in (nx.karate_club_graph(), nx.petersen_graph(), nx.complete_graph(9),
-              nx.path_graph(40), nx.disjoint_union(nx.cycle_graph(5), nx.star_graph(6)),
-              nx.disjoint_union(nx.complete_graph(40), nx.path_graph(3))):  # dense: FastSV only
+    for G in (
+        nx.karate_club_graph(),
+        nx.petersen_graph(),
+        nx.complete_graph(9),
+        nx.path_graph(40),
+        nx.disjoint_union(nx.cycle_graph(5), nx.star_graph(6)),
+        nx.disjoint_union(nx.complete_graph(40), nx.path_graph(3)),
+    ):  # dense: FastSV only
         assert np.array_equal(_labels(hb.io.from_networkx(G)), _min_id_labels(G))
 
 
@@ -116,8 +121,9 @@ def test_components_take_few_rounds_on_long_paths(monkeypatch: pytest.MonkeyPatc
     for path_ids in (path, path[::-1], order):
         calls.clear()
         A = hb.io.from_networkx(G, nodelist=[*range(11), *path_ids.tolist()])
-        assert np.array_equal(_labels(A, executor="reference"),
-                              np.repeat(np.array([0, 11]), [11, 3000]))  # fmt: skip
+        assert np.array_equal(
+            _labels(A, executor="reference"), np.repeat(np.array([0, 11]), [11, 3000])
+        )
         assert 2 <= len(calls) - 1 and (len(calls) - 1) // 2 <= 20
         assert set(calls) == {"reference"}
 

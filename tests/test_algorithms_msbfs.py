@@ -145,8 +145,16 @@ def test_msbfs_bad_input() -> None:
             multi_source_bfs(A, bad)
     with pytest.raises(IndexOutOfBounds):
         multi_source_bfs(hb.Matrix.new(np.float64, 0, 0), [0])
-    for bad in (1, None, "01", [[0, 1]], np.zeros((2, 1), dtype=int), [0.5], [True, False],
-                [[0], [1, 2]]):  # fmt: skip
+    for bad in (
+        1,
+        None,
+        "01",
+        [[0, 1]],
+        np.zeros((2, 1), dtype=int),
+        [0.5],
+        [True, False],
+        [[0], [1, 2]],
+    ):
         with pytest.raises(InvalidObject):
             multi_source_bfs(A, bad)
     with pytest.raises(InvalidValue):

@@ -43,8 +43,9 @@ def _bound(n: int, damping: float, tol: float) -> float:
 
 
 @given(graphs(), st.sampled_from([0.5, 0.85]), st.sampled_from([1e-4, 1e-6, 1e-9]))
-def test_data_driven_within_tolerance_of_fixed_point(graph: tuple, damping: float,
-                                                     tol: float) -> None:  # fmt: skip
+def test_data_driven_within_tolerance_of_fixed_point(
+    graph: tuple, damping: float, tol: float
+) -> None:
     # periodic graphs (a star, a 2-cycle) damp their residuals by only α per round
     G, A = graph
     n = A.nrows
@@ -87,8 +88,9 @@ def test_data_driven_pushes_only_from_active_vertices(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(ops, "vxm", recording_vxm)
     A = hb.generators.grid_2d(20, 20)  # no dangling vertex: every pusher uses vxm
-    ranks, rounds = pagerank(A, variant="data", tol=1e-9, return_iterations=True,
-                             executor="reference")  # fmt: skip
+    ranks, rounds = pagerank(
+        A, variant="data", tol=1e-9, return_iterations=True, executor="reference"
+    )
     sizes = [size for size, _ in pushed]
     assert {executor for _, executor in pushed} == {"reference"}
     assert len(sizes) == rounds and sizes[0] == A.nrows
@@ -117,8 +119,9 @@ def test_data_driven_bool_and_int_matrices() -> None:
 
 
 def test_data_driven_small_and_empty() -> None:
-    empty, rounds = pagerank(hb.Matrix.new(np.float64, 0, 0), variant="data",
-                             return_iterations=True)  # fmt: skip
+    empty, rounds = pagerank(
+        hb.Matrix.new(np.float64, 0, 0), variant="data", return_iterations=True
+    )
     assert empty.size == 0 and rounds == 0
     assert pagerank(hb.Matrix.new(np.float64, 1, 1), variant="data").to_dense().tolist() == [1.0]
     # damping 0 and damping 1 (on a strongly connected aperiodic graph)
@@ -159,8 +162,9 @@ def test_fixed_iterations_match_hand_computed_power_steps(iterations: int, backe
     )
     ranks, count = pagerank(A, iterations=iterations, return_iterations=True)
     assert count == iterations and ranks.backend == backend and ranks.nnz == A.nrows
-    np.testing.assert_allclose(ranks.to_dense(), _power_by_hand(A.to_scipy(), 0.85, iterations),
-                               rtol=1e-10)  # fmt: skip
+    np.testing.assert_allclose(
+        ranks.to_dense(), _power_by_hand(A.to_scipy(), 0.85, iterations), rtol=1e-10
+    )
 
 
 @given(graphs(max_n=8), st.integers(1, 6))
@@ -170,9 +174,9 @@ def test_fixed_iterations_never_test_convergence(graph: tuple, iterations: int) 
         assert pagerank(A, iterations=iterations).size == 0
         return
     fixed = pagerank(A, iterations=iterations, max_iter=1, tol=1e-300)
-    np.testing.assert_allclose(fixed.to_dense(),
-                               _power_by_hand(A.to_scipy(), 0.85, iterations), rtol=1e-10,
-                               atol=1e-15)  # fmt: skip
+    np.testing.assert_allclose(
+        fixed.to_dense(), _power_by_hand(A.to_scipy(), 0.85, iterations), rtol=1e-10, atol=1e-15
+    )
 
 
 def test_fixed_iterations_equal_converged_run() -> None:

@@ -96,8 +96,7 @@ def test_sssp_negative_cycle_raises_only_when_reachable() -> None:
         with pytest.raises(InvalidValue, match="negative cycle"):
             sssp(A, source)
     assert as_dict(sssp(A, 3)) == {3: 0.0}
-    B = hb.Matrix.from_coo([0, 1, 4, 5], [1, 2, 5, 4], [1.0, -3.0, -1.0, -1.0], nrows=6,
-                           ncols=6)  # fmt: skip
+    B = hb.Matrix.from_coo([0, 1, 4, 5], [1, 2, 5, 4], [1.0, -3.0, -1.0, -1.0], nrows=6, ncols=6)
     assert as_dict(sssp(B, 0)) == {0: 0.0, 1: 1.0, 2: -2.0}
     assert as_dict(sssp(B, 3)) == {3: 0.0}
 
@@ -155,8 +154,9 @@ def test_sssp_long_path_needs_n_minus_1_rounds() -> None:
 
 
 def test_sssp_kronecker_against_bellman_ford(backend: str) -> None:
-    A = hb.generators.random_weights(hb.generators.kronecker(9, 8, seed=3, backend=backend),
-                                     0.5, 4.0, seed=1, dtype=np.float64)  # fmt: skip
+    A = hb.generators.random_weights(
+        hb.generators.kronecker(9, 8, seed=3, backend=backend), 0.5, 4.0, seed=1, dtype=np.float64
+    )
     S = A.to_scipy()
     source = int(np.argmax(np.diff(S.indptr)))
     expected = csgraph.bellman_ford(S, indices=source)
@@ -170,7 +170,9 @@ def test_sssp_kronecker_against_bellman_ford(backend: str) -> None:
 
 def test_sssp_directed_kronecker_float32_against_dijkstra(backend: str) -> None:
     A = hb.generators.random_weights(
-        hb.generators.kronecker(8, 8, seed=4, symmetric=False, backend=backend), 1.0, 10.0,
+        hb.generators.kronecker(8, 8, seed=4, symmetric=False, backend=backend),
+        1.0,
+        10.0,
         seed=2,
     )
     assert A.dtype == np.float32
@@ -198,23 +200,33 @@ def test_sssp_buckets_on_a_weighted_grid_against_dijkstra(backend: str) -> None:
     for delta in ("auto", None, 1.0, 30.0, 1e6):
         dist = sssp(W, 7, delta=delta)
         np.testing.assert_allclose(dist.to_dense(), expected, rtol=1e-12)
-    ints = hb.Matrix.from_coo(*W.to_coo()[:2], np.ceil(W.to_coo()[2]), nrows=W.nrows,
-                              ncols=W.ncols, dtype=np.int32, backend=backend)  # fmt: skip
+    ints = hb.Matrix.from_coo(
+        *W.to_coo()[:2],
+        np.ceil(W.to_coo()[2]),
+        nrows=W.nrows,
+        ncols=W.ncols,
+        dtype=np.int32,
+        backend=backend,
+    )
     expected = csgraph.dijkstra(ints.to_scipy().astype(np.float64), indices=7)
     for delta in ("auto", 1, 40):
         assert np.array_equal(sssp(ints, 7, delta=delta).to_dense(), expected.astype(np.int64))
 
 
 def test_sssp_auto_buckets_sparse_graphs_only() -> None:
-    grid = hb.generators.random_weights(hb.generators.grid_2d(10, 10), 1.0, 3.0, seed=2,
-                                        dtype=np.float64)  # fmt: skip
+    grid = hb.generators.random_weights(
+        hb.generators.grid_2d(10, 10), 1.0, 3.0, seed=2, dtype=np.float64
+    )
     _, _, w = grid.to_coo()
     assert _bucket_width(grid, np.dtype(np.float64), "auto") == pytest.approx(
-        32 * w.mean() / (w.size / 100))
-    dense = hb.generators.random_weights(hb.generators.kronecker(8, 32, seed=1), 1.0, 3.0,
-                                         seed=2, dtype=np.float64)  # fmt: skip
-    assert dense.nnz / dense.nrows > 16 and _bucket_width(dense, np.dtype(np.float64),
-                                                          "auto") is None  # fmt: skip
+        32 * w.mean() / (w.size / 100)
+    )
+    dense = hb.generators.random_weights(
+        hb.generators.kronecker(8, 32, seed=1), 1.0, 3.0, seed=2, dtype=np.float64
+    )
+    assert (
+        dense.nnz / dense.nrows > 16 and _bucket_width(dense, np.dtype(np.float64), "auto") is None
+    )
     negative = hb.Matrix.from_coo([0, 1], [1, 0], [-1.0, 2.0], nrows=2, ncols=2)
     assert _bucket_width(negative, np.dtype(np.float64), "auto") is None
     ints = hb.Matrix.from_coo([0, 1], [1, 0], [1, 2], nrows=2, ncols=2, dtype=np.int32)

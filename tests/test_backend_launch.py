@@ -12,9 +12,19 @@ import numpy as np
 import pytest
 
 import hyblas as hb
-from hyblas.backend import (CountMailbox, PreparedLaunch, compile_module, count_mailbox, launch,
-                            run_behind, synchronize, translate_oom, wait_for, xp_for,
-                            zero_async)
+from hyblas.backend import (
+    CountMailbox,
+    PreparedLaunch,
+    compile_module,
+    count_mailbox,
+    launch,
+    run_behind,
+    synchronize,
+    translate_oom,
+    wait_for,
+    xp_for,
+    zero_async,
+)
 from hyblas.errors import BackendError, OutOfMemory
 
 pytestmark = pytest.mark.gpu
@@ -49,16 +59,27 @@ def test_prepared_launch_passes_fixed_and_variable_arguments() -> None:
     source = cp.asarray(np.array([7], dtype=np.int32))
     other = cp.asarray(np.array([-11], dtype=np.int32))
     out = cp.zeros(10, dtype=np.float64)
-    args = (np.int32(-3), np.int64(2**40 + 5), np.float32(1.5), np.float64(-2.25), source, out,
-            np.uint8(200), np.complex128(3 - 4j), np.int16(-7))
+    args = (
+        np.int32(-3),
+        np.int64(2**40 + 5),
+        np.float32(1.5),
+        np.float64(-2.25),
+        source,
+        out,
+        np.uint8(200),
+        np.complex128(3 - 4j),
+        np.int16(-7),
+    )
     launch = PreparedLaunch(_probe(), (2,), (32,), args, variable=(0, 3, 4, 5, 8))
     _run_probe(launch, np.int32(-3), np.float64(-2.25), source, out, np.int16(-7))
     np.testing.assert_array_equal(out.get(), [-3, 2**40 + 5, 1.5, -2.25, 7, 200, 3, -4, -7, 2])
     second = cp.zeros(10, dtype=np.float64)
-    _run_probe(launch, np.int32(2**31 - 1), np.float64(1e300), other, second, np.int16(123),
-               grid=(3,))  # fmt: skip
-    np.testing.assert_array_equal(second.get(),
-                                  [2**31 - 1, 2**40 + 5, 1.5, 1e300, -11, 200, 3, -4, 123, 3])
+    _run_probe(
+        launch, np.int32(2**31 - 1), np.float64(1e300), other, second, np.int16(123), grid=(3,)
+    )
+    np.testing.assert_array_equal(
+        second.get(), [2**31 - 1, 2**40 + 5, 1.5, 1e300, -11, 200, 3, -4, 123, 3]
+    )
     np.testing.assert_array_equal(out.get()[:5], [-3, 2**40 + 5, 1.5, -2.25, 7])  # untouched
 
 
@@ -68,8 +89,17 @@ def test_prepared_launch_checks_its_arguments() -> None:
     source = cp.zeros(1, dtype=np.int32)
     with pytest.raises(BackendError, match="argument 0"):
         PreparedLaunch(_probe(), (1,), (32,), (3, 0, 0, 0, source, out, 0, 0, 0))
-    args = (np.int32(1), np.int64(2), np.float32(3), np.float64(4), source, out, np.uint8(5),
-            np.complex128(6), np.int16(7))
+    args = (
+        np.int32(1),
+        np.int64(2),
+        np.float32(3),
+        np.float64(4),
+        source,
+        out,
+        np.uint8(5),
+        np.complex128(6),
+        np.int16(7),
+    )
     launch = PreparedLaunch(_probe(), (1,), (32,), args, variable=(5,))
     with pytest.raises(BackendError, match="1 values expected, got 2"):
         launch.run(out, out)
@@ -156,7 +186,7 @@ def test_run_behind_keeps_what_it_writes_until_done() -> None:
     cp = xp_for("cuda")
     out = cp.zeros(32, dtype=np.int32)
     alive = weakref.ref(out)
-    done = run_behind(lambda: _slow_write(out, 3), keep=out)
+    done = run_behind(lambda: _slow_write(out, 3), keep=out)  # noqa: F821 - run at once
     del out
     assert alive() is not None  # the slow write still runs: its array is not freed
     done.synchronize()

@@ -12,8 +12,17 @@ import pytest
 from benchmarks import run as harness
 
 REQUIRED_ROW_KEYS = {"graph", "op", "impl", "n", "nnz"}
-IMPLS = {"hyblas:reference", "hyblas:dense", "hyblas:sparse", "hyblas:pull", "hyblas:auto",
-         "cusparse", "cupyx-naive", "suitesparse", "scipy"}  # fmt: skip
+IMPLS = {
+    "hyblas:reference",
+    "hyblas:dense",
+    "hyblas:sparse",
+    "hyblas:pull",
+    "hyblas:auto",
+    "cusparse",
+    "cupyx-naive",
+    "suitesparse",
+    "scipy",
+}
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +58,9 @@ def test_smoke_run_covers_every_op_on_both_graphs_with_hyblas_and_scipy(smoke: t
             assert (graph, op, "hyblas:reference") in timed, (graph, op)
         for op in ("spmv:plus_times", "bfs", "sssp", "pagerank20", "cc", "tc"):
             assert (graph, op, "scipy") in timed, (graph, op)
-    bfs = [r for r in doc["rows"] if r["op"] == "bfs" and r["graph"] == "grid64"
-           and "median_ms" in r]  # fmt: skip
+    bfs = [
+        r for r in doc["rows"] if r["op"] == "bfs" and r["graph"] == "grid64" and "median_ms" in r
+    ]
     # the source is the first degree-4 vertex, (1, 1); the farthest is (63, 63): 124 steps
     assert bfs and all(r["levels"] == 125 for r in bfs)
     assert all(r["gteps"] > 0 for r in bfs)
@@ -60,8 +70,9 @@ def test_mismatch_finds_differences_and_accepts_equal_results() -> None:
     assert harness.mismatch("bfs", np.array([0, 1, -1]), np.array([0, 1, -1])) is None
     assert "1 of 3" in harness.mismatch("bfs", np.array([0, 2, -1]), np.array([0, 1, -1]))
     assert harness.mismatch("sssp", np.array([0.0, np.inf]), np.array([0.0, 3.0]))
-    assert harness.mismatch("pagerank20", np.array([0.5, 0.5]), np.array([0.5, 0.5 + 1e-12])) \
-        is None  # fmt: skip
+    assert (
+        harness.mismatch("pagerank20", np.array([0.5, 0.5]), np.array([0.5, 0.5 + 1e-12])) is None
+    )
     assert harness.mismatch("pagerank20", np.array([0.5, 0.5]), np.array([0.5, 0.51]))
     assert harness.mismatch("tc", 3, 4) and harness.mismatch("tc", 4, 4) is None
     # component labels may differ as long as the partition is the same

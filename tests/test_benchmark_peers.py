@@ -75,8 +75,9 @@ GRAPHS = ("kron8", "grid6x7", "disconnected")
 def _digraph(name: str, weighted: bool = False) -> nx.DiGraph:
     g = graphs()[name]
     matrix = g.weights if weighted else g.csr
-    return nx.from_scipy_sparse_array(sp.csr_array(matrix, dtype=np.float64),
-                                      create_using=nx.DiGraph)
+    return nx.from_scipy_sparse_array(
+        sp.csr_array(matrix, dtype=np.float64), create_using=nx.DiGraph
+    )
 
 
 def _levels_reference(name: str, source: int) -> np.ndarray:
@@ -88,7 +89,7 @@ def _levels_reference(name: str, source: int) -> np.ndarray:
 
 def _rows(g: PeerGraph) -> list[np.ndarray]:
     A = sp.csr_array(g.csr)  # noqa: N806
-    return [A.indices[A.indptr[i]:A.indptr[i + 1]] for i in range(g.n)]
+    return [A.indices[A.indptr[i] : A.indptr[i + 1]] for i in range(g.n)]
 
 
 def _pagerank_reference(g: PeerGraph, iterations: int = 20, d: float = 0.85) -> np.ndarray:
@@ -110,8 +111,12 @@ def reference(name: str, op: str) -> Any:
     if op == "spmv:plus_times":
         return sp.csr_array(g.csr, dtype=np.float64) @ g.x.astype(np.float64)
     if op == "spmv:min_plus":
-        return np.array([(1.0 + g.x[cols].astype(np.float64)).min() if cols.size else np.inf
-                         for cols in _rows(g)])
+        return np.array(
+            [
+                (1.0 + g.x[cols].astype(np.float64)).min() if cols.size else np.inf
+                for cols in _rows(g)
+            ]
+        )
     if op == "spmv:lor_land":
         return np.array([bool(g.x_bool[cols].any()) for cols in _rows(g)])
     if op == "bfs":
@@ -125,12 +130,14 @@ def reference(name: str, op: str) -> Any:
     if op == "pagerank20":
         return _pagerank_reference(g)
     if op == "cc":
-        return _canonical([sorted(c) for c in nx.weakly_connected_components(_digraph(name))],
-                          g.n)
+        return _canonical([sorted(c) for c in nx.weakly_connected_components(_digraph(name))], g.n)
     if op == "bc":
         bc = nx.betweenness_centrality_subset(
-            _digraph(name), sources=[int(s) for s in g.bc_sources],
-            targets=list(range(g.n)), normalized=False)
+            _digraph(name),
+            sources=[int(s) for s in g.bc_sources],
+            targets=list(range(g.n)),
+            normalized=False,
+        )
         return np.array([bc[v] for v in range(g.n)])
     if op == "tc":
         return sum(nx.triangles(_digraph(name).to_undirected()).values()) // 3
@@ -157,9 +164,15 @@ def _canonical_labels(labels: np.ndarray) -> np.ndarray:
 
 
 _DTYPES = {
-    "spmv:plus_times": np.float32, "spmv:min_plus": np.float32, "spmv:lor_land": np.bool_,
-    "bfs": np.int64, "sssp": np.float64, "pagerank20": np.float64, "cc": np.int64,
-    "bc": np.float64, "msbfs": np.int64,
+    "spmv:plus_times": np.float32,
+    "spmv:min_plus": np.float32,
+    "spmv:lor_land": np.bool_,
+    "bfs": np.int64,
+    "sssp": np.float64,
+    "pagerank20": np.float64,
+    "cc": np.int64,
+    "bc": np.float64,
+    "msbfs": np.int64,
 }
 
 
@@ -239,8 +252,7 @@ def test_references_agree_with_networkx_pagerank() -> None:
     for name in GRAPHS:
         g = graphs()[name]
         ours = _pagerank_reference(g, iterations=300)
-        theirs = nx.pagerank(_digraph(name), alpha=0.85, tol=1e-14, max_iter=1000,
-                             weight=None)
+        theirs = nx.pagerank(_digraph(name), alpha=0.85, tol=1e-14, max_iter=1000, weight=None)
         np.testing.assert_allclose(ours, [theirs[v] for v in range(g.n)], rtol=1e-8)
 
 

@@ -85,8 +85,9 @@ def test_transpose_dup_isequal(A: hb.Matrix) -> None:  # noqa: N803
     C = A.dup(np.float32)
     assert C.dtype == np.float32 and C.isequal(A) and not C.isequal(A, check_dtype=True)
     # a stored 0 differs from an absent entry
-    D = hb.Matrix.from_coo([0, 0, 2], [0, 2, 3], [1.0, 2.0, 3.5], nrows=3, ncols=4,
-                           backend=A.backend)
+    D = hb.Matrix.from_coo(
+        [0, 0, 2], [0, 2, 3], [1.0, 2.0, 3.5], nrows=3, ncols=4, backend=A.backend
+    )
     assert not D.isequal(A)
     assert A.nnz == 4 and D.nnz == 3
 
@@ -103,8 +104,7 @@ def test_transpose_of_the_transpose_is_the_matrix_while_both_hold(A: hb.Matrix) 
     assert T.T is A
     # writing into the transpose: it is no longer A's transpose, nor A its transpose
     hb.ops.apply(T, hb.binary.times, right=2.0, out=T)
-    assert T.T is not A and np.array_equal(T.T.to_dense(-9), np.where(dense == -9, -9,
-                                                                       dense * 2))  # fmt: skip
+    assert T.T is not A and np.array_equal(T.T.to_dense(-9), np.where(dense == -9, -9, dense * 2))
     assert np.array_equal(A.T.to_dense(-9), dense.T) and A.T is not T
     # the link back is weak: a dropped matrix is not kept alive by its transpose
     B = A.dup()  # (pytest holds the fixture)
@@ -177,7 +177,7 @@ def test_vector_storage_switch_is_invisible(backend: str) -> None:
     expected = (np.arange(size) % 7).astype(np.int64)
     expected[3] += 1
     expected[50] += 2
-    present = (np.arange(size) % 7 != 0)
+    present = np.arange(size) % 7 != 0
     present[[3, 50]] = True
     idx, vals = grown.to_coo()
     assert idx.tolist() == np.flatnonzero(present).tolist()
@@ -185,8 +185,7 @@ def test_vector_storage_switch_is_invisible(backend: str) -> None:
     shrunk = hb.ops.select(grown, "rowle", 1)  # keep indices <= 1: sparse again
     assert shrunk.format == "sparse"
     assert shrunk.to_coo()[0].tolist() == [1] and shrunk.to_coo()[1].tolist() == [1]
-    as_bitmap = hb.Vector.from_dense(np.array([0, 1] + [0] * 98), missing_value=0,
-                                     backend=backend)
+    as_bitmap = hb.Vector.from_dense(np.array([0, 1] + [0] * 98), missing_value=0, backend=backend)
     assert as_bitmap.isequal(shrunk) and shrunk.isequal(as_bitmap)
 
 
@@ -194,8 +193,14 @@ def test_vector_storage_switch_is_invisible(backend: str) -> None:
 #   value mask allows {0, 3}; structural {0, 1, 3}; ~value {1, 2}; ~structural {2}
 @pytest.mark.parametrize(
     ("spelling", "allowed"),
-    [("m", [0, 3]), ("m.V", [0, 3]), ("m.S", [0, 1, 3]), ("~m", [1, 2]), ("~m.V", [1, 2]),
-     ("~m.S", [2])],
+    [
+        ("m", [0, 3]),
+        ("m.V", [0, 3]),
+        ("m.S", [0, 1, 3]),
+        ("~m", [1, 2]),
+        ("~m.V", [1, 2]),
+        ("~m.S", [2]),
+    ],
 )
 def test_mask_views(backend: str, spelling: str, allowed: list[int]) -> None:
     m = hb.Vector.from_coo([0, 1, 3], [1, 0, 2], size=4, backend=backend)

@@ -13,10 +13,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-               HYBLAS_BACKEND="cpu")  # fmt: skip
-    return subprocess.run([sys.executable, "-m", "hyblas", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    env = dict(
+        os.environ,
+        PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+        HYBLAS_BACKEND="cpu",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "hyblas", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_demo_scale_8() -> None:

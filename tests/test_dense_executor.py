@@ -64,8 +64,9 @@ def test_mxv_dense(backend: str, data: st.DataObject) -> None:
     t = model.mxv(model.of(A), model.of(u), sr)
     ctl = data.draw(S.write_controls((A.nrows,), t.dtype, accum=sr.monoid.name != "any"))
     with dense_params(data.draw(small_params())):
-        result = run_op(hb.ops.mxv, ctl, backend, A.hyblas(backend), u.hyblas(backend), sr,
-                        executor="dense")  # fmt: skip
+        result = run_op(
+            hb.ops.mxv, ctl, backend, A.hyblas(backend), u.hyblas(backend), sr, executor="dense"
+        )
     assert_matches(result, expected_after(ctl, t))
 
 
@@ -77,8 +78,9 @@ def test_vxm_dense(backend: str, data: st.DataObject) -> None:
     t = model.vxm(model.of(u), model.of(A), sr)
     ctl = data.draw(S.write_controls((A.ncols,), t.dtype, accum=sr.monoid.name != "any"))
     with dense_params(data.draw(small_params())):
-        result = run_op(hb.ops.vxm, ctl, backend, u.hyblas(backend), A.hyblas(backend), sr,
-                        executor="dense")  # fmt: skip
+        result = run_op(
+            hb.ops.vxm, ctl, backend, u.hyblas(backend), A.hyblas(backend), sr, executor="dense"
+        )
     assert_matches(result, expected_after(ctl, t))
 
 
@@ -103,39 +105,75 @@ def _shaped_matrix(kind: str, rng: np.random.Generator, dtype: str) -> hb.Matrix
 
 
 SHAPED_PARAMS = [
-    DenseParams(column_panel=16, row_panel=16, heavy_threshold=8, heavy_unit_edges=40,
-                light_unit_edges=24, heavy_threads=32, light_threads=32, reduce_threads=32),
-    DenseParams(column_panel=50, row_panel=7, heavy_threshold=3, heavy_unit_edges=1000,
-                light_unit_edges=1000, heavy_threads=4, reorder="both"),
-    DenseParams(column_panel=1, row_panel=1, heavy_threshold=2, heavy_unit_edges=2,
-                light_unit_edges=1, heavy_threads=1, light_threads=1, reduce_threads=1,
-                reorder="none"),
-    DenseParams(column_panel=16, row_panel=16, heavy_threshold=8, heavy_unit_edges=12,
-                heavy_team_edges=20, heavy_groups=3, light_unit_edges=24, heavy_threads=32,
-                reorder="both"),
-]  # fmt: skip
+    DenseParams(
+        column_panel=16,
+        row_panel=16,
+        heavy_threshold=8,
+        heavy_unit_edges=40,
+        light_unit_edges=24,
+        heavy_threads=32,
+        light_threads=32,
+        reduce_threads=32,
+    ),
+    DenseParams(
+        column_panel=50,
+        row_panel=7,
+        heavy_threshold=3,
+        heavy_unit_edges=1000,
+        light_unit_edges=1000,
+        heavy_threads=4,
+        reorder="both",
+    ),
+    DenseParams(
+        column_panel=1,
+        row_panel=1,
+        heavy_threshold=2,
+        heavy_unit_edges=2,
+        light_unit_edges=1,
+        heavy_threads=1,
+        light_threads=1,
+        reduce_threads=1,
+        reorder="none",
+    ),
+    DenseParams(
+        column_panel=16,
+        row_panel=16,
+        heavy_threshold=8,
+        heavy_unit_edges=12,
+        heavy_team_edges=20,
+        heavy_groups=3,
+        light_unit_edges=24,
+        heavy_threads=32,
+        reorder="both",
+    ),
+]
 
 
 @pytest.mark.parametrize("kind", ["huge_row", "huge_column", "empty_panels", "power_law"])
 @pytest.mark.parametrize("params", SHAPED_PARAMS, ids=["tiles", "tall_both", "unit", "groups"])
-@pytest.mark.parametrize("name", ["plus_times", "min_plus", "max_min", "lor_land", "any_pair",
-                                  "plus_pair", "times_plus"])  # fmt: skip
-def test_shaped_matrices_equal_reference(backend: str, kind: str, params: DenseParams,
-                                         name: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    "name", ["plus_times", "min_plus", "max_min", "lor_land", "any_pair", "plus_pair", "times_plus"]
+)
+def test_shaped_matrices_equal_reference(
+    backend: str, kind: str, params: DenseParams, name: str
+) -> None:
     rng = np.random.default_rng(5)
     with hb.using_backend(backend):
         A = _shaped_matrix(kind, rng, "float64" if name != "lor_land" else "bool")
         _assert_products_equal_reference(A, rng, params, name)
 
 
-def _assert_products_equal_reference(A: hb.Matrix, rng: np.random.Generator,  # noqa: N803
-                                     params: DenseParams, name: str) -> None:  # fmt: skip
+def _assert_products_equal_reference(
+    A: hb.Matrix,
+    rng: np.random.Generator,  # noqa: N803
+    params: DenseParams,
+    name: str,
+) -> None:
     """``A u`` and ``u A`` on the dense executor under ``params`` equal the reference's, for a
     full input and one with about 30% of its entries."""
     full = hb.Vector.from_dense(rng.integers(1, 4, A.ncols).astype(A.dtype))
     keep = np.flatnonzero(rng.random(A.ncols) < 0.3)
-    partial = hb.Vector.from_coo(keep, rng.integers(1, 4, keep.size).astype(A.dtype),
-                                 size=A.ncols)  # fmt: skip
+    partial = hb.Vector.from_coo(keep, rng.integers(1, 4, keep.size).astype(A.dtype), size=A.ncols)
     with dense_params(params):
         for u in (full, partial):
             for op, args in ((hb.ops.mxv, (A, u)), (hb.ops.vxm, (u, A))):
@@ -149,10 +187,19 @@ def _assert_products_equal_reference(A: hb.Matrix, rng: np.random.Generator,  # 
 def test_phase1_in_one_launch_or_two_equals_reference(backend: str, launches: int) -> None:
     """Heavy blocks of 2 groups x 32 threads and light blocks of 64: one launch can take both
     (the light units among the heavy teams), as ``phase1_launches=1`` asks; 2 keeps two."""
-    params = DenseParams(column_panel=16, row_panel=16, heavy_threshold=8, heavy_unit_edges=12,
-                         heavy_team_edges=20, heavy_groups=2, light_unit_edges=24,
-                         heavy_threads=32, light_threads=64, reorder="both",
-                         phase1_launches=launches)  # fmt: skip
+    params = DenseParams(
+        column_panel=16,
+        row_panel=16,
+        heavy_threshold=8,
+        heavy_unit_edges=12,
+        heavy_team_edges=20,
+        heavy_groups=2,
+        light_unit_edges=24,
+        heavy_threads=32,
+        light_threads=64,
+        reorder="both",
+        phase1_launches=launches,
+    )
     rng = np.random.default_rng(11)
     with hb.using_backend(backend):
         A = _shaped_matrix("power_law", rng, "float64")
@@ -172,15 +219,16 @@ def test_accumulating_into_a_full_output_keeps_it_full(backend: str, full_out: b
     A = hb.generators.grid_2d(6, 7, dtype=np.float64, backend=backend)  # noqa: N806
     n = A.nrows
     cut = hb.Vector.from_coo(np.arange(n - 5), np.ones(n - 5), size=n, backend=backend)
-    u = hb.Vector.from_coo(np.arange(0, n, 2), np.arange(0, n, 2) + 1.0, size=n,
-                           backend=backend)  # fmt: skip
-    start = (hb.Vector.from_scalar(0.5, n, backend=backend) if full_out else
-             hb.ops.apply(cut, hb.binary["times"], right=0.5))  # fmt: skip
+    u = hb.Vector.from_coo(np.arange(0, n, 2), np.arange(0, n, 2) + 1.0, size=n, backend=backend)
+    start = (
+        hb.Vector.from_scalar(0.5, n, backend=backend)
+        if full_out
+        else hb.ops.apply(cut, hb.binary["times"], right=0.5)
+    )
     out, expected_out = start.dup(), start.dup()
     with dense_params(DenseParams(column_panel=5, row_panel=4, heavy_threshold=3)):
         hb.ops.vxm(u, A, "plus_times", out=out, accum=hb.binary["plus"], executor="dense")
-    hb.ops.vxm(u, A, "plus_times", out=expected_out, accum=hb.binary["plus"],
-               executor="reference")  # fmt: skip
+    hb.ops.vxm(u, A, "plus_times", out=expected_out, accum=hb.binary["plus"], executor="reference")
     if full_out:
         assert out.known_nnz == n
     assert out.isequal(expected_out)
@@ -190,8 +238,9 @@ def test_accumulating_into_a_full_output_keeps_it_full(backend: str, full_out: b
 @pytest.mark.parametrize("executor", ["dense", "sparse"])
 @pytest.mark.parametrize("name", ["min_times", "max_times", "min_plus", "max_plus"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
-def test_float_min_max_combine_mixed_signs(backend: str, executor: str, name: str,
-                                           dtype: type) -> None:  # fmt: skip
+def test_float_min_max_combine_mixed_signs(
+    backend: str, executor: str, name: str, dtype: type
+) -> None:
     """The float min / max accumulators (integer atomics on the GPU, split by sign) pick the
     same value as the reference where one output's contributions mix signs, zeros and -0.0."""
     rng = np.random.default_rng(8)
@@ -201,8 +250,9 @@ def test_float_min_max_combine_mixed_signs(backend: str, executor: str, name: st
     keys = np.unique(rows * n + cols)
     choices = np.array([-2.5, -0.5, -0.0, 0.0, 0.5, 3.0, -1e30, 1e30], dtype=dtype)
     with hb.using_backend(backend):
-        A = hb.Matrix.from_coo(keys // n, keys % n, rng.choice(choices, keys.size), nrows=40,
-                               ncols=n)  # fmt: skip
+        A = hb.Matrix.from_coo(
+            keys // n, keys % n, rng.choice(choices, keys.size), nrows=40, ncols=n
+        )
         u = hb.Vector.from_dense(rng.choice(choices, n))
         with dense_params(DenseParams(column_panel=64, row_panel=16, heavy_threshold=8)):
             got = hb.ops.mxv(A, u, name, executor=executor)
@@ -225,8 +275,15 @@ def test_every_semiring_every_dtype_dense(backend: str, name: str, dtype: np.dty
     A_data = S.MatrixData(n, m, rows, cols, values)
     u_idx = np.flatnonzero(rng.random(m) < 0.7)
     u_data = S.VectorData(m, u_idx, rng.integers(0, 3, u_idx.size).astype(dtype))
-    params = DenseParams(column_panel=8, row_panel=5, heavy_threshold=6, heavy_unit_edges=9,
-                         light_unit_edges=7, heavy_threads=4, reorder="both")  # fmt: skip
+    params = DenseParams(
+        column_panel=8,
+        row_panel=5,
+        heavy_threshold=6,
+        heavy_unit_edges=9,
+        light_unit_edges=7,
+        heavy_threads=4,
+        reorder="both",
+    )
     with dense_params(params):
         got = hb.ops.mxv(A_data.hyblas(backend), u_data.hyblas(backend), sr, executor="dense")
     assert_matches(got, model.mxv(model.of(A_data), model.of(u_data), sr))
@@ -243,9 +300,12 @@ def decode(layout: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     table = get(layout.heavy_table)
     weights = None if layout.iso_value is not None else get(layout.heavy_weights)
     slot_ptr = get(layout.slot_ptr)
-    for u, (panel, steps, offset, base) in enumerate(zip(
-            get(layout.heavy_panel), get(layout.heavy_steps), get(layout.heavy_offset),
-            get(layout.heavy_slot_base))):  # fmt: skip
+    for panel, steps, offset, base in zip(
+        get(layout.heavy_panel),
+        get(layout.heavy_steps),
+        get(layout.heavy_offset),
+        get(layout.heavy_slot_base),
+    ):
         row_panel = int(np.searchsorted(slot_ptr, base, side="right") - 1)
         for t in range(p.heavy_threads):
             dst = None
@@ -264,8 +324,9 @@ def decode(layout: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     light_src, light_slot = get(layout.light_src), get(layout.light_slot)
     slot_dst = get(layout.slot_dst)
     lw = None if layout.iso_value is not None else get(layout.light_weights)
-    for panel, begin, end in zip(get(layout.light_panel), get(layout.light_begin),
-                                 get(layout.light_end)):  # fmt: skip
+    for panel, begin, end in zip(
+        get(layout.light_panel), get(layout.light_begin), get(layout.light_end)
+    ):
         for k in range(int(begin), int(end)):
             slot = int(light_slot[k])
             row_panel = int(np.searchsorted(slot_ptr, slot, side="right") - 1)
@@ -281,8 +342,7 @@ def decode(layout: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @given(A=S.matrices(dtype=np.float64), params=small_params())
-def test_layout_holds_every_entry_once(backend: str, A: S.MatrixData,
-                                       params: DenseParams) -> None:  # fmt: skip
+def test_layout_holds_every_entry_once(backend: str, A: S.MatrixData, params: DenseParams) -> None:
     matrix = A.hyblas(backend)
     layout = build_layout(matrix, params)
     rows, cols, vals = decode(layout)
@@ -341,10 +401,19 @@ def test_layout_is_cached_per_params_and_dropped_on_change() -> None:
     assert not any(k[0] == "dense_layout" for k in A.cache if isinstance(k, tuple))
 
 
-@pytest.mark.parametrize("change", [{"column_panel": 0}, {"row_panel": 40000},
-                                    {"heavy_threads": 2048}, {"reorder": "random"},
-                                    {"light_unit_edges": 2.5}, {"heavy_groups": 16},
-                                    {"heavy_groups": 0}, {"phase1_launches": 3}])  # fmt: skip
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"column_panel": 0},
+        {"row_panel": 40000},
+        {"heavy_threads": 2048},
+        {"reorder": "random"},
+        {"light_unit_edges": 2.5},
+        {"heavy_groups": 16},
+        {"heavy_groups": 0},
+        {"phase1_launches": 3},
+    ],
+)
 def test_bad_params_raise(change: dict) -> None:
     with pytest.raises(InvalidValue):
         DenseParams(**change)
@@ -375,8 +444,10 @@ def test_panels_too_big_for_shared_memory_raise_and_leave_out_unchanged(cuda_usa
     A = hb.generators.grid_2d(8, 8, dtype=np.float64, backend="cuda")
     u = hb.Vector.from_dense(np.ones(64), backend="cuda")
     w = hb.Vector.from_coo([1, 5], [2.0, 3.0], size=64, backend="cuda")
-    with dense_params(column_panel=32767, row_panel=32767), pytest.raises(InvalidValue,
-                                                                          match="shared memory"):
+    with (
+        dense_params(column_panel=32767, row_panel=32767),
+        pytest.raises(InvalidValue, match="shared memory"),
+    ):
         hb.ops.mxv(A, u, "plus_times", out=w, accum=hb.binary.plus, executor="dense")
     assert w.to_coo()[0].tolist() == [1, 5] and w.to_coo()[1].tolist() == [2.0, 3.0]
 

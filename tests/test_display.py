@@ -9,13 +9,12 @@ import pytest
 import scipy.sparse as sp
 
 import hyblas as hb
-from hyblas.viz import display
 from hyblas.errors import InvalidObject, InvalidValue
 from hyblas.operators.classes import BinaryOp, Monoid, Semiring
+from hyblas.viz import display
 
 
-def _random_matrix(nrows: int, ncols: int, density: float, seed: int,
-                   backend: str) -> hb.Matrix:  # fmt: skip
+def _random_matrix(nrows: int, ncols: int, density: float, seed: int, backend: str) -> hb.Matrix:
     rng = np.random.default_rng(seed)
     host = sp.random(nrows, ncols, density=density, format="csr", random_state=rng)
     return hb.Matrix.from_scipy(host, backend=backend)
@@ -50,8 +49,9 @@ def _expected_counts(matrix: hb.Matrix, max_cells: int) -> tuple[np.ndarray, int
         (5, 0, 0.0, 64),
     ],
 )
-def test_pattern_counts_match_a_host_count(nrows: int, ncols: int, density: float,
-                                           max_cells: int, backend: str) -> None:  # fmt: skip
+def test_pattern_counts_match_a_host_count(
+    nrows: int, ncols: int, density: float, max_cells: int, backend: str
+) -> None:
     A = _random_matrix(nrows, ncols, density, seed=nrows * 31 + ncols, backend=backend)
     grid = display.pattern_counts(A, max_cells)
     expected, row_step, col_step = _expected_counts(A, max_cells)
@@ -66,8 +66,14 @@ def test_pattern_counts_match_a_host_count(nrows: int, ncols: int, density: floa
 def test_pattern_counts_with_empty_bands_and_int64_indices(backend: str) -> None:
     # rows 0..99 empty except row 3 and row 97; int64 indices from a large column count
     ncols = 3_000_000_000
-    A = hb.Matrix.from_coo([3, 3, 97], [0, ncols - 1, 1_500_000_000], [1, 2, 3], nrows=100,
-                           ncols=ncols, backend=backend)  # fmt: skip
+    A = hb.Matrix.from_coo(
+        [3, 3, 97],
+        [0, ncols - 1, 1_500_000_000],
+        [1, 2, 3],
+        nrows=100,
+        ncols=ncols,
+        backend=backend,
+    )
     assert A.indices.dtype == np.int64
     grid = display.pattern_counts(A, 10)
     assert grid.counts.shape == (10, 10) and grid.col_step == 300_000_000
@@ -125,8 +131,9 @@ def test_spy_svg_draws_exactly_the_filled_cells_darker_for_more(backend: str) ->
 
 
 def test_spy_svg_of_equal_counts_and_of_no_entries() -> None:
-    one = display.pattern_counts(hb.Matrix.from_coo([0, 2], [1, 0], 1.0, nrows=3, ncols=3,
-                                                    backend="cpu"))  # fmt: skip
+    one = display.pattern_counts(
+        hb.Matrix.from_coo([0, 2], [1, 0], 1.0, nrows=3, ncols=3, backend="cpu")
+    )
     drawn = _svg_cells(display.spy_svg(one))
     assert set(drawn) == {(0, 1), (2, 0)}
     assert set(drawn.values()) == {display._SHADES[-1]}
@@ -171,19 +178,35 @@ def _text(fragment: str) -> str:
 
 
 def test_matrix_html_shows_the_facts_and_a_picture(backend: str) -> None:
-    A = hb.Matrix.from_coo([0, 1, 2, 2], [1, 2, 0, 3], [1, 2, 3, 4], nrows=3, ncols=1200,
-                           dtype=np.int16, backend=backend)  # fmt: skip
+    A = hb.Matrix.from_coo(
+        [0, 1, 2, 2],
+        [1, 2, 0, 3],
+        [1, 2, 3, 4],
+        nrows=3,
+        ncols=1200,
+        dtype=np.int16,
+        backend=backend,
+    )
     html = A._repr_html_()
     assert html == display.matrix_html(A)
     text = _text(html)
-    for fact in ("|shape|", "3 x 1,200", "|nnz|", "|4|", "int16", f"|{backend}|", "density",
-                 "0.111%", "min 1, mean 1.33, max 2"):  # fmt: skip
+    for fact in (
+        "|shape|",
+        "3 x 1,200",
+        "|nnz|",
+        "|4|",
+        "int16",
+        f"|{backend}|",
+        "density",
+        "0.111%",
+        "min 1, mean 1.33, max 2",
+    ):
         assert fact in text, fact
     csr_bytes = sum(int(a.nbytes) for a in (A.indptr, A.indices, A.values))
     assert f"{csr_bytes} B (CSR" in text
     assert "cached forms" not in text
     assert html.count("<svg") == 1 and "cells of 1 x 19" in text
-    A.T
+    A.T  # noqa: B018 - computes and caches the transpose
     assert "cached forms" in _text(A._repr_html_()) and "transpose" in _text(A._repr_html_())
 
 
@@ -212,14 +235,25 @@ def test_vector_html_sparse_and_bitmap(backend: str) -> None:
     html = v._repr_html_()
     assert html == display.vector_html(v)
     text = _text(html)
-    for fact in ("1,000", "|nnz|", "|3|", "float64", f"|{backend}|", "|sparse|", "0.3%",
-                 "|1|1.5|", "|5|-2.0|", "|900|3.0|"):  # fmt: skip
+    for fact in (
+        "1,000",
+        "|nnz|",
+        "|3|",
+        "float64",
+        f"|{backend}|",
+        "|sparse|",
+        "0.3%",
+        "|1|1.5|",
+        "|5|-2.0|",
+        "|900|3.0|",
+    ):
         assert fact in text, fact
     assert f"|{v.stored_sparse[0].nbytes + v.stored_sparse[1].nbytes} B|" in text
     assert "more" not in text
 
-    w = hb.Vector.from_coo(np.arange(0, 40, 2), np.arange(20, dtype=np.int32), size=40,
-                           backend=backend)  # fmt: skip
+    w = hb.Vector.from_coo(
+        np.arange(0, 40, 2), np.arange(20, dtype=np.int32), size=40, backend=backend
+    )
     assert w.format == "bitmap"
     html = w._repr_html_()
     text = _text(html)
@@ -230,8 +264,9 @@ def test_vector_html_sparse_and_bitmap(backend: str) -> None:
 
 
 def test_vector_head_is_the_first_entries(backend: str) -> None:
-    v = hb.Vector.from_dense(np.array([0, 7, 0, 9, 4], dtype=np.int64), missing_value=0,
-                             backend=backend)  # fmt: skip
+    v = hb.Vector.from_dense(
+        np.array([0, 7, 0, 9, 4], dtype=np.int64), missing_value=0, backend=backend
+    )
     indices, values = display.vector_head(v, 2)
     assert indices.tolist() == [1, 3] and values.tolist() == [7, 9]
     empty = hb.Vector.new(np.float64, 3, backend=backend)
@@ -284,18 +319,32 @@ def _trace(*rows: tuple[str, int, float, str]) -> object:
 
     t = Trace()
     for call, (executor, input_nnz, time_ms, reason) in enumerate(rows):
-        t.rows.append(TraceRow(call=call, op="vxm", executor=executor, asked="auto",
-                               policy="test", outputs=100, input_nnz=input_nnz,
-                               allowed=None if call % 2 else 50, edges=10 * input_nnz,
-                               reason=reason, time_ms=time_ms))  # fmt: skip
+        t.rows.append(
+            TraceRow(
+                call=call,
+                op="vxm",
+                executor=executor,
+                asked="auto",
+                policy="test",
+                outputs=100,
+                input_nnz=input_nnz,
+                allowed=None if call % 2 else 50,
+                edges=10 * input_nnz,
+                reason=reason,
+                time_ms=time_ms,
+            )
+        )
     return t
 
 
 def test_trace_html_totals_rows_and_escaping() -> None:
     from hyblas.executors.trace import EXECUTOR_COLORS
 
-    t = _trace(("sparse", 3, 0.5, "frontier < 1%"), ("dense", 80, 2.0, "wide"),
-               ("sparse", 4, 0.25, "narrow"))  # fmt: skip
+    t = _trace(
+        ("sparse", 3, 0.5, "frontier < 1%"),
+        ("dense", 80, 2.0, "wide"),
+        ("sparse", 4, 0.25, "narrow"),
+    )
     html = t._repr_html_()
     assert html == display.trace_html(t)
     text = _text(html)

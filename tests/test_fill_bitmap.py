@@ -17,16 +17,18 @@ from hyblas.device import arrays as primitives
 
 
 @given(data=st.data(), dtype=st.sampled_from(hb.dtypes.DTYPES))
-def test_a_full_bitmap_holds_the_value_everywhere(backend: str, data: st.DataObject,
-                                                  dtype: np.dtype) -> None:  # fmt: skip
+def test_a_full_bitmap_holds_the_value_everywhere(
+    backend: str, data: st.DataObject, dtype: np.dtype
+) -> None:
     size = data.draw(st.one_of(st.integers(0, 70), st.integers(0, 5000)))
     value = data.draw(hnp.from_dtype(np.dtype(dtype)))  # NaN, infinities and -0.0 included
     got_values, got_present = primitives.full_bitmap(xp_for(backend), size, value, dtype)
     word = f"u{np.dtype(dtype).itemsize}"
     assert got_values.dtype == dtype and got_present.dtype == bool
     assert got_values.shape == got_present.shape == (size,)
-    np.testing.assert_array_equal(to_numpy(got_values).view(word),
-                                  np.full(size, value, dtype=dtype).view(word))  # fmt: skip
+    np.testing.assert_array_equal(
+        to_numpy(got_values).view(word), np.full(size, value, dtype=dtype).view(word)
+    )
     np.testing.assert_array_equal(to_numpy(got_present), np.ones(size, dtype=bool))
 
 

@@ -35,8 +35,9 @@ def _graph(rng: np.random.Generator, n: int, m: int, dtype: str) -> tuple:
 
 
 def _pair(rows, cols, values, n):
-    cpu = hb.Matrix.from_coo(rows, cols, values, nrows=n, ncols=n, dup_op=binary.plus,
-                             backend="cpu")
+    cpu = hb.Matrix.from_coo(
+        rows, cols, values, nrows=n, ncols=n, dup_op=binary.plus, backend="cpu"
+    )
     return cpu, cpu.to_backend("cuda")
 
 
@@ -113,10 +114,24 @@ def test_masked_accumulated_mxv_matches_cpu() -> None:
     m_cpu, m_gpu = _vector_pair(rng, n, "int32")
     for mask_of in (lambda m: m.S, lambda m: ~m.S, lambda m: m, lambda m: ~m):
         out_cpu, out_gpu = w_cpu.dup(), w_gpu.dup()
-        hb.ops.mxv(A_cpu, u_cpu, semiring.min_plus, mask=mask_of(m_cpu), accum=binary.plus,
-                   replace=True, out=out_cpu)
-        hb.ops.mxv(A_gpu, u_gpu, semiring.min_plus, mask=mask_of(m_gpu), accum=binary.plus,
-                   replace=True, out=out_gpu)
+        hb.ops.mxv(
+            A_cpu,
+            u_cpu,
+            semiring.min_plus,
+            mask=mask_of(m_cpu),
+            accum=binary.plus,
+            replace=True,
+            out=out_cpu,
+        )
+        hb.ops.mxv(
+            A_gpu,
+            u_gpu,
+            semiring.min_plus,
+            mask=mask_of(m_gpu),
+            accum=binary.plus,
+            replace=True,
+            out=out_gpu,
+        )
         _assert_same(out_gpu, out_cpu)
 
 
@@ -147,10 +162,12 @@ def test_other_operations_run_on_gpu() -> None:
     n = 120
     A_cpu, A_gpu = _pair(*_graph(rng, n, 900, "int64"), n)
     assert hb.ops.mxm(A_gpu, A_gpu, semiring.plus_times, mask=A_gpu.S).isequal(
-        hb.ops.mxm(A_cpu, A_cpu, semiring.plus_times, mask=A_cpu.S).to_backend("cuda"))
+        hb.ops.mxm(A_cpu, A_cpu, semiring.plus_times, mask=A_cpu.S).to_backend("cuda")
+    )
     _assert_same(hb.ops.reduce_rows(A_gpu, hb.monoid.max), hb.ops.reduce_rows(A_cpu, hb.monoid.max))
-    _assert_same(hb.ops.reduce_columns(A_gpu, hb.monoid.times),
-                 hb.ops.reduce_columns(A_cpu, hb.monoid.times))
+    _assert_same(
+        hb.ops.reduce_columns(A_gpu, hb.monoid.times), hb.ops.reduce_columns(A_cpu, hb.monoid.times)
+    )
     assert hb.ops.transpose(A_gpu).isequal(hb.ops.transpose(A_cpu).to_backend("cuda"))
     upper = hb.ops.select(A_cpu, "triu", 1).to_backend("cuda")
     assert hb.ops.select(A_gpu, "triu", 1).isequal(upper)

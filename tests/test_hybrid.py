@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 from test_ops_properties import assert_matches, expected_after, run_op, semiring_and_dtype
 
 import hyblas as hb
-from hyblas.containers.derived import column_counts
-from hyblas.ops.dispatch import Product
 from hyblas.backend import to_numpy
+from hyblas.containers.derived import column_counts
 from hyblas.errors import InvalidValue, MissingDependency
 from hyblas.executors import policy as hybrid
 from hyblas.executors.sparse.layout import layout_key as sparse_layout_key
 from hyblas.executors.sparse.params import current_params as sparse_current_params
+from hyblas.ops.dispatch import Product
 
 
 @pytest.fixture(scope="session", params=hybrid.POLICIES)
@@ -35,8 +35,9 @@ def _frontier(data: st.DataObject, size: int, dtype: np.dtype) -> S.VectorData:
 
 
 @given(data=st.data())
-def test_auto_equals_the_model_under_every_policy(backend: str, policy_name: str,
-                                                  data: st.DataObject) -> None:  # fmt: skip
+def test_auto_equals_the_model_under_every_policy(
+    backend: str, policy_name: str, data: st.DataObject
+) -> None:
     """The matrix has had a product before, so layouts are in play and any executor may win."""
     sr, dtype = data.draw(semiring_and_dtype())
     A = data.draw(S.matrices(dtype=dtype))
@@ -121,8 +122,9 @@ def test_tracing_off_records_nothing_and_traces_nest() -> None:
 
 def test_to_pandas_without_pandas_is_a_named_error(monkeypatch: pytest.MonkeyPatch) -> None:
     with hb.trace() as t:
-        hb.ops.mxv(hb.generators.grid_2d(3, 3), hb.Vector.from_coo([0], [1.0], size=9),
-                   "plus_times")  # fmt: skip
+        hb.ops.mxv(
+            hb.generators.grid_2d(3, 3), hb.Vector.from_coo([0], [1.0], size=9), "plus_times"
+        )
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(MissingDependency, match="pandas"):
         t.to_pandas()

@@ -20,27 +20,32 @@ from hyblas.traversal.kernels import IMPROVING_MONOIDS
 @st.composite
 def _contents(draw: Any, size: int, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
     """Sorted ids and values; floats may be NaN (an entry that never compares equal)."""
-    ids = np.array(sorted(draw(st.sets(st.integers(0, size - 1), max_size=size))) if size
-                   else [], dtype=np.int64)  # fmt: skip
+    ids = np.array(
+        sorted(draw(st.sets(st.integers(0, size - 1), max_size=size))) if size else [],
+        dtype=np.int64,
+    )
     value = S.values_of(dtype)
     if dtype.kind == "f":
         value = value | st.just(float("nan"))
     return ids, np.array([draw(value) for _ in ids], dtype=dtype)
 
 
-def _stored(ids: np.ndarray, values: np.ndarray, size: int, bitmap: bool,
-            backend: str) -> hb.Vector:  # fmt: skip
+def _stored(
+    ids: np.ndarray, values: np.ndarray, size: int, bitmap: bool, backend: str
+) -> hb.Vector:
     """A vector kept in the storage asked for, whatever its density."""
     xp = xp_for(backend)
     if not bitmap:
-        return hb.Vector(size, values.dtype, backend=backend,
-                         sparse=(xp.asarray(ids), xp.asarray(values)))  # fmt: skip
+        return hb.Vector(
+            size, values.dtype, backend=backend, sparse=(xp.asarray(ids), xp.asarray(values))
+        )
     dense = np.zeros(size, dtype=values.dtype)
     present = np.zeros(size, dtype=bool)
     dense[ids], present[ids] = values, True
     dense[~present] = 2  # a placeholder that would change the results if it were read
-    return hb.Vector(size, values.dtype, backend=backend,
-                     bitmap=(xp.asarray(dense), xp.asarray(present)))  # fmt: skip
+    return hb.Vector(
+        size, values.dtype, backend=backend, bitmap=(xp.asarray(dense), xp.asarray(present))
+    )
 
 
 def _entries(v: hb.Vector) -> tuple[np.ndarray, np.ndarray, np.dtype]:

@@ -41,8 +41,11 @@ def _write(path: Path, text: str) -> Path:
 
 
 def test_mm_general_real(tmp_path: Path, backend: str) -> None:
-    path = _write(tmp_path / "a.mtx", "%%MatrixMarket matrix coordinate real general\n"
-                  "% a comment\n3 4 3\n1 1 1.5\n2 4 -2\n3 2 0\n")  # fmt: skip
+    path = _write(
+        tmp_path / "a.mtx",
+        "%%MatrixMarket matrix coordinate real general\n"
+        "% a comment\n3 4 3\n1 1 1.5\n2 4 -2\n3 2 0\n",
+    )
     A = read_matrix_market(path, backend=backend)
     assert A.backend == backend and A.shape == (3, 4) and A.dtype == np.float64
     rows, cols, values = A.to_coo()
@@ -51,16 +54,19 @@ def test_mm_general_real(tmp_path: Path, backend: str) -> None:
 
 
 def test_mm_symmetric_expands_both_triangles(tmp_path: Path) -> None:
-    path = _write(tmp_path / "s.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n"
-                  "3 3 3\n1 1 5\n2 1 7\n3 2 9\n")  # fmt: skip
+    path = _write(
+        tmp_path / "s.mtx",
+        "%%MatrixMarket matrix coordinate integer symmetric\n3 3 3\n1 1 5\n2 1 7\n3 2 9\n",
+    )
     A = read_matrix_market(path)
     assert A.dtype == np.int64
     assert _dense(A).tolist() == [[5, 7, 0], [7, 0, 9], [0, 9, 0]]
 
 
 def test_mm_pattern_gives_true(tmp_path: Path) -> None:
-    path = _write(tmp_path / "p.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n"
-                  "3 3 2\n2 1\n3 3\n")  # fmt: skip
+    path = _write(
+        tmp_path / "p.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 3\n"
+    )
     A = read_matrix_market(path)
     assert A.dtype == np.bool_ and A.nnz == 3
     assert _dense(A).tolist() == [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
@@ -69,8 +75,7 @@ def test_mm_pattern_gives_true(tmp_path: Path) -> None:
 
 
 def test_mm_array_format(tmp_path: Path) -> None:
-    path = _write(tmp_path / "d.mtx", "%%MatrixMarket matrix array real general\n"
-                  "2 2\n1\n2\n3\n4\n")  # fmt: skip
+    path = _write(tmp_path / "d.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n")
     A = read_matrix_market(path)
     assert A.nnz == 4 and _dense(A).tolist() == [[1, 3], [2, 4]]
 
@@ -87,9 +92,9 @@ def test_mm_round_trip(tmp_path: Path, dtype: type) -> None:
     assert "written by hyblas" in path.read_text()
     B = read_matrix_market(path, dtype=dtype)
     assert B.isequal(A, check_dtype=True)
-    assert read_matrix_market(path).dtype == (np.bool_ if dtype is np.bool_ else
-                                              np.int64 if dtype in (np.int32, np.int64) else
-                                              np.float64)  # fmt: skip
+    assert read_matrix_market(path).dtype == (
+        np.bool_ if dtype is np.bool_ else np.int64 if dtype in (np.int32, np.int64) else np.float64
+    )
 
 
 def test_mm_round_trip_symmetric(tmp_path: Path) -> None:
@@ -128,8 +133,9 @@ def test_mm_malformed(tmp_path: Path, text: str, pattern: str) -> None:
 
 
 def test_mm_complex_and_bad_types(tmp_path: Path) -> None:
-    path = _write(tmp_path / "c.mtx", "%%MatrixMarket matrix coordinate complex general\n"
-                  "1 1 1\n1 1 1 2\n")  # fmt: skip
+    path = _write(
+        tmp_path / "c.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 2\n"
+    )
     with pytest.raises(DomainMismatch):
         read_matrix_market(path)
     with pytest.raises(InvalidObject):
@@ -200,8 +206,9 @@ def test_edge_list_out_of_range_and_empty(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.bool_])
 def test_edge_list_round_trip(tmp_path: Path, dtype: type) -> None:
-    A = hb.generators.random_weights(hb.generators.erdos_renyi(30, 80, seed=5), -2.0, 2.0,
-                                     dtype=np.float64)  # fmt: skip
+    A = hb.generators.random_weights(
+        hb.generators.erdos_renyi(30, 80, seed=5), -2.0, 2.0, dtype=np.float64
+    )
     if dtype in (np.int64, np.bool_):
         A = hb.generators.random_weights(A, 1, 9, dtype=np.int64)
     A = A.dup(dtype) if dtype is not np.float64 else A

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from hyblas import dtypes as hb_dtypes
-from hyblas.executors.reference import kernels
-from hyblas.executors.dense import kernels as dense_kernels
 from hyblas.device import ewise, fill, inner, scatter, segments
-from hyblas.traversal import kernels as loop_kernels
+from hyblas.executors.dense import kernels as dense_kernels
 from hyblas.executors.pull import kernels as pull_kernels
+from hyblas.executors.reference import kernels
 from hyblas.executors.sparse import kernels as sparse_kernels
+from hyblas.traversal import kernels as loop_kernels
 
 NVCC = shutil.which("nvcc")
 UNITS = 4  # translation units, compiled in parallel
@@ -38,8 +38,7 @@ def _translation_unit(specializations: list[tuple[str, str, list[str]]]) -> str:
         includes.update(dict.fromkeys(line for line in lines if line.startswith("#include")))
         body = "\n".join(line for line in lines if not line.startswith("#include"))
         parts.append(
-            f"namespace {namespace} {{\n{body}\n"
-            f"const void* instantiate[] = {{{taken}}};\n}}\n"
+            f"namespace {namespace} {{\n{body}\nconst void* instantiate[] = {{{taken}}};\n}}\n"
         )
     return "\n".join([*includes, *parts])
 

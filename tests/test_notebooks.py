@@ -75,8 +75,12 @@ def test_stored_outputs_are_one_clean_run(path: Path) -> None:
         f"{path.name}: execution counts {counts}; re-run it top to bottom in a fresh kernel "
         "and save it with its outputs"
     )
-    errors = [output.get("ename") for cell in code for output in cell.outputs
-              if output.output_type == "error"]  # fmt: skip
+    errors = [
+        output.get("ename")
+        for cell in code
+        for output in cell.outputs
+        if output.output_type == "error"
+    ]
     assert not errors, f"{path.name} was saved with errors: {errors}"
     assert any(cell.outputs for cell in code), f"{path.name} was saved without outputs"
 

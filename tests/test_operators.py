@@ -12,11 +12,28 @@ import hyblas as hb
 from hyblas.errors import DomainMismatch
 
 DESIGN_SEMIRINGS = [
-    "plus_times", "plus_min", "min_plus", "max_plus", "min_times", "max_times", "max_min",
-    "min_max", "lor_land", "land_lor", "lxor_land", "any_pair", "any_first", "any_second",
-    "plus_pair", "min_first", "min_second", "max_first", "max_second", "plus_first",
+    "plus_times",
+    "plus_min",
+    "min_plus",
+    "max_plus",
+    "min_times",
+    "max_times",
+    "max_min",
+    "min_max",
+    "lor_land",
+    "land_lor",
+    "lxor_land",
+    "any_pair",
+    "any_first",
+    "any_second",
+    "plus_pair",
+    "min_first",
+    "min_second",
+    "max_first",
+    "max_second",
+    "plus_first",
     "plus_second",
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("name", DESIGN_SEMIRINGS)
@@ -30,8 +47,13 @@ def test_design_catalogue_exists(name: str) -> None:
 
 
 def test_namespaces_hold_operators_of_their_kind() -> None:
-    for ns, kind in ((hb.semiring, "semiring"), (hb.monoid, "monoid"), (hb.binary, "binary"),
-                     (hb.unary, "unary"), (hb.indexunary, "indexunary")):
+    for ns, kind in (
+        (hb.semiring, "semiring"),
+        (hb.monoid, "monoid"),
+        (hb.binary, "binary"),
+        (hb.unary, "unary"),
+        (hb.indexunary, "indexunary"),
+    ):
         names = list(ns)
         assert names == sorted(names) and len(ns) == len(names) > 0
         assert all(ns[n].kind == kind and ns[n].name == n for n in names)
@@ -75,16 +97,20 @@ def test_typed_operators() -> None:
         ("band", np.int64, -1, 0),
     ],
 )
-def test_monoid_identity_and_terminal(name: str, dtype: type, identity: object,
-                                      terminal: object) -> None:
+def test_monoid_identity_and_terminal(
+    name: str, dtype: type, identity: object, terminal: object
+) -> None:
     mon = hb.monoid[name]
     ident = mon.identity(dtype)
     assert ident.dtype == np.dtype(dtype) and ident == identity
     term = mon.terminal(dtype)
     assert (term is None) if terminal is None else (term == terminal)
     # the identity really is one, and the terminal really absorbs
-    xs = np.array([-3, 0, 2], dtype=dtype) if np.dtype(dtype) != bool else np.array([0, 1],
-                                                                                    dtype=bool)
+    xs = (
+        np.array([-3, 0, 2], dtype=dtype)
+        if np.dtype(dtype) != bool
+        else np.array([0, 1], dtype=bool)
+    )
     ident_arr = np.full(xs.shape, ident, dtype=dtype)
     assert np.array_equal(mon(ident_arr, xs).astype(dtype), xs)
     if term is not None:
@@ -95,20 +121,22 @@ def test_reduce_of_empty_gives_identity(backend: str) -> None:
     e = hb.Vector.new(np.int32, 4, backend=backend)
     assert hb.ops.reduce_scalar(e, "min") == np.iinfo(np.int32).max
     assert hb.ops.reduce_scalar(e, hb.monoid.plus) == 0
-    assert hb.ops.reduce_scalar(hb.Matrix.new(np.float64, 0, 3, backend=backend),
-                                "max") == -np.inf
+    assert hb.ops.reduce_scalar(hb.Matrix.new(np.float64, 0, 3, backend=backend), "max") == -np.inf
 
 
 @pytest.fixture(scope="module")
 def user_ops() -> tuple:
     """Registered once per session (a name can be registered only once)."""
     # absdiff(x, y) = |x - y|; its monoid: max with identity 0 on non-negative values
-    absdiff = hb.binary.register_new("test_absdiff", "((x) > (y) ? (x) - (y) : (y) - (x))",
-                                     lambda x, y: np.abs(x - y), types=[np.int64, np.float64])
+    absdiff = hb.binary.register_new(
+        "test_absdiff",
+        "((x) > (y) ? (x) - (y) : (y) - (x))",
+        lambda x, y: np.abs(x - y),
+        types=[np.int64, np.float64],
+    )
     maxmon = hb.monoid.register_new("test_max0", "max", 0)
     sr = hb.semiring.register_new("test_max0_absdiff", maxmon, absdiff)
-    sr_by_name = hb.semiring.register_new("test_max0_absdiff_byname", "test_max0",
-                                          "test_absdiff")
+    sr_by_name = hb.semiring.register_new("test_max0_absdiff_byname", "test_max0", "test_absdiff")
     return absdiff, maxmon, sr, sr_by_name
 
 
@@ -120,8 +148,14 @@ def test_user_defined_operators_behave_like_builtins(backend: str, user_ops: tup
     #   [ 1  5  . ]      [ 4 ]
     #   [ .  .  2 ]      [ 1 ]
     #                    [ 2 ]
-    A = hb.Matrix.from_coo([0, 0, 1], [0, 1, 2], [1, 5, 2], nrows=2, ncols=3,  # noqa: N806
-                           backend=backend)
+    A = hb.Matrix.from_coo(
+        [0, 0, 1],
+        [0, 1, 2],
+        [1, 5, 2],
+        nrows=2,
+        ncols=3,  # noqa: N806
+        backend=backend,
+    )
     u = hb.Vector.from_coo([0, 1, 2], [4, 1, 2], backend=backend)
     for op in (sr, sr_by_name, "test_max0_absdiff"):
         w = hb.ops.mxv(A, u, op)  # row 0: max(|1-4|, |5-1|) = 4; row 1: |2-2| = 0
@@ -161,8 +195,10 @@ def test_every_builtin_semiring_has_a_served_dtype() -> None:
         sr = hb.semiring[name]
         assert sr.types, name
         for dt in sr.types:
-            assert sr.output_type(sr.input_type(dt, dt)) in sr.monoid.types or \
-                sr.monoid.cast_inputs_to is not None, (name, dt)
+            assert (
+                sr.output_type(sr.input_type(dt, dt)) in sr.monoid.types
+                or sr.monoid.cast_inputs_to is not None
+            ), (name, dt)
 
 
 def test_apply_treats_python_scalars_as_weak() -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-
 from typing import Any
 from unittest import mock
 
@@ -24,8 +23,8 @@ from hypothesis import strategies as st
 
 import hyblas as hb
 from hyblas.backend import to_numpy
-from hyblas.errors import DomainMismatch
 from hyblas.containers import derived
+from hyblas.errors import DomainMismatch
 from hyblas.executors.reference import spgemm
 
 SEMIRINGS = list(hb.semiring)  # the built-in catalogue (user ops are registered inside tests)
@@ -78,23 +77,35 @@ def assert_matches(result: Any, expected: model.Vec | model.Mat, *, dtype: bool 
         assert result.dtype == expected.dtype, f"dtype {result.dtype} != {expected.dtype}"
     fixed = [k not in expected.cands for k in keys]
     assert _close(vals[fixed], exp_vals[fixed], expected.dtype), (
-        f"values: got {vals[fixed]}, expected {exp_vals[fixed]}")
+        f"values: got {vals[fixed]}, expected {exp_vals[fixed]}"
+    )
     for k, v in zip(keys, vals.tolist()):
         if k in expected.cands:  # the `any` monoid: any reduced value is a valid answer
             assert any(_close(v, c, expected.dtype) for c in expected.cands[k]), (k, v)
 
 
 def expected_after(ctl: S.WriteControls, t: model.Vec | model.Mat) -> model.Vec | model.Mat:
-    return model.write(None if ctl.out is None else model.of(ctl.out), t,
-                       mask=None if ctl.mask is None else model.of(ctl.mask),
-                       mask_kind=ctl.mask_kind, accum=ctl.hyblas_accum(), replace=ctl.replace)
+    return model.write(
+        None if ctl.out is None else model.of(ctl.out),
+        t,
+        mask=None if ctl.mask is None else model.of(ctl.mask),
+        mask_kind=ctl.mask_kind,
+        accum=ctl.hyblas_accum(),
+        replace=ctl.replace,
+    )
 
 
 def run_op(fn: Any, ctl: S.WriteControls, backend: str, *args: Any, **kwargs: Any) -> Any:
     """Call ``fn`` with the write controls; check it returns ``out`` itself when given one."""
     out = None if ctl.out is None else ctl.out.hyblas(backend)
-    result = fn(*args, mask=ctl.hyblas_mask(backend), accum=ctl.hyblas_accum(),
-                replace=ctl.replace, out=out, **kwargs)
+    result = fn(
+        *args,
+        mask=ctl.hyblas_mask(backend),
+        accum=ctl.hyblas_accum(),
+        replace=ctl.replace,
+        out=out,
+        **kwargs,
+    )
     if out is not None:
         assert result is out
     assert result.backend == backend
@@ -118,8 +129,9 @@ def test_mxv(backend: str, data: st.DataObject) -> None:
     t = model.mxv(model.of(A), model.of(u), sr)
     ctl = data.draw(S.write_controls((A.nrows,), t.dtype, accum=sr.monoid.name != "any"))
     executor = data.draw(st.sampled_from(["auto", "reference"]))
-    result = run_op(hb.ops.mxv, ctl, backend, A.hyblas(backend), u.hyblas(backend), sr,
-                    executor=executor)
+    result = run_op(
+        hb.ops.mxv, ctl, backend, A.hyblas(backend), u.hyblas(backend), sr, executor=executor
+    )
     assert_matches(result, expected_after(ctl, t))
 
 
@@ -140,8 +152,7 @@ def test_mxm(backend: str, data: st.DataObject) -> None:
     A = data.draw(S.matrices(dtype=dtype))
     B = data.draw(S.matrices(nrows=A.ncols, dtype=dtype))
     t = model.mxm(model.of(A), model.of(B), sr)
-    ctl = data.draw(S.write_controls((A.nrows, B.ncols), t.dtype,
-                                     accum=sr.monoid.name != "any"))
+    ctl = data.draw(S.write_controls((A.nrows, B.ncols), t.dtype, accum=sr.monoid.name != "any"))
     result = run_op(hb.ops.mxm, ctl, backend, A.hyblas(backend), B.hyblas(backend), sr)
     assert_matches(result, expected_after(ctl, t))
 
@@ -151,8 +162,7 @@ def test_mxm(backend: str, data: st.DataObject) -> None:
 # every non-complemented mask.
 _SPGEMM_STRATEGIES = {
     "groups": dict(PRODUCT_BUDGET={"cpu": 3, "cuda": 3}, _dot_cost=lambda a, b, keys: 1 << 62),
-    "rows": dict(DENSE_ROW_FRACTION=1 << 40, DENSE_ROW_MIN=1,
-                 _dot_cost=lambda a, b, keys: 1 << 62),
+    "rows": dict(DENSE_ROW_FRACTION=1 << 40, DENSE_ROW_MIN=1, _dot_cost=lambda a, b, keys: 1 << 62),
     "dot": dict(_dot_cost=lambda a, b, keys: -1),
 }
 
@@ -164,8 +174,7 @@ def test_mxm_strategies(backend: str, strategy: str, data: st.DataObject) -> Non
     A = data.draw(S.matrices(dtype=dtype))
     B = data.draw(S.matrices(nrows=A.ncols, dtype=dtype))
     t = model.mxm(model.of(A), model.of(B), sr)
-    ctl = data.draw(S.write_controls((A.nrows, B.ncols), t.dtype,
-                                     accum=sr.monoid.name != "any"))
+    ctl = data.draw(S.write_controls((A.nrows, B.ncols), t.dtype, accum=sr.monoid.name != "any"))
     with mock.patch.multiple(spgemm, **_SPGEMM_STRATEGIES[strategy]):
         result = run_op(hb.ops.mxm, ctl, backend, A.hyblas(backend), B.hyblas(backend), sr)
     assert_matches(result, expected_after(ctl, t))
@@ -199,8 +208,10 @@ def test_every_semiring_every_dtype(backend: str, name: str, dtype: np.dtype) ->
         return
     mA, mu = model.of(A_data), model.of(u_data)
     assert_matches(hb.ops.mxv(A, u, sr), model.mxv(mA, mu, sr))
-    assert_matches(hb.ops.vxm(_first3(u_data, backend), A, sr),
-                   model.vxm(model.of(_first3_data(u_data)), mA, sr))
+    assert_matches(
+        hb.ops.vxm(_first3(u_data, backend), A, sr),
+        model.vxm(model.of(_first3_data(u_data)), mA, sr),
+    )
     assert_matches(hb.ops.mxm(A, A.T, sr), model.mxm(mA, model.transpose(mA), sr))
     # typed lookup gives the same answer as the untyped operator
     assert_matches(hb.ops.mxv(A, u, sr[sr.input_type(dtype, dtype)]), model.mxv(mA, mu, sr))
@@ -226,8 +237,7 @@ def binary_and_dtype(draw: Any) -> tuple[Any, Any, np.dtype]:
         mon = hb.monoid[draw(st.sampled_from([m for m in MONOIDS if m != "any"]))]
         return mon, mon.binaryop, draw(st.sampled_from(served(mon)))
     if how == "semiring":
-        sr = hb.semiring[draw(st.sampled_from([s for s in SEMIRINGS
-                                               if not s.startswith("any_")]))]
+        sr = hb.semiring[draw(st.sampled_from([s for s in SEMIRINGS if not s.startswith("any_")]))]
         op = sr.monoid.binaryop
         return sr, op, draw(st.sampled_from(served(op)))
     op = hb.binary[draw(st.sampled_from(BINARY))]
@@ -242,8 +252,7 @@ def test_ewise(backend: str, which: str, data: st.DataObject) -> None:
     y = data.draw(S.like(x, dtype=data.draw(st.sampled_from([dtype] * 3 + served(op)))))
     t = getattr(model, which)(model.of(x), model.of(y), op)
     ctl = data.draw(S.write_controls(x.shape, t.dtype))
-    result = run_op(getattr(hb.ops, which), ctl, backend, x.hyblas(backend), y.hyblas(backend),
-                    arg)
+    result = run_op(getattr(hb.ops, which), ctl, backend, x.hyblas(backend), y.hyblas(backend), arg)
     assert_matches(result, expected_after(ctl, t))
 
 
@@ -254,13 +263,23 @@ def test_ewise_of_full_bitmaps_knows_its_count(backend: str, which: str, full: s
     its flags on the device; a result that is not full is not taken for one."""
     size = 64
     gaps = np.arange(size) % 9 != 4  # 57 of 64: stored as a bitmap
-    x = (hb.Vector.from_scalar(2.0, size, backend=backend) if full != "neither" else
-         hb.Vector.from_coo(np.flatnonzero(gaps), np.full(gaps.sum(), 2.0), size=size,
-                            backend=backend))  # fmt: skip
-    y = (hb.Vector.from_scalar(3.0, size, backend=backend) if full == "both" else
-         hb.Vector.from_coo(np.flatnonzero(~gaps | (np.arange(size) < 8)),
-                            np.full((~gaps | (np.arange(size) < 8)).sum(), 3.0), size=size,
-                            backend=backend))  # fmt: skip
+    x = (
+        hb.Vector.from_scalar(2.0, size, backend=backend)
+        if full != "neither"
+        else hb.Vector.from_coo(
+            np.flatnonzero(gaps), np.full(gaps.sum(), 2.0), size=size, backend=backend
+        )
+    )
+    y = (
+        hb.Vector.from_scalar(3.0, size, backend=backend)
+        if full == "both"
+        else hb.Vector.from_coo(
+            np.flatnonzero(~gaps | (np.arange(size) < 8)),
+            np.full((~gaps | (np.arange(size) < 8)).sum(), 3.0),
+            size=size,
+            backend=backend,
+        )
+    )
     assert x.format == "bitmap" and y.format == "bitmap"
     known_full = (full != "neither") if which == "ewise_add" else (full == "both")
 
@@ -268,16 +287,23 @@ def test_ewise_of_full_bitmaps_knows_its_count(backend: str, which: str, full: s
         assert v.known_nnz is not None, "the op counted the result's flags"
         return v.known_nnz
 
-    counting = mock.patch.object(hb.Vector, "nnz", property(uncounted)) if known_full else \
-        contextlib.nullcontext()  # fmt: skip
+    counting = (
+        mock.patch.object(hb.Vector, "nnz", property(uncounted))
+        if known_full
+        else contextlib.nullcontext()
+    )
     with counting:
         result = getattr(hb.ops, which)(x, y, "plus" if which == "ewise_add" else "times")
     values, present = (to_numpy(a) for a in result.as_bitmap())
     x_here, y_here = (to_numpy(v.as_bitmap()[1]) for v in (x, y))
     expected = (x_here | y_here) if which == "ewise_add" else (x_here & y_here)
     np.testing.assert_array_equal(present, expected)
-    np.testing.assert_array_equal(values[present], np.where(
-        x_here & y_here, 5.0 if which == "ewise_add" else 6.0, np.where(x_here, 2.0, 3.0))[present])
+    np.testing.assert_array_equal(
+        values[present],
+        np.where(x_here & y_here, 5.0 if which == "ewise_add" else 6.0, np.where(x_here, 2.0, 3.0))[
+            present
+        ],
+    )
     assert result.nnz == int(expected.sum())
 
 
@@ -422,22 +448,28 @@ def test_reduce_rows_of_an_iso_matrix(backend: str, data: st.DataObject) -> None
     matrix = A.hyblas(backend)
     result = run_op(hb.ops.reduce_rows, ctl, backend, matrix, mon)
     assert_matches(result, expected_after(ctl, t))
-    assert derived.iso_value(matrix) == (value if shape.values.size and value == value
-                                                  else None)  # fmt: skip
+    assert derived.iso_value(matrix) == (value if shape.values.size and value == value else None)
 
 
 def test_reduce_rows_of_an_iso_matrix_wraps_and_rounds_like_a_sum(backend: str) -> None:
     """Integer row sums wrap as repeated additions do (300 x 3 in int8), and a float32 row of
     2**25 ones sums to 2**25, not to the 2**24 at which adding one at a time would stop."""
     rows = np.zeros(300, dtype=np.int64)
-    A = hb.Matrix.from_coo(rows, np.arange(300), np.full(300, 3, dtype=np.int8), nrows=2,
-                           ncols=300, backend=backend)  # fmt: skip
+    A = hb.Matrix.from_coo(
+        rows, np.arange(300), np.full(300, 3, dtype=np.int8), nrows=2, ncols=300, backend=backend
+    )
     got = hb.ops.reduce_rows(A, hb.monoid.plus)
     assert got.dtype == np.int8 and got.to_coo()[0].tolist() == [0]
     assert got.get(0) == np.int8(np.int64(900).astype(np.int8))  # 900 mod 256 = -124
     n = 2**25
-    ones = hb.Matrix.from_coo(np.zeros(n, dtype=np.int64), np.arange(n),
-                              np.ones(n, dtype=np.float32), nrows=1, ncols=n, backend=backend)
+    ones = hb.Matrix.from_coo(
+        np.zeros(n, dtype=np.int64),
+        np.arange(n),
+        np.ones(n, dtype=np.float32),
+        nrows=1,
+        ncols=n,
+        backend=backend,
+    )
     assert hb.ops.reduce_rows(ones, hb.monoid.plus[np.float32]).get(0) == np.float32(n)
 
 
@@ -506,12 +538,16 @@ def test_inner_of_full_bitmaps(backend: str, full: str) -> None:
     size = 3000  # more than one block's grid-stride round
     xs, ys = (rng.integers(1, 5, size).astype(np.float64) for _ in range(2))
     gaps = rng.random(size) < 0.8
-    u = hb.Vector.from_dense(xs, backend=backend) if full != "neither" else \
-        hb.Vector.from_coo(np.flatnonzero(gaps), xs[gaps], size=size,
-                           backend=backend)  # fmt: skip
-    v = hb.Vector.from_dense(ys, backend=backend) if full == "both" else \
-        hb.Vector.from_coo(np.flatnonzero(~gaps), ys[~gaps], size=size,
-                           backend=backend)  # fmt: skip
+    u = (
+        hb.Vector.from_dense(xs, backend=backend)
+        if full != "neither"
+        else hb.Vector.from_coo(np.flatnonzero(gaps), xs[gaps], size=size, backend=backend)
+    )
+    v = (
+        hb.Vector.from_dense(ys, backend=backend)
+        if full == "both"
+        else hb.Vector.from_coo(np.flatnonzero(~gaps), ys[~gaps], size=size, backend=backend)
+    )
     assert u.format == v.format == "bitmap" or full != "both"
     assert (u.known_full() and v.known_full()) == (full == "both")
     u_here = gaps if full == "neither" else np.ones(size, dtype=bool)
@@ -548,8 +584,7 @@ def test_extract_matrix(backend: str, data: st.DataObject) -> None:
     A = data.draw(S.matrices())
     rows = data.draw(S.index_choice(A.nrows, allow_int=True))
     cols = data.draw(S.index_choice(A.ncols, allow_int=not isinstance(rows, int)))
-    sub = model.extract_matrix(model.of(A), S.positions(rows, A.nrows),
-                               S.positions(cols, A.ncols))
+    sub = model.extract_matrix(model.of(A), S.positions(rows, A.nrows), S.positions(cols, A.ncols))
     if isinstance(rows, int):  # one row as a Vector
         t = model.Vec(sub.values[0], sub.present[0])
     elif isinstance(cols, int):  # one column as a Vector
@@ -563,14 +598,26 @@ def test_extract_matrix(backend: str, data: st.DataObject) -> None:
 
 def _assign_expected(ctl: S.WriteControls, w: Any, region: tuple, value: Any) -> Any:
     z = model.assign_region(w, region, value, ctl.hyblas_accum())
-    return model.write(w, z, mask=None if ctl.mask is None else model.of(ctl.mask),
-                       mask_kind=ctl.mask_kind, accum=None, replace=ctl.replace)
+    return model.write(
+        w,
+        z,
+        mask=None if ctl.mask is None else model.of(ctl.mask),
+        mask_kind=ctl.mask_kind,
+        accum=None,
+        replace=ctl.replace,
+    )
 
 
 def _run_assign(ctl: S.WriteControls, backend: str, value: Any, *indices: Any) -> Any:
     out = ctl.out.hyblas(backend)
-    result = hb.ops.assign(out, value, *indices, mask=ctl.hyblas_mask(backend),
-                           accum=ctl.hyblas_accum(), replace=ctl.replace)
+    result = hb.ops.assign(
+        out,
+        value,
+        *indices,
+        mask=ctl.hyblas_mask(backend),
+        accum=ctl.hyblas_accum(),
+        replace=ctl.replace,
+    )
     assert result is out
     return result
 
@@ -594,8 +641,7 @@ def test_assign_vector(backend: str, data: st.DataObject) -> None:
 @given(data=st.data())
 def test_assign_matrix(backend: str, data: st.DataObject) -> None:
     dtype = data.draw(S.dtypes)
-    ctl = data.draw(S.write_controls((data.draw(S.dims), data.draw(S.dims)), dtype,
-                                     need_out=True))
+    ctl = data.draw(S.write_controls((data.draw(S.dims), data.draw(S.dims)), dtype, need_out=True))
     nrows, ncols = ctl.out.shape
     kind = data.draw(st.sampled_from(["matrix", "scalar", "row", "column"]))
     rows = data.draw(S.index_choice(nrows, unique=True, allow_int=kind == "row"))
@@ -609,8 +655,7 @@ def test_assign_matrix(backend: str, data: st.DataObject) -> None:
         value_data = data.draw(S.matrices(nrows=r.size, ncols=c.size, dtype=dtype))
         value, model_value = value_data.hyblas(backend), model.of(value_data)
     else:
-        value_data = data.draw(S.vectors(size=c.size if kind == "row" else r.size,
-                                         dtype=dtype))
+        value_data = data.draw(S.vectors(size=c.size if kind == "row" else r.size, dtype=dtype))
         value = value_data.hyblas(backend)
         v = model.of(value_data)
         shape = (1, c.size) if kind == "row" else (r.size, 1)
@@ -636,8 +681,9 @@ def test_assign_scalar_into_a_sparse_vector(backend: str, data: st.DataObject) -
     size = 4096
     keys = data.draw(st.lists(st.integers(0, size - 1), max_size=12, unique=True))
     old = [dtype.type(data.draw(S.values_of(dtype))) for _ in keys]
-    out = hb.Vector.from_coo(keys, np.array(old, dtype=dtype), size=size, dtype=dtype,
-                             backend=backend)  # fmt: skip
+    out = hb.Vector.from_coo(
+        keys, np.array(old, dtype=dtype), size=size, dtype=dtype, backend=backend
+    )
     assert out.format == "sparse"
     near = st.sampled_from(keys) if keys else st.nothing()
     index = data.draw(st.lists(near | st.integers(0, size - 1), max_size=12, unique=True))
@@ -654,8 +700,9 @@ def test_assign_scalar_into_a_sparse_vector(backend: str, data: st.DataObject) -
 
 
 @given(data=st.data(), large=st.booleans())
-def test_assign_scalar_through_a_structural_mask(backend: str, data: st.DataObject,
-                                                 large: bool) -> None:  # fmt: skip
+def test_assign_scalar_through_a_structural_mask(
+    backend: str, data: st.DataObject, large: bool
+) -> None:
     """``out<m.S> = s`` over all positions (a BFS level update) takes a path of its own: it
     equals the general assign (reached here through ``slice(None)``). ``large``: a few
     entries in 4096 positions, so that both vectors are sparse (the merge of keys)."""

@@ -1,4 +1,5 @@
-"""hyblas.viz.plot: spy and degree-distribution pictures (matplotlib, imported only when plotting)."""
+"""hyblas.viz.plot: spy and degree-distribution pictures (matplotlib, imported only when
+plotting)."""
 
 from __future__ import annotations
 
@@ -28,8 +29,9 @@ def test_importing_hyblas_does_not_import_matplotlib() -> None:
         "assert '<svg' in html and hyblas.viz.plot.spy.__module__ == 'hyblas.viz.plot'\n"
         "assert 'matplotlib' not in sys.modules, 'display or plot imported matplotlib'\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -51,8 +53,7 @@ def _close_figures() -> Iterator[None]:
     plt.close("all")
 
 
-def _random_matrix(nrows: int, ncols: int, density: float, seed: int,
-                   backend: str) -> hb.Matrix:  # fmt: skip
+def _random_matrix(nrows: int, ncols: int, density: float, seed: int, backend: str) -> hb.Matrix:
     rng = np.random.default_rng(seed)
     host = sp.random(nrows, ncols, density=density, format="csr", random_state=rng)
     return hb.Matrix.from_scipy(host, backend=backend)
@@ -62,8 +63,7 @@ def _random_matrix(nrows: int, ncols: int, density: float, seed: int,
 
 
 @pytest.mark.parametrize(("nrows", "ncols", "max_cells"), [(700, 450, 100), (30, 20, 512)])
-def test_spy_image_holds_the_counts(nrows: int, ncols: int, max_cells: int,
-                                    backend: str) -> None:  # fmt: skip
+def test_spy_image_holds_the_counts(nrows: int, ncols: int, max_cells: int, backend: str) -> None:
     A = _random_matrix(nrows, ncols, 0.02, seed=nrows, backend=backend)
     ax = plot.spy(A, max_cells=max_cells)
     row_step, col_step = -(-nrows // max_cells), -(-ncols // max_cells)
@@ -144,8 +144,7 @@ def test_degree_distribution_points(direction: str, backend: str) -> None:
     assert zero > 0  # the graph leaves vertices without edges: the legend must say so
 
     ax = plot.degree_distribution(A, direction=direction)
-    np.testing.assert_array_equal(ax.lines[0].get_xydata(),
-                                  _distribution(degrees, keep_zero=False))  # fmt: skip
+    np.testing.assert_array_equal(ax.lines[0].get_xydata(), _distribution(degrees, keep_zero=False))
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert f"{degrees.size - zero:,} vertices of degree >= 1" in legend
@@ -201,9 +200,20 @@ def test_trace_bars_are_the_frontiers_coloured_by_executor() -> None:
     t = Trace()
     plan = [("sparse", 1), ("sparse", 40), ("dense", 900), ("dense", 2000), ("reference", 7)]
     for call, (executor, size) in enumerate(plan):
-        t.rows.append(TraceRow(call=call, op="vxm", executor=executor, asked="auto", policy="",
-                               outputs=4096, input_nnz=size, allowed=None, edges=size,
-                               time_ms=1.5))  # fmt: skip
+        t.rows.append(
+            TraceRow(
+                call=call,
+                op="vxm",
+                executor=executor,
+                asked="auto",
+                policy="",
+                outputs=4096,
+                input_nnz=size,
+                allowed=None,
+                edges=size,
+                time_ms=1.5,
+            )
+        )
     ax = plot.trace(t)
     bars = sorted(ax.patches, key=lambda bar: bar.get_x())
     assert len(bars) == len(plan)

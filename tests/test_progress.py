@@ -16,10 +16,9 @@ import pytest
 from tqdm.std import tqdm as std_tqdm
 
 import hyblas as hb
-from hyblas.algorithms import reporting
-from hyblas.viz import progress as hb_progress
-from hyblas.algorithms import betweenness_centrality, multi_source_bfs, pagerank, sssp
+from hyblas.algorithms import betweenness_centrality, multi_source_bfs, pagerank, reporting, sssp
 from hyblas.errors import HyblasError, InvalidValue, MissingDependency
+from hyblas.viz import progress as hb_progress
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,8 +85,9 @@ def _fake_ipython(monkeypatch: pytest.MonkeyPatch, shell_class: str | None) -> N
 
 
 def _graph(backend: str) -> hb.Matrix:
-    return hb.generators.erdos_renyi(60, 240, seed=3, symmetric=True, dtype=np.float64,
-                                     backend=backend)  # fmt: skip
+    return hb.generators.erdos_renyi(
+        60, 240, seed=3, symmetric=True, dtype=np.float64, backend=backend
+    )
 
 
 def _coo(x: hb.Vector | hb.Matrix) -> tuple[np.ndarray, ...]:
@@ -145,11 +145,17 @@ def test_true_uses_tqdm_auto_with_ipywidgets_else_the_text_bar(
     import tqdm.std  # noqa: PLC0415
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: object() if name == "ipywidgets" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: object() if name == "ipywidgets" else real(name, *a),
+    )
     assert hb_progress._tqdm_class() is tqdm.auto.tqdm
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "ipywidgets" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "ipywidgets" else real(name, *a),
+    )
     assert hb_progress._tqdm_class() is tqdm.std.tqdm
 
 
@@ -261,8 +267,7 @@ def test_bar_is_closed_when_pagerank_raises(variant: str, recorder: _Recorder) -
 
 
 def test_betweenness_counts_sources_per_batch(recorder: _Recorder) -> None:
-    betweenness_centrality(_graph("cpu"), sources=[1, 4, 9, 16, 25, 36, 49], batch=3,
-                           progress=True)  # fmt: skip
+    betweenness_centrality(_graph("cpu"), sources=[1, 4, 9, 16, 25, 36, 49], batch=3, progress=True)
     bar = recorder.bar
     assert bar.updates == [3, 3, 1]  # one update per batch, by its number of sources
     assert (bar.n, bar.total, bar.unit) == (7, 7, "source")
@@ -332,9 +337,13 @@ def test_importing_and_running_the_algorithms_does_not_import_tqdm() -> None:
         "assert not bad, bad\n"
         "print('ok')\n"
     )
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-               HYBLAS_BACKEND="cpu")  # fmt: skip
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
+    env = dict(
+        os.environ,
+        PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+        HYBLAS_BACKEND="cpu",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ok"

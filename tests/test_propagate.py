@@ -29,8 +29,13 @@ from hyblas.traversal.kernels import IMPROVING_MONOIDS
 from hyblas.traversal.stamps import borrow
 
 
-def _run(state: hb.Vector, frontier: hb.Vector, A: hb.Matrix, sr: Any,  # noqa: N803
-         **kwargs: Any) -> tuple[hb.Vector, hb.Vector, int]:  # fmt: skip
+def _run(
+    state: hb.Vector,
+    frontier: hb.Vector,
+    A: hb.Matrix,
+    sr: Any,  # noqa: N803
+    **kwargs: Any,
+) -> tuple[hb.Vector, hb.Vector, int]:
     state, frontier = state.dup(), frontier.dup()
     rounds = hb.ops.propagate(state, frontier, A, sr, **kwargs)
     return state, frontier, rounds
@@ -59,21 +64,38 @@ def cases(draw: Any) -> dict[str, Any]:
         max_rounds = draw(st.none() | st.integers(0, n + 1))
     else:  # a negative cycle improves for ever: bound the rounds
         max_rounds = draw(st.integers(0, n + 2))
-    params = LoopParams(exit_edges=draw(st.none() | st.integers(0, 12)),
-                        exit_min=draw(st.integers(0, 12)), heavy=draw(st.integers(0, 4)),
-                        thread_edges=draw(st.integers(0, 3)),
-                        warp_vertices=draw(st.none() | st.integers(0, 3)),
-                        huge=draw(st.integers(0, 10)))  # fmt: skip
+    params = LoopParams(
+        exit_edges=draw(st.none() | st.integers(0, 12)),
+        exit_min=draw(st.integers(0, 12)),
+        heavy=draw(st.integers(0, 4)),
+        thread_edges=draw(st.integers(0, 3)),
+        warp_vertices=draw(st.none() | st.integers(0, 3)),
+        huge=draw(st.integers(0, 10)),
+    )
     delta = None
     if not levels and sr.monoid.name == "min" and state_dtype == dtype and dtype.kind in "iuf":
         delta = draw(st.none() | _deltas(dtype))
         if delta is not None and draw(st.booleans()):
             # the device loop takes bucketed rounds whose frontier holds the state's values
-            keep = np.array(draw(st.lists(st.booleans(), min_size=state.indices.size,
-                                          max_size=state.indices.size)), dtype=bool)  # fmt: skip
+            keep = np.array(
+                draw(
+                    st.lists(
+                        st.booleans(), min_size=state.indices.size, max_size=state.indices.size
+                    )
+                ),
+                dtype=bool,
+            )
             frontier = S.VectorData(n, state.indices[keep], state.values[keep])
-    return dict(sr=sr, A=A, frontier=frontier, state=state, levels=levels,
-                max_rounds=max_rounds, params=params, delta=delta)  # fmt: skip
+    return dict(
+        sr=sr,
+        A=A,
+        frontier=frontier,
+        state=state,
+        levels=levels,
+        max_rounds=max_rounds,
+        params=params,
+        delta=delta,
+    )
 
 
 def _deltas(dtype: np.dtype) -> st.SearchStrategy[Any]:
@@ -83,8 +105,9 @@ def _deltas(dtype: np.dtype) -> st.SearchStrategy[Any]:
 
 
 @given(case=cases(), executor=st.sampled_from(["loop", "auto"]))
-def test_the_loop_equals_the_rounds_written_with_ops(backend: str, case: dict[str, Any],
-                                                     executor: str) -> None:  # fmt: skip
+def test_the_loop_equals_the_rounds_written_with_ops(
+    backend: str, case: dict[str, Any], executor: str
+) -> None:
     A = case["A"].hyblas(backend)
     state, frontier = case["state"].hyblas(backend), case["frontier"].hyblas(backend)
     args = dict(levels=case["levels"], max_rounds=case["max_rounds"], delta=case["delta"])
@@ -94,12 +117,21 @@ def test_the_loop_equals_the_rounds_written_with_ops(backend: str, case: dict[st
     _same(got, want)
 
 
-@given(data=st.data(), levels=st.booleans(), executor=st.sampled_from(["loop", "auto",
-                                                                       "reference"]),
-       exit_edges=st.none() | st.integers(0, 12), max_rounds=st.none() | st.integers(1, 4))
+@given(
+    data=st.data(),
+    levels=st.booleans(),
+    executor=st.sampled_from(["loop", "auto", "reference"]),
+    exit_edges=st.none() | st.integers(0, 12),
+    max_rounds=st.none() | st.integers(1, 4),
+)
 def test_propagate_never_writes_into_its_arguments_arrays(
-        backend: str, data: Any, levels: bool, executor: str, exit_edges: int | None,
-        max_rounds: int | None) -> None:  # fmt: skip
+    backend: str,
+    data: Any,
+    levels: bool,
+    executor: str,
+    exit_edges: int | None,
+    max_rounds: int | None,
+) -> None:
     """The rounds work on arrays of their own: a sparse argument's arrays are shared with
     them, not copied, so every one of its arrays must hold what it held before, and the
     arguments change only by taking the result at the end."""
@@ -107,8 +139,9 @@ def test_propagate_never_writes_into_its_arguments_arrays(
         W, _ = _weighted_grid(12, 9, seed=7, source=0)  # noqa: N806
         n = W.nrows
         dense = data.draw(st.booleans())  # a bitmap argument (copied) or a sparse one (shared)
-        ids = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=60 if dense else 3,
-                                 unique=True))  # fmt: skip
+        ids = data.draw(
+            st.lists(st.integers(0, n - 1), min_size=1, max_size=60 if dense else 3, unique=True)
+        )
         values = np.arange(len(ids), dtype=np.float32)
         if levels:
             sr = hb.semiring.any_pair[np.float32]
@@ -120,15 +153,17 @@ def test_propagate_never_writes_into_its_arguments_arrays(
         arrays = [a for v in (state, frontier) for a in (v.stored_sparse or v.stored_bitmap)]
         before = [to_numpy(a).copy() for a in arrays]
         with loop_params(exit_edges=exit_edges):
-            hb.ops.propagate(state, frontier, W, sr, levels=levels, executor=executor,
-                             max_rounds=max_rounds)  # fmt: skip
+            hb.ops.propagate(
+                state, frontier, W, sr, levels=levels, executor=executor, max_rounds=max_rounds
+            )
     for array, was in zip(arrays, before):
         np.testing.assert_array_equal(to_numpy(array), was)
 
 
 @pytest.mark.parametrize("exit_edges", [None, 0, 1, 3, 7, 10**9])
 def test_bfs_levels_for_every_split_between_loop_and_host(
-        backend: str, exit_edges: int | None) -> None:  # fmt: skip
+    backend: str, exit_edges: int | None
+) -> None:
     with hb.using_backend(backend):
         A = hb.generators.grid_2d(17, 23)
         want = hb.algorithms.bfs(A, 40, executor="reference")
@@ -146,8 +181,9 @@ def _graph(data: Any, n: int, most: int, dtype: Any, backend: str) -> hb.Matrix:
     """Up to ``most`` random edges (value 1) among ``n`` vertices (a few hundred at most)."""
     edges = data.draw(edge_pairs(n, most))
     rows, cols = (np.array(side, dtype=np.int64) for side in zip(*edges)) if edges else ([], [])
-    return hb.Matrix.from_coo(rows, cols, np.ones(len(edges), dtype=dtype), nrows=n, ncols=n,
-                              dtype=dtype, backend=backend)  # fmt: skip
+    return hb.Matrix.from_coo(
+        rows, cols, np.ones(len(edges), dtype=dtype), nrows=n, ncols=n, dtype=dtype, backend=backend
+    )
 
 
 @given(data=st.data())
@@ -162,11 +198,13 @@ def test_levels_rounds_again_and_again_on_one_matrix(backend: str, data: Any) ->
     for _ in range(4):
         most = data.draw(st.sampled_from([2, n]))  # a state of 2 in 64+ vertices is kept sparse
         ids = data.draw(st.lists(st.integers(0, n - 1), max_size=most, unique=True))
-        state = hb.Vector.from_coo(ids, np.zeros(len(ids), dtype=np.int64), size=n,
-                                   dtype=np.int64, backend=backend)  # fmt: skip
+        state = hb.Vector.from_coo(
+            ids, np.zeros(len(ids), dtype=np.int64), size=n, dtype=np.int64, backend=backend
+        )
         starts = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=4, unique=True))
-        frontier = hb.Vector.from_coo(starts, np.ones(len(starts), dtype=bool), size=n,
-                                      dtype=bool, backend=backend)  # fmt: skip
+        frontier = hb.Vector.from_coo(
+            starts, np.ones(len(starts), dtype=bool), size=n, dtype=bool, backend=backend
+        )
         want = _run(state, frontier, A, any_pair, levels=True, executor="reference")
         with loop_params(exit_edges=data.draw(st.integers(0, 6) | st.just(10**9))):
             got = _run(state, frontier, A, any_pair, levels=True, executor="loop")
@@ -180,8 +218,9 @@ def test_frontier_facts_count_out_edges_and_the_widest_vertex(backend: str, data
     n = data.draw(st.integers(1, 300))
     A = _graph(data, n, 4 * n, np.float32, backend)
     picked = data.draw(st.lists(st.integers(0, n - 1), max_size=n, unique=True))
-    frontier = hb.Vector.from_coo(picked, np.ones(len(picked), dtype=bool), size=n, dtype=bool,
-                                  backend=backend)  # fmt: skip
+    frontier = hb.Vector.from_coo(
+        picked, np.ones(len(picked), dtype=bool), size=n, dtype=bool, backend=backend
+    )
     degrees = np.diff(A.to_scipy().indptr)[np.array(picked, dtype=np.int64)]
     want = (int(degrees.sum()), int(degrees.max(initial=0)))
     assert frontier_facts(A, frontier) == want, frontier.format
@@ -230,10 +269,24 @@ def test_rounds_that_end_on_the_last_allowed_round_and_zero_and_one_rounds(backe
             for exit_edges in (None, 0):
                 with loop_params(exit_edges=exit_edges):
                     for rounds in (0, 1, 2, depth - 2, depth - 1, depth, depth + 1, None):
-                        want = _run(state, frontier, A, any_pair, levels=True,
-                                    max_rounds=rounds, executor="reference")  # fmt: skip
-                        got = _run(state, frontier, A, any_pair, levels=True,
-                                   max_rounds=rounds, executor=executor)  # fmt: skip
+                        want = _run(
+                            state,
+                            frontier,
+                            A,
+                            any_pair,
+                            levels=True,
+                            max_rounds=rounds,
+                            executor="reference",
+                        )
+                        got = _run(
+                            state,
+                            frontier,
+                            A,
+                            any_pair,
+                            levels=True,
+                            max_rounds=rounds,
+                            executor=executor,
+                        )
                         _same(got, want)
                         assert got[2] == (depth if rounds is None else min(rounds, depth))
                     empty = hb.Vector.new(bool, n)
@@ -262,7 +315,8 @@ def test_sssp_rounds_with_the_loop_and_a_bounded_number_of_rounds(backend: str) 
 
 @pytest.mark.parametrize("levels", [True, False])
 def test_the_out_edges_a_round_counts_on_the_way_are_the_frontiers(
-        backend: str, levels: bool, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    backend: str, levels: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A stay that ends on a wide frontier counts that frontier's out-edges (the kernel's
     queue counter), and so does an improving host round's update on the GPU (with its
     kernel); propagate takes the next round's decision from that count instead of counting
@@ -270,8 +324,15 @@ def test_the_out_edges_a_round_counts_on_the_way_are_the_frontiers(
     compared = []
     entering = propagate_module._entering
 
-    def checked(A: hb.Matrix, sr: Any, levels: bool, frontier: hb.Vector, limit: int,  # noqa: N803
-                state: Any, edges: int | None = None) -> Any:  # fmt: skip
+    def checked(
+        A: hb.Matrix,
+        sr: Any,
+        levels: bool,
+        frontier: hb.Vector,
+        limit: int,  # noqa: N803
+        state: Any,
+        edges: int | None = None,
+    ) -> Any:
         if edges is not None:
             compared.append((edges, frontier_facts(A, frontier)[0]))
         return entering(A, sr, levels, frontier, limit, state, edges)
@@ -290,12 +351,15 @@ def test_the_out_edges_a_round_counts_on_the_way_are_the_frontiers(
     assert all(counted == edges for counted, edges in compared), compared
 
 
-@given(data=st.data(), delta=st.sampled_from([1e-3, 0.5, 2.0, 1e9]),
-       executor=st.sampled_from(["reference", "loop", "auto"]),
-       exit_edges=st.none() | st.integers(0, 6))
-def test_bucketed_rounds_end_where_plain_rounds_end(backend: str, data: Any, delta: float,
-                                                    executor: str,
-                                                    exit_edges: int | None) -> None:  # fmt: skip
+@given(
+    data=st.data(),
+    delta=st.sampled_from([1e-3, 0.5, 2.0, 1e9]),
+    executor=st.sampled_from(["reference", "loop", "auto"]),
+    exit_edges=st.none() | st.integers(0, 6),
+)
+def test_bucketed_rounds_end_where_plain_rounds_end(
+    backend: str, data: Any, delta: float, executor: str, exit_edges: int | None
+) -> None:
     """Shortest paths over non-negative weights do not depend on the order the vertices are
     expanded in: bucketed rounds reach the plain rounds' state with an empty frontier."""
     n = data.draw(st.integers(1, 9))
@@ -328,27 +392,37 @@ def test_bucketed_sssp_on_a_grid_walks_fewer_edges_in_more_rounds(backend: str) 
 
 @pytest.mark.parametrize("delta", [1, 2, 3, 7])
 def test_bucketed_rounds_with_ties_for_every_split_and_bounded_rounds(
-        backend: str, delta: int) -> None:  # fmt: skip
+    backend: str, delta: int
+) -> None:
     """Integer weights 1..3 put many vertices on the threshold and on the frontier's minimum,
     where near and far are told apart."""
     with hb.using_backend(backend):
         A = hb.generators.grid_2d(9, 11)
         rows, cols, _ = A.to_coo()
         weights = 1 + (rows * 7 + cols * 3) % 3
-        W = hb.Matrix.from_coo(rows, cols, weights, nrows=A.nrows, ncols=A.ncols,  # noqa: N806
-                               dtype=np.int64)  # fmt: skip
+        W = hb.Matrix.from_coo(
+            rows,
+            cols,
+            weights,
+            nrows=A.nrows,
+            ncols=A.ncols,  # noqa: N806
+            dtype=np.int64,
+        )
         min_plus = hb.semiring.min_plus[np.int64]
         dist = hb.Vector.from_coo([0, 50], [0, 2], size=A.nrows, dtype=np.int64)
         full = _run(dist, dist, W, min_plus, executor="reference", delta=delta)
         assert full[0].isequal(_run(dist, dist, W, min_plus, executor="reference")[0])
         for rounds in (None, 1, 2, full[2] // 2, full[2] - 1, full[2]):
-            want = _run(dist, dist, W, min_plus, executor="reference", delta=delta,
-                        max_rounds=rounds)  # fmt: skip
+            want = _run(
+                dist, dist, W, min_plus, executor="reference", delta=delta, max_rounds=rounds
+            )
             for exit_edges in (None, 0, 6):
-                with loop_params(exit_edges=exit_edges, heavy=2,
-                                 warp_vertices=0 if exit_edges == 6 else None):  # fmt: skip
-                    got = _run(dist, dist, W, min_plus, executor="loop", delta=delta,
-                               max_rounds=rounds)  # fmt: skip
+                with loop_params(
+                    exit_edges=exit_edges, heavy=2, warp_vertices=0 if exit_edges == 6 else None
+                ):
+                    got = _run(
+                        dist, dist, W, min_plus, executor="loop", delta=delta, max_rounds=rounds
+                    )
                 _same(got, want)
 
 
@@ -378,16 +452,19 @@ def test_pull_rounds_equal_the_host_rounds_on_directed_graphs(backend: str, data
     sr = hb.semiring[name][np.float32]
     most = data.draw(st.sampled_from([2, n]))
     ids = data.draw(st.lists(st.integers(0, n - 1), max_size=most, unique=True))
-    state = hb.Vector.from_coo(ids, np.zeros(len(ids), dtype=np.int64), size=n,
-                               dtype=np.int64, backend=backend)  # fmt: skip
+    state = hb.Vector.from_coo(
+        ids, np.zeros(len(ids), dtype=np.int64), size=n, dtype=np.int64, backend=backend
+    )
     starts = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
-    frontier = hb.Vector.from_coo(starts, np.ones(len(starts), dtype=np.float32), size=n,
-                                  backend=backend)  # fmt: skip
+    frontier = hb.Vector.from_coo(
+        starts, np.ones(len(starts), dtype=np.float32), size=n, backend=backend
+    )
     max_rounds = data.draw(st.none() | st.integers(1, 6))
     args = dict(levels=True, max_rounds=max_rounds)
     want = _run(state, frontier, A, sr, executor="reference", **args)
-    params = LoopParams(exit_edges=data.draw(st.integers(0, 8)),
-                        thread_edges=data.draw(st.integers(0, 3)))  # fmt: skip
+    params = LoopParams(
+        exit_edges=data.draw(st.integers(0, 8)), thread_edges=data.draw(st.integers(0, 3))
+    )
     with loop_params(params):
         got = _run(state, frontier, A, sr, executor="loop", **args)
     assert got[2] == want[2] and got[0].isequal(want[0], check_dtype=True)
@@ -450,7 +527,8 @@ def test_huge_vertices_are_walked_by_the_whole_grid(backend: str, huge: int) -> 
 
 @pytest.mark.parametrize("stored", ["sparse", "bitmap"])
 def test_a_stay_writes_its_levels_into_a_state_that_is_or_becomes_a_bitmap(
-        backend: str, stored: str) -> None:  # fmt: skip
+    backend: str, stored: str
+) -> None:
     """A levels stay lists the vertices it reached into a sparse state that stays sparse (a
     few rounds of a grid's BFS), and writes their rounds into the state's bitmap, in one pass
     over the stamps, where the state is one or becomes one: every round that is not this
@@ -465,10 +543,12 @@ def test_a_stay_writes_its_levels_into_a_state_that_is_or_becomes_a_bitmap(
         frontier = hb.Vector.from_coo([0], [True], size=A.nrows, dtype=bool)
         formats = []
         for rounds in (2, None, 3, None):  # later calls: stamps of earlier stays on A
-            want = _run(state, frontier, A, any_pair, levels=True, max_rounds=rounds,
-                        executor="reference")  # fmt: skip
-            got = _run(state, frontier, A, any_pair, levels=True, max_rounds=rounds,
-                       executor="loop")  # fmt: skip
+            want = _run(
+                state, frontier, A, any_pair, levels=True, max_rounds=rounds, executor="reference"
+            )
+            got = _run(
+                state, frontier, A, any_pair, levels=True, max_rounds=rounds, executor="loop"
+            )
             _same(got, want)
             formats.append(got[0].format)
     assert formats == ([stored, "bitmap"] * 2), formats
@@ -498,8 +578,13 @@ def test_bad_arguments_are_named_errors_and_change_nothing() -> None:
         with pytest.raises(error):
             hb.ops.propagate(state, frontier, A, any_pair, **{"levels": True, **kwargs})
     with pytest.raises(DimensionMismatch):
-        hb.ops.propagate(state, frontier, hb.Matrix.from_coo([0], [1], True, nrows=9, ncols=4),
-                         any_pair, levels=True)  # fmt: skip
+        hb.ops.propagate(
+            state,
+            frontier,
+            hb.Matrix.from_coo([0], [1], True, nrows=9, ncols=4),
+            any_pair,
+            levels=True,
+        )
     with pytest.raises(DimensionMismatch):
         hb.ops.propagate(hb.Vector.new(np.int64, 8), frontier, A, any_pair, levels=True)
     with pytest.raises(DomainMismatch):
@@ -509,17 +594,22 @@ def test_bad_arguments_are_named_errors_and_change_nothing() -> None:
     min_plus = hb.semiring.min_plus[np.int64]
     dist = hb.Vector.from_coo([0], [0], size=9, dtype=np.int64)
     dist_before = dist.dup()
-    for error, kwargs in [(InvalidValue, dict(delta=0)), (InvalidValue, dict(delta=-2)),
-                          (InvalidValue, dict(delta=0.5)), (InvalidValue, dict(delta="1")),
-                          (InvalidValue, dict(delta=True)),
-                          (InvalidValue, dict(delta=1, levels=True))]:  # fmt: skip
+    for error, kwargs in [
+        (InvalidValue, dict(delta=0)),
+        (InvalidValue, dict(delta=-2)),
+        (InvalidValue, dict(delta=0.5)),
+        (InvalidValue, dict(delta="1")),
+        (InvalidValue, dict(delta=True)),
+        (InvalidValue, dict(delta=1, levels=True)),
+    ]:
         with pytest.raises(error):
             hb.ops.propagate(dist, dist, A, min_plus, **kwargs)
     with pytest.raises(InvalidValue):  # bucketed rounds are for the min monoid
         hb.ops.propagate(state, state, A, hb.semiring.max_plus[np.int64], delta=1)
     with pytest.raises(DomainMismatch):  # the frontier's values are compared with the state's
-        hb.ops.propagate(dist, hb.Vector.from_coo([0], [0], size=9, dtype=np.int32), A,
-                         min_plus, delta=1)  # fmt: skip
+        hb.ops.propagate(
+            dist, hb.Vector.from_coo([0], [0], size=9, dtype=np.int32), A, min_plus, delta=1
+        )
     assert dist.isequal(dist_before)
     with pytest.raises(InvalidValue):
         LoopParams(blocks_per_sm=9)

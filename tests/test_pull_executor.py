@@ -24,10 +24,10 @@ from test_ops_properties import (
 )
 
 import hyblas as hb
-from hyblas.ops.spec import as_mask
-from hyblas.executors.reference.kernels import HEAVY_ROW
 from hyblas.executors.pull import allowed_rows, pull
 from hyblas.executors.pull.kernels import THREAD_EDGES, THREAD_STEP
+from hyblas.executors.reference.kernels import HEAVY_ROW
+from hyblas.ops.spec import as_mask
 
 
 @given(data=st.data())
@@ -37,8 +37,9 @@ def test_mxv_pull(backend: str, data: st.DataObject) -> None:
     u = data.draw(S.vectors(size=A.ncols, dtype=dtype))
     t = model.mxv(model.of(A), model.of(u), sr)
     ctl = data.draw(S.write_controls((A.nrows,), t.dtype, accum=sr.monoid.name != "any"))
-    result = run_op(hb.ops.mxv, ctl, backend, A.hyblas(backend), u.hyblas(backend), sr,
-                    executor="pull")  # fmt: skip
+    result = run_op(
+        hb.ops.mxv, ctl, backend, A.hyblas(backend), u.hyblas(backend), sr, executor="pull"
+    )
     assert_matches(result, expected_after(ctl, t))
 
 
@@ -49,8 +50,9 @@ def test_vxm_pull(backend: str, data: st.DataObject) -> None:
     u = data.draw(S.vectors(size=A.nrows, dtype=dtype))
     t = model.vxm(model.of(u), model.of(A), sr)
     ctl = data.draw(S.write_controls((A.ncols,), t.dtype, accum=sr.monoid.name != "any"))
-    result = run_op(hb.ops.vxm, ctl, backend, u.hyblas(backend), A.hyblas(backend), sr,
-                    executor="pull")  # fmt: skip
+    result = run_op(
+        hb.ops.vxm, ctl, backend, u.hyblas(backend), A.hyblas(backend), sr, executor="pull"
+    )
     assert_matches(result, expected_after(ctl, t))
 
 
@@ -59,38 +61,57 @@ def _heavy_matrix(rng: np.random.Generator, dtype: str) -> hb.Matrix:
     THREAD_EDGES + 1 to HEAVY_ROW entries warp-walked, row 8 of THREAD_EDGES and the rest
     (about 3 entries each) thread-walked."""
     n = 6000
-    walked = {0: 5000, 7: HEAVY_ROW + 300, 1: THREAD_EDGES + 1, 2: 40, 3: 100, 4: 1000,
-              5: HEAVY_ROW, 6: 2000, 8: THREAD_EDGES}
-    rows = np.concatenate([np.full(d, r) for r, d in walked.items()]
-                          + [rng.integers(9, n, 20000)])  # fmt: skip
-    cols = np.concatenate([rng.choice(n, d, replace=False) for d in walked.values()]
-                          + [rng.integers(0, n, 20000)])  # fmt: skip
+    walked = {
+        0: 5000,
+        7: HEAVY_ROW + 300,
+        1: THREAD_EDGES + 1,
+        2: 40,
+        3: 100,
+        4: 1000,
+        5: HEAVY_ROW,
+        6: 2000,
+        8: THREAD_EDGES,
+    }
+    rows = np.concatenate([np.full(d, r) for r, d in walked.items()] + [rng.integers(9, n, 20000)])
+    cols = np.concatenate(
+        [rng.choice(n, d, replace=False) for d in walked.values()] + [rng.integers(0, n, 20000)]
+    )
     keys = np.unique(rows * n + cols)
     values = rng.integers(1, 5, keys.size).astype(dtype)
     return hb.Matrix.from_coo(keys // n, keys % n, values, nrows=n, ncols=n)
 
 
-@pytest.mark.parametrize("name", ["plus_times", "min_plus", "max_min", "lor_land", "any_pair",
-                                  "plus_pair", "min_first", "land_lor"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    [
+        "plus_times",
+        "min_plus",
+        "max_min",
+        "lor_land",
+        "any_pair",
+        "plus_pair",
+        "min_first",
+        "land_lor",
+    ],
+)
 def test_heavy_rows_and_masks_equal_reference(backend: str, name: str) -> None:
     rng = np.random.default_rng(5)
     with hb.using_backend(backend):
         A = _heavy_matrix(rng, "bool" if name in ("lor_land", "land_lor") else "float64")
-        visited = hb.Vector.from_coo(rng.choice(A.nrows, 2500, replace=False), True,
-                                     size=A.nrows)  # fmt: skip
+        visited = hb.Vector.from_coo(rng.choice(A.nrows, 2500, replace=False), True, size=A.nrows)
         few = hb.Vector.from_coo([0, 3, 7, 8, 11, 5999], True, size=A.nrows)
         for p in (0.001, 0.3, 1.0):
             keep = np.flatnonzero(rng.random(A.ncols) < p)
-            u = hb.Vector.from_coo(keep, rng.integers(0, 4, keep.size).astype(A.dtype),
-                                   size=A.ncols)  # fmt: skip
+            u = hb.Vector.from_coo(
+                keep, rng.integers(0, 4, keep.size).astype(A.dtype), size=A.ncols
+            )
             for op, args in ((hb.ops.mxv, (A, u)), (hb.ops.vxm, (u, A))):
                 for mask in (None, ~visited.S, visited.S, visited, few.S, ~few.S):
                     got = op(*args, name, mask=mask, executor="pull")
                     want = op(*args, name, mask=mask, executor="reference")
                     assert got.to_coo()[0].tolist() == want.to_coo()[0].tolist()
                     if name != "any_pair":
-                        np.testing.assert_allclose(got.to_coo()[1], want.to_coo()[1],
-                                                   rtol=1e-12)  # fmt: skip
+                        np.testing.assert_allclose(got.to_coo()[1], want.to_coo()[1], rtol=1e-12)
 
 
 @pytest.mark.parametrize("name", SEMIRINGS)
@@ -102,13 +123,13 @@ def test_every_semiring_every_dtype_pull(backend: str, name: str, dtype: np.dtyp
     rng = np.random.default_rng(abs(hash((name, str(dtype)))) % 2**32)
     n, m = 37, 29
     keys = np.unique(rng.integers(0, n * m, 300))
-    A_data = S.MatrixData(n, m, keys // m, keys % m,
-                          rng.integers(0, 4, keys.size).astype(dtype))  # fmt: skip
+    A_data = S.MatrixData(n, m, keys // m, keys % m, rng.integers(0, 4, keys.size).astype(dtype))
     u_idx = np.flatnonzero(rng.random(m) < 0.6)
     u_data = S.VectorData(m, u_idx, rng.integers(0, 3, u_idx.size).astype(dtype))
     A, u = A_data.hyblas(backend), u_data.hyblas(backend)
-    assert_matches(hb.ops.mxv(A, u, sr, executor="pull"),
-                   model.mxv(model.of(A_data), model.of(u_data), sr))  # fmt: skip
+    assert_matches(
+        hb.ops.mxv(A, u, sr, executor="pull"), model.mxv(model.of(A_data), model.of(u_data), sr)
+    )
     seen = hb.Vector.from_coo(np.flatnonzero(rng.random(n) < 0.5), True, size=n)
     got = hb.ops.mxv(A, u, sr, mask=~seen.S, executor="pull")
     want = hb.ops.mxv(A, u, sr, mask=~seen.S, executor="reference")
@@ -121,8 +142,9 @@ def _count_examined(backend: str, A: hb.Matrix, u: hb.Vector, name: str, mask=No
     xp = A.xp
     rows, allowed = allowed_rows(as_mask(mask), xp)
     values, present = u.as_bitmap()
-    _, _, examined = pull(A, values, present, hb.semiring[name], flip=False, rows=rows,
-                          allowed=allowed, count=True)  # fmt: skip
+    _, _, examined = pull(
+        A, values, present, hb.semiring[name], flip=False, rows=rows, allowed=allowed, count=True
+    )
     return examined
 
 
@@ -135,10 +157,12 @@ def test_the_walk_stops_at_the_step_of_the_first_final_contribution(backend: str
     assert 20 <= THREAD_EDGES < 50 and THREAD_STEP == 4  # the rows' walkers as described
     n = HEAVY_ROW + 200
     heavy = HEAVY_ROW + 100
-    rows = np.concatenate([np.zeros(100, np.int64), np.ones(heavy, np.int64),
-                           np.full(50, 2), np.full(20, 3)])  # fmt: skip
-    cols = np.concatenate([np.arange(100), np.arange(heavy) + 100, np.arange(50) + 100,
-                           np.arange(20) + 1590])  # fmt: skip
+    rows = np.concatenate(
+        [np.zeros(100, np.int64), np.ones(heavy, np.int64), np.full(50, 2), np.full(20, 3)]
+    )
+    cols = np.concatenate(
+        [np.arange(100), np.arange(heavy) + 100, np.arange(50) + 100, np.arange(20) + 1590]
+    )
     inputs = np.zeros(n, bool)
     inputs[40] = inputs[1600] = True  # edge 40 of row 0, edge 1500 of row 1, edge 10 of row 3
     with hb.using_backend(backend):

@@ -15,14 +15,16 @@ from hyblas.device import arrays as primitives
 
 
 @given(data=st.data(), dtype=st.sampled_from(hb.dtypes.DTYPES))
-def test_entries_scattered_into_a_bitmap_keep_their_bits(backend: str, data: st.DataObject,
-                                                        dtype: np.dtype) -> None:  # fmt: skip
+def test_entries_scattered_into_a_bitmap_keep_their_bits(
+    backend: str, data: st.DataObject, dtype: np.dtype
+) -> None:
     size = data.draw(st.integers(0, 700))
     ids = np.array(data.draw(st.permutations(range(size))), dtype=np.int64)
     ids = ids[: data.draw(st.integers(0, size))]
     values = data.draw(hnp.arrays(dtype, ids.size))  # NaN, infinities and -0.0 included
     got_values, got_present = primitives.to_bitmap(
-        xp_for(backend), size, to_backend(ids, backend), to_backend(values, backend))
+        xp_for(backend), size, to_backend(ids, backend), to_backend(values, backend)
+    )
     want_values = np.zeros(size, dtype=dtype)
     want_present = np.zeros(size, dtype=bool)
     want_values[ids], want_present[ids] = values, True

@@ -29,9 +29,18 @@ if not hb.cuda_available():
 
 import cupy as cp  # noqa: E402 - only where CUDA is usable
 
-CASES = [("plus", "float64"), ("plus", "int8"), ("min", "float32"), ("max", "int16"),
-         ("times", "int32"), ("lor", "bool"), ("first", "bool"), ("first", "int64"),
-         ("second", "uint16"), ("second", "float32")]  # fmt: skip
+CASES = [
+    ("plus", "float64"),
+    ("plus", "int8"),
+    ("min", "float32"),
+    ("max", "int16"),
+    ("times", "int32"),
+    ("lor", "bool"),
+    ("first", "bool"),
+    ("first", "int64"),
+    ("second", "uint16"),
+    ("second", "float32"),
+]
 
 
 def _op(name: str):
@@ -48,7 +57,7 @@ def _sequential(values: np.ndarray, offsets: np.ndarray, op) -> tuple[np.ndarray
     out = np.zeros(offsets.size - 1, dtype=values.dtype)
     found = np.diff(offsets) > 0
     for s in np.flatnonzero(found):
-        run = values[offsets[s]:offsets[s + 1]]
+        run = values[offsets[s] : offsets[s + 1]]
         folded = functools.reduce(lambda x, y: op.numpy(x, y), run)
         out[s] = np.asarray(folded).astype(values.dtype)
     return out, found
@@ -59,8 +68,7 @@ def _check(lengths: list[int], name: str, dtype: str, seed: int) -> None:
     offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
     values = _values(rng, int(offsets[-1]), dtype)
     want, want_found = _sequential(values, offsets, _op(name))
-    got, got_found = segments.reduce_offsets(cp, cp.asarray(values), cp.asarray(offsets),
-                                             _op(name))  # fmt: skip
+    got, got_found = segments.reduce_offsets(cp, cp.asarray(values), cp.asarray(offsets), _op(name))
     np.testing.assert_array_equal(cp.asnumpy(got_found), want_found)
     np.testing.assert_array_equal(cp.asnumpy(got), want)
 
@@ -80,9 +88,13 @@ def test_lane_warp_and_block_segments(name: str, dtype: str) -> None:
     _check(edges, name, dtype, seed=4)
 
 
-@given(lengths=st.lists(st.one_of(st.integers(0, 70), st.integers(4000, 9000)), min_size=1,
-                        max_size=40),
-       case=st.sampled_from(CASES), seed=st.integers(0, 2**32 - 1))  # fmt: skip
+@given(
+    lengths=st.lists(
+        st.one_of(st.integers(0, 70), st.integers(4000, 9000)), min_size=1, max_size=40
+    ),
+    case=st.sampled_from(CASES),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_drawn_segments_equal_a_sequential_fold(lengths, case, seed) -> None:
     _check(lengths, *case, seed=seed)
 

@@ -34,10 +34,10 @@ from hyblas.executors.sparse import SparseParams, sparse_params
 from hyblas.executors.sparse.emulation import walk_plan
 from hyblas.executors.sparse.executor import push
 from hyblas.executors.sparse.executor import run as sparse_run
-from hyblas.ops.dispatch import Product
-from hyblas.ops.spec import OutputSpec, output_spec
 from hyblas.executors.sparse.layout import FLAT_KEY, build_layout, flat_layout, group_of, layout_key
 from hyblas.executors.sparse.params import INPUTS_PER_BLOCK, THREADS, WARP
+from hyblas.ops.dispatch import Product
+from hyblas.ops.spec import OutputSpec, output_spec
 
 
 @st.composite
@@ -69,8 +69,9 @@ def test_mxv_sparse(backend: str, data: st.DataObject) -> None:
     t = model.mxv(model.of(A), model.of(u), sr)
     ctl = data.draw(S.write_controls((A.nrows,), t.dtype, accum=sr.monoid.name != "any"))
     with sparse_params(data.draw(small_params())):
-        result = run_op(hb.ops.mxv, ctl, backend, A.hyblas(backend), u.hyblas(backend), sr,
-                        executor="sparse")  # fmt: skip
+        result = run_op(
+            hb.ops.mxv, ctl, backend, A.hyblas(backend), u.hyblas(backend), sr, executor="sparse"
+        )
     assert_matches(result, expected_after(ctl, t))
 
 
@@ -82,8 +83,9 @@ def test_vxm_sparse(backend: str, data: st.DataObject) -> None:
     t = model.vxm(model.of(u), model.of(A), sr)
     ctl = data.draw(S.write_controls((A.ncols,), t.dtype, accum=sr.monoid.name != "any"))
     with sparse_params(data.draw(small_params())):
-        result = run_op(hb.ops.vxm, ctl, backend, u.hyblas(backend), A.hyblas(backend), sr,
-                        executor="sparse")  # fmt: skip
+        result = run_op(
+            hb.ops.vxm, ctl, backend, u.hyblas(backend), A.hyblas(backend), sr, executor="sparse"
+        )
     assert_matches(result, expected_after(ctl, t))
 
 
@@ -103,8 +105,7 @@ def _flat_product(orientation: str) -> Any:
 
 @pytest.mark.parametrize("orientation", ["vxm", "mxv"])
 @given(data=st.data())
-def test_flat_layout_equals_the_model(backend: str, orientation: str,
-                                      data: st.DataObject) -> None:  # fmt: skip
+def test_flat_layout_equals_the_model(backend: str, orientation: str, data: st.DataObject) -> None:
     sr, dtype = data.draw(semiring_and_dtype())
     A = data.draw(S.matrices(dtype=dtype))
     size = A.nrows if orientation == "vxm" else A.ncols
@@ -133,13 +134,15 @@ def test_flat_layout_borrows_the_transpose(backend: str) -> None:
         edges = A.T
         layout = flat_layout(edges)
         assert layout.push_dst is A.indices and layout.high_count == 0
-        assert layout.nbytes() == (0 if layout.push_indptr is A.indptr
-                                   else layout.push_indptr.nbytes)  # fmt: skip
+        assert layout.nbytes() == (
+            0 if layout.push_indptr is A.indptr else layout.push_indptr.nbytes
+        )
         assert flat_layout(A).push_dst is edges.indices
         # a grouped layout, once built, is preferred; build=False never builds one
         u = hb.Vector.from_coo([3, 9], [1.0, 2.0], size=A.nrows, dtype=np.float32)
-        sparse_run(Product("vxm", edges, u, hb.semiring.plus_times), OutputSpec(backend),
-                   may_build=False)  # fmt: skip
+        sparse_run(
+            Product("vxm", edges, u, hb.semiring.plus_times), OutputSpec(backend), may_build=False
+        )
         assert layout_key(SparseParams()) not in edges.cache
         got = hb.ops.vxm(u, A, "plus_times", executor="sparse")
         assert layout_key(SparseParams()) in edges.cache
@@ -182,39 +185,54 @@ def _shaped_matrix(kind: str, rng: np.random.Generator, dtype: str) -> hb.Matrix
 
 SHAPED_PARAMS = [
     SparseParams(),
-    SparseParams(group_bounds=(64, 16, 4), shared_groups=2, segment=37, segment_min_edges=0,
-                 reach=300, spread_blocks=3),
-    SparseParams(group_bounds=(8,), shared_groups=1, segment=1, segment_min_edges=1, reach=1,
-                 spread_blocks=1),
-    SparseParams(group_bounds=(2048, 1024, 512, 256, 128, 4), shared_groups=6, segment=500,
-                 segment_min_edges=100, reach=10**9),
-]  # fmt: skip
+    SparseParams(
+        group_bounds=(64, 16, 4),
+        shared_groups=2,
+        segment=37,
+        segment_min_edges=0,
+        reach=300,
+        spread_blocks=3,
+    ),
+    SparseParams(
+        group_bounds=(8,), shared_groups=1, segment=1, segment_min_edges=1, reach=1, spread_blocks=1
+    ),
+    SparseParams(
+        group_bounds=(2048, 1024, 512, 256, 128, 4),
+        shared_groups=6,
+        segment=500,
+        segment_min_edges=100,
+        reach=10**9,
+    ),
+]
 
 
 @pytest.mark.parametrize("kind", ["huge_input", "every_stage", "power_law"])
 @pytest.mark.parametrize("params", SHAPED_PARAMS, ids=["defaults", "small", "unit", "wide"])
-@pytest.mark.parametrize("name", ["plus_times", "min_plus", "max_min", "lor_land", "any_pair",
-                                  "plus_pair", "times_plus"])  # fmt: skip
-def test_shaped_matrices_equal_reference(backend: str, kind: str, params: SparseParams,
-                                         name: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    "name", ["plus_times", "min_plus", "max_min", "lor_land", "any_pair", "plus_pair", "times_plus"]
+)
+def test_shaped_matrices_equal_reference(
+    backend: str, kind: str, params: SparseParams, name: str
+) -> None:
     rng = np.random.default_rng(11)
     with hb.using_backend(backend):
         A = _shaped_matrix(kind, rng, "float64" if name != "lor_land" else "bool")
         fronts = [np.flatnonzero(rng.random(A.ncols) < p) for p in (0.003, 0.05, 0.6)]
-        visited = hb.Vector.from_coo(rng.choice(A.nrows, 300, replace=False), True,
-                                     size=A.nrows)  # fmt: skip
+        visited = hb.Vector.from_coo(rng.choice(A.nrows, 300, replace=False), True, size=A.nrows)
         with sparse_params(params):
             for keep in fronts:
-                u = hb.Vector.from_coo(keep, rng.integers(1, 4, keep.size).astype(A.dtype),
-                                       size=A.ncols)  # fmt: skip
+                u = hb.Vector.from_coo(
+                    keep, rng.integers(1, 4, keep.size).astype(A.dtype), size=A.ncols
+                )
                 for op, args in ((hb.ops.mxv, (A, u)), (hb.ops.vxm, (u, A))):
                     for mask in (None, ~visited.S, visited):
                         got = op(*args, name, mask=mask, executor="sparse")
                         want = op(*args, name, mask=mask, executor="reference")
                         assert got.to_coo()[0].tolist() == want.to_coo()[0].tolist()
                         if name != "any_pair":
-                            np.testing.assert_allclose(got.to_coo()[1], want.to_coo()[1],
-                                                       rtol=1e-12)  # fmt: skip
+                            np.testing.assert_allclose(
+                                got.to_coo()[1], want.to_coo()[1], rtol=1e-12
+                            )
 
 
 @pytest.mark.parametrize("name", SEMIRINGS)
@@ -231,8 +249,14 @@ def test_every_semiring_every_dtype_sparse(backend: str, name: str, dtype: np.dt
     A_data = S.MatrixData(n, m, rows, cols, values)
     u_idx = np.flatnonzero(rng.random(m) < 0.3)
     u_data = S.VectorData(m, u_idx, rng.integers(0, 3, u_idx.size).astype(dtype))
-    params = SparseParams(group_bounds=(12, 8, 5), shared_groups=2, segment=3,
-                          segment_min_edges=4, reach=9, spread_blocks=2)  # fmt: skip
+    params = SparseParams(
+        group_bounds=(12, 8, 5),
+        shared_groups=2,
+        segment=3,
+        segment_min_edges=4,
+        reach=9,
+        spread_blocks=2,
+    )
     with sparse_params(params):
         got = hb.ops.mxv(A_data.hyblas(backend), u_data.hyblas(backend), sr, executor="sparse")
     assert_matches(got, model.mxv(model.of(A_data), model.of(u_data), sr))
@@ -248,9 +272,14 @@ def test_frontier_order_does_not_matter(backend: str) -> None:
         values = rng.random(400)
         results = []
         for order in (np.argsort(active), rng.permutation(400)):
-            result = push(A, xp.asarray(active[order]), xp.asarray(values[order]),
-                          hb.semiring.plus_times, flip=False,
-                          params=SparseParams(segment=64, segment_min_edges=10, reach=80))
+            result = push(
+                A,
+                xp.asarray(active[order]),
+                xp.asarray(values[order]),
+                hb.semiring.plus_times,
+                flip=False,
+                params=SparseParams(segment=64, segment_min_edges=10, reach=80),
+            )
             idx, vals = result.as_sparse(xp)
             results.append((to_numpy(idx), to_numpy(vals)))
     assert results[0][0].tolist() == results[1][0].tolist()
@@ -264,16 +293,21 @@ def test_any_calls_claim_their_outputs_anew_each_call(backend: str) -> None:
     rng = np.random.default_rng(21)
     with hb.using_backend(backend):
         A = _shaped_matrix("power_law", rng, "bool")
-        visited = hb.Vector.from_coo(rng.choice(A.nrows, 500, replace=False), True,
-                                     size=A.nrows)  # fmt: skip
-        valued = hb.Vector.from_coo(rng.choice(A.nrows, 700, replace=False),
-                                    rng.random(700) < 0.5, size=A.nrows)  # fmt: skip
+        visited = hb.Vector.from_coo(rng.choice(A.nrows, 500, replace=False), True, size=A.nrows)
+        valued = hb.Vector.from_coo(
+            rng.choice(A.nrows, 700, replace=False), rng.random(700) < 0.5, size=A.nrows
+        )
         for params in (SHAPED_PARAMS[0], SHAPED_PARAMS[1]):
             with sparse_params(params):
-                for name, mask in (("any_pair", ~visited.S), ("any_pair", None),
-                                   ("lor_land", None), ("any_pair", valued),
-                                   ("any_pair", visited.S), ("lor_land", ~visited.S),
-                                   ("any_pair", ~valued)):  # fmt: skip
+                for name, mask in (
+                    ("any_pair", ~visited.S),
+                    ("any_pair", None),
+                    ("lor_land", None),
+                    ("any_pair", valued),
+                    ("any_pair", visited.S),
+                    ("lor_land", ~visited.S),
+                    ("any_pair", ~valued),
+                ):
                     keep = np.flatnonzero(rng.random(A.ncols) < 0.3)
                     u = hb.Vector.from_coo(keep, True, size=A.ncols)
                     got = hb.ops.mxv(A, u, name, mask=mask, executor="sparse")
@@ -291,8 +325,14 @@ def test_every_size_of_result_is_read_out_alike(backend: str, name: str) -> None
     with hb.using_backend(backend):  # two in-edges per output: outputs follow the frontier
         rows = np.concatenate([np.arange(n), np.arange(n)])
         cols = np.concatenate([rng.permutation(n), rng.permutation(n)])
-        A = hb.Matrix.from_coo(rows, cols, rng.integers(1, 5, 2 * n).astype(np.float64),
-                               nrows=n, ncols=n, dup_op=hb.binary.plus)  # fmt: skip
+        A = hb.Matrix.from_coo(
+            rows,
+            cols,
+            rng.integers(1, 5, 2 * n).astype(np.float64),
+            nrows=n,
+            ncols=n,
+            dup_op=hb.binary.plus,
+        )
         visited = hb.Vector.from_coo(rng.choice(n, n // 10, replace=False), True, size=n)
         for size in (5, 60, n // 3, 5, n, 60):  # 60 inputs: at most 120 outputs, a list
             keep = np.sort(rng.choice(n, size, replace=False))
@@ -305,8 +345,9 @@ def test_every_size_of_result_is_read_out_alike(backend: str, name: str) -> None
 
 @pytest.mark.parametrize("name", ["plus_times", "any_pair"])
 @pytest.mark.parametrize("degree", [224, 2048, 5000])
-def test_blocks_that_find_more_outputs_than_they_stage(backend: str, name: str,
-                                                       degree: int) -> None:  # fmt: skip
+def test_blocks_that_find_more_outputs_than_they_stage(
+    backend: str, name: str, degree: int
+) -> None:
     """A block stages the outputs it lists in shared memory (2048 of them) and flushes them at
     its barriers: 64 inputs of 224 edges (stage 2, per warp: staged past the area, the rest
     listed straight away), of 2048 (stage 3, flushed between its chunks) and of 5000 (the
@@ -317,10 +358,12 @@ def test_blocks_that_find_more_outputs_than_they_stage(backend: str, name: str,
     with hb.using_backend(backend):
         rows = rng.permutation(n)  # input j reaches its own `degree` outputs
         cols = np.repeat(np.arange(inputs), degree)
-        A = hb.Matrix.from_coo(rows, cols, rng.integers(1, 5, n).astype(np.float64), nrows=n,
-                               ncols=inputs)  # fmt: skip
-        u = hb.Vector.from_coo(np.arange(inputs), rng.integers(1, 4, inputs).astype(np.float64),
-                               size=inputs)  # fmt: skip
+        A = hb.Matrix.from_coo(
+            rows, cols, rng.integers(1, 5, n).astype(np.float64), nrows=n, ncols=inputs
+        )
+        u = hb.Vector.from_coo(
+            np.arange(inputs), rng.integers(1, 4, inputs).astype(np.float64), size=inputs
+        )
         visited = hb.Vector.from_coo(rng.choice(n, n // 7, replace=False), True, size=n)
         for mask in (None, ~visited.S):
             got = hb.ops.mxv(A, u, name, mask=mask, executor="sparse")
@@ -329,8 +372,9 @@ def test_blocks_that_find_more_outputs_than_they_stage(backend: str, name: str,
 
 @pytest.mark.parametrize("kind", ["every_stage", "power_law"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int8"])
-def test_bitmap_results_keep_their_values_through_later_calls(backend: str, kind: str,
-                                                               dtype: str) -> None:  # fmt: skip
+def test_bitmap_results_keep_their_values_through_later_calls(
+    backend: str, kind: str, dtype: str
+) -> None:
     """A result as large as a bitmap may take the work array as its values (4- and 8-byte
     types; an int8 result is copied out): later calls, masked or not, over the same matrix
     must work in fresh work words and leave every earlier result as it was. The power-law
@@ -342,10 +386,14 @@ def test_bitmap_results_keep_their_values_through_later_calls(backend: str, kind
         kept = []
         for k in range(6):
             keep = np.flatnonzero(rng.random(A.ncols) < 0.5)
-            u = hb.Vector.from_coo(keep, rng.integers(1, 4, keep.size).astype(dtype),
-                                   size=A.ncols)  # fmt: skip
-            mask = None if k % 2 == 0 else ~hb.Vector.from_coo(
-                rng.choice(A.nrows, A.nrows // 3, replace=False), True, size=A.nrows).S
+            u = hb.Vector.from_coo(keep, rng.integers(1, 4, keep.size).astype(dtype), size=A.ncols)
+            mask = (
+                None
+                if k % 2 == 0
+                else ~hb.Vector.from_coo(
+                    rng.choice(A.nrows, A.nrows // 3, replace=False), True, size=A.nrows
+                ).S
+            )
             name = ("plus_times", "min_plus", "max_times")[k % 3]
             got = hb.ops.mxv(A, u, name, mask=mask, executor="sparse")
             want = hb.ops.mxv(A, u, name, mask=mask, executor="reference")
@@ -367,8 +415,7 @@ def test_list_and_bitmap_results_alternate(backend: str, dtype: str) -> None:
         for k in range(9):
             size = 2 if k % 3 != 2 else A.ncols // 2  # list, list, bitmap, ...
             keep = np.sort(rng.choice(A.ncols, size, replace=False))
-            u = hb.Vector.from_coo(keep, rng.integers(1, 4, keep.size).astype(dtype),
-                                   size=A.ncols)  # fmt: skip
+            u = hb.Vector.from_coo(keep, rng.integers(1, 4, keep.size).astype(dtype), size=A.ncols)
             name = ("plus_times", "min_plus")[k % 2]
             got = hb.ops.mxv(A, u, name, executor="sparse")
             want = hb.ops.mxv(A, u, name, executor="reference")
@@ -386,8 +433,7 @@ def test_repeated_calls_reuse_a_clean_workspace(backend: str) -> None:
         for _ in range(3):
             for name in ("plus_times", "min_plus", "plus_times"):
                 keep = np.flatnonzero(rng.random(A.ncols) < 0.2)
-                u = hb.Vector.from_coo(keep, rng.random(keep.size).astype(np.float32),
-                                       size=A.ncols)  # fmt: skip
+                u = hb.Vector.from_coo(keep, rng.random(keep.size).astype(np.float32), size=A.ncols)
                 got = hb.ops.mxv(A, u, name, executor="sparse")
                 assert got.isclose(hb.ops.mxv(A, u, name, executor="reference"), rel_tol=1e-5)
 
@@ -395,10 +441,12 @@ def test_repeated_calls_reuse_a_clean_workspace(backend: str) -> None:
 # --- the walk and the layout ---------------------------------------------------------------------
 
 
-@given(A=S.matrices(dtype=np.float64), params=small_params(), segments=st.booleans(),
-       data=st.data())  # fmt: skip
-def test_walk_takes_every_edge_once(A: S.MatrixData, params: SparseParams, segments: bool,
-                                    data: st.DataObject) -> None:  # fmt: skip
+@given(
+    A=S.matrices(dtype=np.float64), params=small_params(), segments=st.booleans(), data=st.data()
+)
+def test_walk_takes_every_edge_once(
+    A: S.MatrixData, params: SparseParams, segments: bool, data: st.DataObject
+) -> None:
     matrix = A.hyblas("cpu")
     layout = build_layout(matrix, params)
     active = np.array(data.draw(st.permutations(range(A.ncols))), dtype=np.int64)
@@ -412,29 +460,34 @@ def test_walk_stages_on_long_inputs() -> None:
         A = _shaped_matrix(kind, rng, "float64")
         for params in SHAPED_PARAMS:
             layout = build_layout(A, params)
-            for active in (rng.permutation(A.ncols)[: rng.integers(1, A.ncols)],
-                           np.arange(A.ncols)):  # fmt: skip
+            for active in (
+                rng.permutation(A.ncols)[: rng.integers(1, A.ncols)],
+                np.arange(A.ncols),
+            ):
                 _check_walk(layout, params, active)
     # the paths the shaped tests rely on are taken
     every_stage = _shaped_matrix("every_stage", rng, "float64")
-    plan = walk_plan(build_layout(every_stage, SHAPED_PARAMS[0]), SHAPED_PARAMS[0],
-                     np.arange(every_stage.ncols))  # fmt: skip
+    plan = walk_plan(
+        build_layout(every_stage, SHAPED_PARAMS[0]), SHAPED_PARAMS[0], np.arange(every_stage.ncols)
+    )
     assert all(plan[p][0].size for p in ("block", "warp", "virtual"))
     power_law = _shaped_matrix("power_law", rng, "float64")
     for params in (SHAPED_PARAMS[1], SHAPED_PARAMS[3]):
         plan = walk_plan(build_layout(power_law, params), params, np.arange(power_law.ncols))
         assert plan["segment"][0].size and plan["virtual"][0].size
         # an ``any`` call walks no segments: those edges take the global paths
-        plan = _check_walk(build_layout(power_law, params), params, np.arange(power_law.ncols),
-                           segments=False)  # fmt: skip
+        plan = _check_walk(
+            build_layout(power_law, params), params, np.arange(power_law.ncols), segments=False
+        )
         assert plan["segment"][0].size == 0 and plan["virtual"][0].size
     huge = _shaped_matrix("huge_input", rng, "float64")
     plan = walk_plan(build_layout(huge, SHAPED_PARAMS[1]), SHAPED_PARAMS[1], np.array([3, 100]))
     assert plan["spread"][0].size == 1400
 
 
-def _check_walk(layout: Any, params: SparseParams, active: np.ndarray, *,
-                segments: bool = True) -> dict:  # fmt: skip
+def _check_walk(
+    layout: Any, params: SparseParams, active: np.ndarray, *, segments: bool = True
+) -> dict:
     plan = walk_plan(layout, params, active, segments=segments)
     if not segments:
         assert plan["segment"][0].size == 0
@@ -471,8 +524,7 @@ def _check_walk(layout: Any, params: SparseParams, active: np.ndarray, *,
 
 
 @given(A=S.matrices(dtype=np.float64), params=small_params())
-def test_layout_holds_every_entry_once(backend: str, A: S.MatrixData,
-                                       params: SparseParams) -> None:  # fmt: skip
+def test_layout_holds_every_entry_once(backend: str, A: S.MatrixData, params: SparseParams) -> None:
     layout = build_layout(A.hyblas(backend), params)
     get = to_numpy
     indptr, split = get(layout.push_indptr), get(layout.push_split)
@@ -481,8 +533,11 @@ def test_layout_holds_every_entry_once(backend: str, A: S.MatrixData,
     position = np.arange(dst.size)
     high = position < split[inputs]
     users = np.where(high, order[dst] if dst.size else dst, dst)
-    weights = (np.full(dst.size, layout.iso_value) if layout.iso_value is not None
-               else get(layout.push_weights))  # fmt: skip
+    weights = (
+        np.full(dst.size, layout.iso_value)
+        if layout.iso_value is not None
+        else get(layout.push_weights)
+    )
     got = sorted(zip(users.tolist(), inputs.tolist(), weights.tolist()))
     assert got == sorted(zip(A.rows.tolist(), A.cols.tolist(), A.values.tolist()))
     # outputs renumbered group by group; high edges first, each input's sorted by internal id
@@ -496,7 +551,7 @@ def test_layout_holds_every_entry_once(backend: str, A: S.MatrixData,
     ranks = internal[users] if users.size else users
     assert (high == (ranks < layout.high_count)).all()
     for j in range(A.ncols):
-        assert (np.diff(ranks[indptr[j]:indptr[j + 1]]) > 0).all()
+        assert (np.diff(ranks[indptr[j] : indptr[j + 1]]) > 0).all()
 
 
 def test_iso_matrix_keeps_no_weights() -> None:
@@ -518,10 +573,20 @@ def test_layout_is_cached_per_layout_params_and_dropped_on_change() -> None:
     assert not any(k[0] == "sparse_layout" for k in A.cache if isinstance(k, tuple))
 
 
-@pytest.mark.parametrize("change", [{"group_bounds": (4, 8)}, {"group_bounds": ()},
-                                    {"group_bounds": [8, 4]}, {"shared_groups": 9},
-                                    {"segment": 0}, {"segment": 70000}, {"reach": 0},
-                                    {"spread_blocks": 1.5}, {"segment_min_edges": -1}])  # fmt: skip
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"group_bounds": (4, 8)},
+        {"group_bounds": ()},
+        {"group_bounds": [8, 4]},
+        {"shared_groups": 9},
+        {"segment": 0},
+        {"segment": 70000},
+        {"reach": 0},
+        {"spread_blocks": 1.5},
+        {"segment_min_edges": -1},
+    ],
+)
 def test_bad_params_raise(change: dict) -> None:
     with pytest.raises(InvalidValue):
         SparseParams(**change)
@@ -533,7 +598,6 @@ def test_bfs_on_the_sparse_executor_equals_reference(backend: str) -> None:
         for source in (0, 17):
             got = hb.algorithms.bfs(A, source, executor="sparse")
             assert got.isequal(hb.algorithms.bfs(A, source, executor="reference"))
-            levels, parents = hb.algorithms.bfs(A, source, return_parents=True,
-                                                executor="sparse")  # fmt: skip
+            levels, parents = hb.algorithms.bfs(A, source, return_parents=True, executor="sparse")
             assert levels.isequal(got)
             assert parents.get(source) == source

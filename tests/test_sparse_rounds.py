@@ -1,4 +1,5 @@
-"""The sparse executor's graph rounds (:mod:`hyblas.traversal.graph_rounds`) give what host rounds give.
+"""The sparse executor's graph rounds (:mod:`hyblas.traversal.graph_rounds`) give what host
+rounds give.
 
 ``propagate(levels=True, executor='sparse')`` in the ``any`` monoid runs on the GPU as graph
 rounds: the claims set up once from the state and left set, one queue for every round, the
@@ -28,10 +29,15 @@ from hyblas.traversal.graph_rounds import launch_timing
 ANY_PAIR = hb.semiring.any_pair[np.bool_]
 
 
-@given(data=st.data(), params=small_params(), graph_rounds=st.integers(1, 3),
-       name=st.sampled_from(["any_pair", "any_first", "any_second", "any_plus"]))  # fmt: skip
-def test_graph_rounds_equal_host_rounds(backend: str, data: Any, params: SparseParams,
-                                        graph_rounds: int, name: str) -> None:  # fmt: skip
+@given(
+    data=st.data(),
+    params=small_params(),
+    graph_rounds=st.integers(1, 3),
+    name=st.sampled_from(["any_pair", "any_first", "any_second", "any_plus"]),
+)
+def test_graph_rounds_equal_host_rounds(
+    backend: str, data: Any, params: SparseParams, graph_rounds: int, name: str
+) -> None:
     """States stored sparse or as a bitmap, first frontiers in the state or not, rounds bounded
     or not. The ``any`` monoid keeps whichever value arrives first, so only ``any_pair``'s
     frontier values are compared; the levels and the frontier's vertices always are."""
@@ -41,17 +47,16 @@ def test_graph_rounds_equal_host_rounds(backend: str, data: Any, params: SparseP
     sr = hb.semiring[name][dtype]
     most = data.draw(st.sampled_from([2, n]))  # a state of 2 in 64+ vertices is kept sparse
     ids = data.draw(st.lists(st.integers(0, n - 1), max_size=most, unique=True))
-    state = hb.Vector.from_coo(ids, np.zeros(len(ids), dtype=np.int64), size=n, dtype=np.int64,
-                               backend=backend)  # fmt: skip
+    state = hb.Vector.from_coo(
+        ids, np.zeros(len(ids), dtype=np.int64), size=n, dtype=np.int64, backend=backend
+    )
     starts = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=6, unique=True))
     values = np.arange(1, len(starts) + 1).astype(dtype)
     frontier = hb.Vector.from_coo(starts, values, size=n, dtype=dtype, backend=backend)
     max_rounds = data.draw(st.none() | st.integers(1, 8))
-    want = _run(state, frontier, A, sr, levels=True, max_rounds=max_rounds,
-                executor="reference")  # fmt: skip
+    want = _run(state, frontier, A, sr, levels=True, max_rounds=max_rounds, executor="reference")
     with sparse_params(params, graph_rounds=graph_rounds):
-        got = _run(state, frontier, A, sr, levels=True, max_rounds=max_rounds,
-                   executor="sparse")  # fmt: skip
+        got = _run(state, frontier, A, sr, levels=True, max_rounds=max_rounds, executor="sparse")
     if name == "any_pair":
         _same(got, want)
     else:
@@ -62,8 +67,9 @@ def test_graph_rounds_equal_host_rounds(backend: str, data: Any, params: SparseP
 
 @pytest.mark.parametrize("graph_rounds", [0, 1, 4, 16])
 @pytest.mark.parametrize("spread_blocks", [1, 3, 1056])
-def test_bfs_on_graph_rounds_equals_reference(backend: str, graph_rounds: int,
-                                              spread_blocks: int) -> None:  # fmt: skip
+def test_bfs_on_graph_rounds_equals_reference(
+    backend: str, graph_rounds: int, spread_blocks: int
+) -> None:
     """A power-law graph (hubs gathered and spread with ``reach`` 64) and a grid (hundreds of
     narrow rounds), on one push block taking every group, a few, and a full GPU's grid."""
     with hb.using_backend(backend):
@@ -76,7 +82,8 @@ def test_bfs_on_graph_rounds_equals_reference(backend: str, graph_rounds: int,
 
 
 def test_rounds_end_on_the_last_allowed_round_inside_and_at_the_end_of_a_launch(
-        backend: str) -> None:  # fmt: skip
+    backend: str,
+) -> None:
     """``max_rounds`` stops the rounds with the last round's frontier handed back, on every
     round of a launch; a first frontier outside the state is reached again like any vertex."""
     with hb.using_backend(backend):
@@ -88,10 +95,24 @@ def test_rounds_end_on_the_last_allowed_round_inside_and_at_the_end_of_a_launch(
         for graph_rounds in (1, 3, 4):
             with sparse_params(graph_rounds=graph_rounds):
                 for rounds in (1, 2, 3, 4, 5, depth - 1, depth, depth + 1, None):
-                    want = _run(state, frontier, A, ANY_PAIR, levels=True, max_rounds=rounds,
-                                executor="reference")  # fmt: skip
-                    got = _run(state, frontier, A, ANY_PAIR, levels=True, max_rounds=rounds,
-                               executor="sparse")  # fmt: skip
+                    want = _run(
+                        state,
+                        frontier,
+                        A,
+                        ANY_PAIR,
+                        levels=True,
+                        max_rounds=rounds,
+                        executor="reference",
+                    )
+                    got = _run(
+                        state,
+                        frontier,
+                        A,
+                        ANY_PAIR,
+                        levels=True,
+                        max_rounds=rounds,
+                        executor="sparse",
+                    )
                     _same(got, want)
 
 
@@ -104,8 +125,15 @@ def test_graph_rounds_leave_rows_in_the_trace_and_time_their_launches(backend: s
             levels = hb.algorithms.bfs(A, 0, executor="sparse")
             state = hb.Vector.from_coo([0], [0], size=A.nrows, dtype=np.int64)
             frontier = hb.Vector.from_coo([0], [True], size=A.nrows, dtype=bool)
-            hb.ops.propagate(state, frontier, A, ANY_PAIR, levels=True, executor="sparse",
-                             on_rounds=lambda done, nnz: seen.append((done, nnz)))  # fmt: skip
+            hb.ops.propagate(
+                state,
+                frontier,
+                A,
+                ANY_PAIR,
+                levels=True,
+                executor="sparse",
+                on_rounds=lambda done, nnz: seen.append((done, nnz)),
+            )
     assert int(levels.reduce("max")) == 18 and state.isequal(levels)
     if backend == "cpu":  # host rounds: one vxm a round, no graph
         assert not launches and len([r for r in t if r.op == "vxm"]) == 2 * 19
@@ -119,7 +147,12 @@ def test_graph_rounds_leave_rows_in_the_trace_and_time_their_launches(backend: s
         assert row.edges == A.nnz  # every vertex's out-edges walked once
     # round 1 on its own, then 4 a launch: rounds 1-5, 6-9, ..., 18-19 (the last found nothing)
     assert [(r["first_round"], r["rounds"]) for r in launches] == 2 * [
-        (1, 5), (6, 4), (10, 4), (14, 4), (18, 2)]
+        (1, 5),
+        (6, 4),
+        (10, 4),
+        (14, 4),
+        (18, 2),
+    ]
     assert all(r["gpu_ms"] > 0 and r["wall_ms"] > 0 for r in launches)
 
 

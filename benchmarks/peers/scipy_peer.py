@@ -74,9 +74,7 @@ def _csgraph_input(graph: PeerGraph) -> sp.csr_matrix:
 def bfs_levels(A: Any, source: int) -> np.ndarray:  # noqa: N803 - math spelling
     """BFS levels from ``source`` (-1 unreachable) from ``csgraph.breadth_first_order``."""
     n = A.shape[0]
-    order, parent = csgraph.breadth_first_order(
-        A, source, directed=True, return_predecessors=True
-    )
+    order, parent = csgraph.breadth_first_order(A, source, directed=True, return_predecessors=True)
     position = np.empty(n, dtype=np.int64)
     position[order] = np.arange(order.size)
     parent_position = position[parent[order[1:]]]  # nondecreasing: FIFO order

@@ -76,9 +76,7 @@ def _matrix(gb: Any, csr: Any, dtype: Any, values: Any = None) -> Any:
     m.sort_indices()
     n_rows, n_cols = m.shape
     data = m.data if values is None else values
-    return gb.Matrix.from_csr(
-        m.indptr, m.indices, data, dtype=dtype, nrows=n_rows, ncols=n_cols
-    )
+    return gb.Matrix.from_csr(m.indptr, m.indices, data, dtype=dtype, nrows=n_rows, ncols=n_cols)
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,8 +272,11 @@ def _bc(graph: PeerGraph) -> Callable[[], Any]:
     k = sources.size
     rows = np.arange(k, dtype=np.int64)
     plus_first = gb.semiring.plus_first[np.float64]
-    plus, times, div = (gb.binary.plus[np.float64], gb.binary.times[np.float64],
-                        gb.binary.truediv[np.float64])
+    plus, times, div = (
+        gb.binary.plus[np.float64],
+        gb.binary.times[np.float64],
+        gb.binary.truediv[np.float64],
+    )
 
     def run() -> Any:
         # forward: paths(s, v) = number of shortest s-v paths; levels[i] = pattern at depth i+1

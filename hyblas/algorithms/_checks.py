@@ -8,8 +8,8 @@ import numpy as np
 
 from .. import ops
 from ..backend import is_cuda_array, to_numpy
-from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject
 from ..containers.matrix import Matrix
+from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject
 
 
 def square_matrix(A: Any, algorithm: str) -> Matrix:  # noqa: N803
@@ -17,19 +17,20 @@ def square_matrix(A: Any, algorithm: str) -> Matrix:  # noqa: N803
     if not isinstance(A, Matrix):
         raise InvalidObject(f"{algorithm}: A must be a hyblas Matrix, got {type(A).__name__}")
     if A.nrows != A.ncols:
-        raise DimensionMismatch(f"{algorithm}: A must be square (an adjacency matrix), got "
-                                f"{A.nrows}x{A.ncols}")  # fmt: skip
+        raise DimensionMismatch(
+            f"{algorithm}: A must be square (an adjacency matrix), got {A.nrows}x{A.ncols}"
+        )
     return A
 
 
 def vertex(source: Any, n: int, algorithm: str, argument: str = "source") -> int:
     """``source`` as an int in [0, n); IndexOutOfBounds / InvalidObject otherwise."""
     if isinstance(source, bool) or not isinstance(source, int | np.integer):
-        raise InvalidObject(f"{algorithm}: {argument} must be an integer vertex id, got "
-                            f"{source!r}")  # fmt: skip
+        raise InvalidObject(f"{algorithm}: {argument} must be an integer vertex id, got {source!r}")
     if not 0 <= source < n:
-        raise IndexOutOfBounds(f"{algorithm}: {argument}={source} outside the {n} vertices "
-                               f"[0, {n})")  # fmt: skip
+        raise IndexOutOfBounds(
+            f"{algorithm}: {argument}={source} outside the {n} vertices [0, {n})"
+        )
     return int(source)
 
 
@@ -41,26 +42,32 @@ def vertices(sources: Any, n: int, algorithm: str, argument: str = "sources") ->
     outside [0, n).
     """
     if isinstance(sources, int | np.integer | str | bytes) or sources is None:
-        raise InvalidObject(f"{algorithm}: {argument} must be a 1-D sequence of vertex ids, got "
-                            f"{sources!r}")  # fmt: skip
+        raise InvalidObject(
+            f"{algorithm}: {argument} must be a 1-D sequence of vertex ids, got {sources!r}"
+        )
     try:
         arr = to_numpy(sources) if is_cuda_array(sources) else np.asarray(sources)
     except (TypeError, ValueError) as exc:
-        raise InvalidObject(f"{algorithm}: {argument} must be a 1-D sequence of vertex ids, got "
-                            f"{type(sources).__name__}") from exc  # fmt: skip
+        raise InvalidObject(
+            f"{algorithm}: {argument} must be a 1-D sequence of vertex ids, got "
+            f"{type(sources).__name__}"
+        ) from exc
     if arr.ndim != 1:
-        raise InvalidObject(f"{algorithm}: {argument} must be one-dimensional, got shape "
-                            f"{arr.shape}")  # fmt: skip
+        raise InvalidObject(
+            f"{algorithm}: {argument} must be one-dimensional, got shape {arr.shape}"
+        )
     if arr.size == 0:
         return np.zeros(0, dtype=np.int64)
     if arr.dtype.kind not in "iu":
-        raise InvalidObject(f"{algorithm}: {argument} must hold integer vertex ids, got dtype "
-                            f"{arr.dtype}")  # fmt: skip
+        raise InvalidObject(
+            f"{algorithm}: {argument} must hold integer vertex ids, got dtype {arr.dtype}"
+        )
     low, high = int(arr.min()), int(arr.max())
     if low < 0 or high >= n:
         bad = low if low < 0 else high
-        raise IndexOutOfBounds(f"{algorithm}: {argument} holds vertex {bad}, outside the {n} "
-                               f"vertices [0, {n})")  # fmt: skip
+        raise IndexOutOfBounds(
+            f"{algorithm}: {argument} holds vertex {bad}, outside the {n} vertices [0, {n})"
+        )
     return arr.astype(np.int64)
 
 

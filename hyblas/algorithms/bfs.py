@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ops
-from ..traversal import propagate
-from ..containers.matrix import Matrix
 from .. import binary as _binary
+from .. import ops
 from .. import semiring as _semiring
+from ..containers.matrix import Matrix
 from ..containers.vector import Vector
+from ..traversal import propagate
 from ._checks import square_matrix, vertex
 
 __all__ = ["bfs"]
-
 
 
 def bfs(
@@ -68,13 +67,16 @@ def bfs(
         return _bfs_with_parents(A, source, Vector.new(np.int64, n, backend=backend), executor)
     levels = Vector.from_coo([source], [0], size=n, dtype=np.int64, backend=backend)
     frontier = Vector.from_coo([source], [True], size=n, dtype=bool, backend=backend)
-    propagate(levels, frontier, A, _semiring["any_pair"][np.bool_], levels=True,
-                  executor=executor)  # fmt: skip
+    propagate(levels, frontier, A, _semiring["any_pair"][np.bool_], levels=True, executor=executor)
     return levels
 
 
-def _bfs_with_parents(A: Matrix, source: int, levels: Vector,  # noqa: N803
-                      executor: str) -> tuple[Vector, Vector]:  # fmt: skip
+def _bfs_with_parents(
+    A: Matrix,
+    source: int,
+    levels: Vector,  # noqa: N803
+    executor: str,
+) -> tuple[Vector, Vector]:
     n = A.nrows
     backend = A.backend
     ids = Vector.from_dense(np.arange(n, dtype=np.int64), backend=backend)
@@ -88,6 +90,5 @@ def _bfs_with_parents(A: Matrix, source: int, levels: Vector,  # noqa: N803
         ops.assign(levels, depth, None, mask=frontier.S)
         frontier = ops.ewise_mult(ids, frontier, _binary["first"])
         depth += 1
-        frontier = ops.vxm(frontier, A, min_first, mask=~levels.S, replace=True,
-                           executor=executor)  # fmt: skip
+        frontier = ops.vxm(frontier, A, min_first, mask=~levels.S, replace=True, executor=executor)
     return levels, parents

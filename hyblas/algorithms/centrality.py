@@ -7,19 +7,18 @@ from typing import Any
 
 import numpy as np
 
-from .. import ops
-from ..errors import InvalidObject, InvalidValue
-from ..containers.matrix import Matrix
-from .reporting import check_progress, progress_bar
 from .. import binary as _binary
 from .. import monoid as _monoid
+from .. import ops
 from .. import semiring as _semiring
 from .. import unary as _unary
+from ..containers.matrix import Matrix
 from ..containers.vector import Vector
+from ..errors import InvalidObject, InvalidValue
 from ._checks import mirrored_entries, square_matrix, vertices
+from .reporting import check_progress, progress_bar
 
 __all__ = ["betweenness_centrality", "networkx_scale", "sample_sources"]
-
 
 
 def networkx_scale(
@@ -108,8 +107,9 @@ def sample_sources(n: int, k: int, seed: int | np.random.Generator | None = 0) -
         If ``k`` is not in ``[0, n]``.
     """
     if not 0 <= k <= n:
-        raise InvalidValue(f"betweenness_centrality: sources={k} sampled sources must lie in "
-                           f"[0, n={n}]")  # fmt: skip
+        raise InvalidValue(
+            f"betweenness_centrality: sources={k} sampled sources must lie in [0, n={n}]"
+        )
     return np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False)).astype(np.int64)
 
 
@@ -190,8 +190,9 @@ def betweenness_centrality(
     square_matrix(A, name)
     n = A.nrows
     if isinstance(sources, bool):
-        raise InvalidObject(f"{name}: sources must be None, an int or a sequence of vertex ids, "
-                            f"got {sources!r}")  # fmt: skip
+        raise InvalidObject(
+            f"{name}: sources must be None, an int or a sequence of vertex ids, got {sources!r}"
+        )
     if isinstance(batch, bool) or not isinstance(batch, int | np.integer) or batch < 1:
         raise InvalidValue(f"{name}: batch must be a positive int, got {batch!r}")
     check_progress(progress, name)
@@ -209,10 +210,11 @@ def betweenness_centrality(
     raw = Vector.from_scalar(0.0, n, dtype=np.float64, backend=A.backend)
     with progress_bar(progress, total=int(chosen.size), desc=name, unit="source") as bar:
         for first in range(0, chosen.size, int(batch)):
-            batch_sources = chosen[first:first + int(batch)]
+            batch_sources = chosen[first : first + int(batch)]
             dependencies = _brandes_batch(A, batch_sources, executor)
-            raw = ops.ewise_add(raw, ops.reduce_columns(dependencies, _monoid["plus"]),
-                                _binary["plus"])  # fmt: skip
+            raw = ops.ewise_add(
+                raw, ops.reduce_columns(dependencies, _monoid["plus"]), _binary["plus"]
+            )
             bar.update(int(batch_sources.size))
     if chosen.size == 0:
         return raw
@@ -220,8 +222,7 @@ def betweenness_centrality(
     times = _binary["times"][np.float64]
     scale = networkx_scale(n, k, directed=bool(directed), normalized=normalized)
     centrality = ops.apply(raw, times, right=scale)
-    source_scale = networkx_scale(n, k, directed=bool(directed), normalized=normalized,
-                                  source=True)  # fmt: skip
+    source_scale = networkx_scale(n, k, directed=bool(directed), normalized=normalized, source=True)
     if source_scale != scale:  # sampled sources: the sources scale differently
         is_source = Vector.from_coo(chosen, True, size=n, dtype=bool, backend=A.backend)
         ops.apply(raw, times, right=source_scale, mask=is_source.S, out=centrality)
@@ -237,13 +238,15 @@ def _brandes_batch(A: Matrix, batch_sources: np.ndarray, executor: str) -> Matri
     plus, times, div = _binary["plus"], _binary["times"], _binary["div"]
 
     # forward: frontiers[d][r, v] = σ(source_r, v), the number of shortest paths, at depth d
-    frontier = Matrix.from_coo(np.arange(b), batch_sources, 1.0, nrows=b, ncols=n,
-                               dtype=np.float64, backend=A.backend)  # fmt: skip
+    frontier = Matrix.from_coo(
+        np.arange(b), batch_sources, 1.0, nrows=b, ncols=n, dtype=np.float64, backend=A.backend
+    )
     frontiers = [frontier]
     visited = frontier
     while True:
-        frontier = ops.mxm(frontier, A, plus_first, mask=~visited.S, replace=True,
-                           executor=executor)  # fmt: skip
+        frontier = ops.mxm(
+            frontier, A, plus_first, mask=~visited.S, replace=True, executor=executor
+        )
         if not frontier.nnz:
             break
         frontiers.append(frontier)
@@ -254,10 +257,11 @@ def _brandes_batch(A: Matrix, batch_sources: np.ndarray, executor: str) -> Matri
     for depth in range(len(frontiers) - 1, 1, -1):
         sigma, parent_sigma = frontiers[depth], frontiers[depth - 1]
         # W = (1 + δ) / σ on level `depth` (δ is absent on leaves of the BFS DAG)
-        weight = ops.ewise_add(ops.apply(sigma, _unary["minv"]),
-                               ops.ewise_mult(delta, sigma, div), plus)  # fmt: skip
-        pulled = ops.mxm(weight, A.T, plus_first, mask=parent_sigma.S, replace=True,
-                         executor=executor)  # fmt: skip
+        weight = ops.ewise_add(
+            ops.apply(sigma, _unary["minv"]), ops.ewise_mult(delta, sigma, div), plus
+        )
+        pulled = ops.mxm(
+            weight, A.T, plus_first, mask=parent_sigma.S, replace=True, executor=executor
+        )
         ops.ewise_mult(pulled, parent_sigma, times, accum=plus, out=delta)
     return delta
-

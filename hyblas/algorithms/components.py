@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ops
-from ..traversal import EXECUTORS as LOOP_EXECUTORS
-from ..errors import InvalidValue
-from ..containers.matrix import Matrix
 from .. import binary as _binary
+from .. import ops
 from .. import semiring as _semiring
 from .. import unary as _unary
+from ..containers.matrix import Matrix
 from ..containers.vector import Vector
+from ..errors import InvalidValue
+from ..traversal import EXECUTORS as LOOP_EXECUTORS
 from ._checks import square_matrix
 from .bfs import bfs
 
 __all__ = ["connected_components"]
-
 
 
 def connected_components(
@@ -84,8 +83,9 @@ def connected_components(
     """
     square_matrix(A, "connected_components")
     if executor not in LOOP_EXECUTORS:
-        raise InvalidValue(f"connected_components: executor must be one of "
-                           f"{LOOP_EXECUTORS}, got {executor!r}")  # fmt: skip
+        raise InvalidValue(
+            f"connected_components: executor must be one of {LOOP_EXECUTORS}, got {executor!r}"
+        )
     products = "auto" if executor == "loop" else executor  # the mxv / vxm calls' executor
     n = A.nrows
     backend = A.backend
@@ -96,23 +96,36 @@ def connected_components(
     if S.nnz > 16 * n:
         return _fastsv(S, products)
     ids = Vector.from_dense(np.arange(n, dtype=np.int64), backend=backend)
-    degrees = ops.mxv(S, Vector.from_dense(np.ones(n, dtype=bool), backend=backend),
-                      _semiring["plus_pair"][np.int64], executor=products)  # fmt: skip
+    degrees = ops.mxv(
+        S,
+        Vector.from_dense(np.ones(n, dtype=bool), backend=backend),
+        _semiring["plus_pair"][np.int64],
+        executor=products,
+    )
     seed = 0
     if degrees.nnz:
         widest = ops.select(degrees, "valueeq", ops.reduce_scalar(degrees, "max"))
         seed = int(ops.reduce_scalar(ops.apply(ids, "identity", mask=widest.S), "min"))
     giant = bfs(S, seed, executor=executor)
     labels = Vector.new(np.int64, n, backend=backend)
-    ops.assign(labels, ops.reduce_scalar(ops.apply(ids, "identity", mask=giant.S), "min"),
-               None, mask=giant.S)  # fmt: skip
+    ops.assign(
+        labels,
+        ops.reduce_scalar(ops.apply(ids, "identity", mask=giant.S), "min"),
+        None,
+        mask=giant.S,
+    )
     rest = ops.apply(ids, "identity", mask=~giant.S)
     if rest.nnz:
         rest_ids = rest.to_coo(device=True)[0]  # ascending: FastSV's smallest ids stay so
         inner, parents = _fastsv(ops.extract(S, rest_ids, rest_ids), products).to_coo(device=True)
-        ops.assign(labels, Vector.from_coo(rest_ids[inner], rest_ids[parents], size=n,
-                                           dtype=np.int64, backend=backend),
-                   None, mask=rest.S)  # fmt: skip
+        ops.assign(
+            labels,
+            Vector.from_coo(
+                rest_ids[inner], rest_ids[parents], size=n, dtype=np.int64, backend=backend
+            ),
+            None,
+            mask=rest.S,
+        )
     return labels
 
 
@@ -139,5 +152,6 @@ def _fastsv(S: Matrix, executor: str) -> Vector:  # noqa: N803
 def _parent_matrix(f: Vector) -> Matrix:
     """The ``n x n`` bool matrix with one entry per vertex ``u``, at ``(u, f[u])``."""
     vertices, parents = f.to_coo(device=True)  # no host round trip
-    return Matrix.from_coo(vertices, parents, True, nrows=f.size, ncols=f.size, dtype=bool,
-                           backend=f.backend)  # fmt: skip
+    return Matrix.from_coo(
+        vertices, parents, True, nrows=f.size, ncols=f.size, dtype=bool, backend=f.backend
+    )

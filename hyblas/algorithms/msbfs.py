@@ -6,15 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import ops
-from ..containers.matrix import Matrix
-from .reporting import check_progress, progress_bar
 from .. import binary as _binary
+from .. import ops
 from .. import semiring as _semiring
+from ..containers.matrix import Matrix
 from ._checks import square_matrix, vertices
+from .reporting import check_progress, progress_bar
 
 __all__ = ["multi_source_bfs"]
-
 
 
 def multi_source_bfs(
@@ -75,18 +74,21 @@ def multi_source_bfs(
     levels = Matrix.new(np.int64, k, n, backend=A.backend)
     if k == 0:
         return levels
-    frontier = Matrix.from_coo(np.arange(k), starts, True, nrows=k, ncols=n, dtype=bool,
-                               backend=A.backend)  # fmt: skip
+    frontier = Matrix.from_coo(
+        np.arange(k), starts, True, nrows=k, ncols=n, dtype=bool, backend=A.backend
+    )
     any_pair = _semiring["any_pair"][np.bool_]
     depth = 0
     with progress_bar(progress, total=None, desc="multi_source_bfs", unit="level") as bar:
         while frontier.nnz:
             # levels<frontier.S> = depth: only the new frontier's entries are written
-            ops.apply(frontier, _binary["second"][np.int64], right=depth, mask=frontier.S,
-                      out=levels)  # fmt: skip
+            ops.apply(
+                frontier, _binary["second"][np.int64], right=depth, mask=frontier.S, out=levels
+            )
             bar.set_postfix(frontier=frontier.nnz, refresh=False)
             depth += 1
-            frontier = ops.mxm(frontier, A, any_pair, mask=~levels.S, replace=True,
-                               executor=executor)  # fmt: skip
+            frontier = ops.mxm(
+                frontier, A, any_pair, mask=~levels.S, replace=True, executor=executor
+            )
             bar.update()
     return levels

@@ -6,21 +6,20 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import ops
-from ..errors import InvalidValue
-from ..containers.matrix import Matrix
-from .reporting import ProgressBar, check_progress, finish, progress_bar
 from .. import binary as _binary
 from .. import monoid as _monoid
+from .. import ops
 from .. import semiring as _semiring
 from .. import unary as _unary
+from ..containers.matrix import Matrix
 from ..containers.vector import Vector
+from ..errors import InvalidValue
 from ._checks import square_matrix
+from .reporting import ProgressBar, check_progress, finish, progress_bar
 
 __all__ = ["pagerank"]
 
 VARIANTS = ("power", "data")
-
 
 
 def pagerank(
@@ -125,8 +124,10 @@ def pagerank(
         raise InvalidValue(f"pagerank: variant must be one of {VARIANTS}, got {variant!r}")
     if iterations is not None:
         if variant != "power":
-            raise InvalidValue(f"pagerank: iterations= runs a fixed number of power iterations; "
-                               f"it does not apply to variant={variant!r}")  # fmt: skip
+            raise InvalidValue(
+                f"pagerank: iterations= runs a fixed number of power iterations; "
+                f"it does not apply to variant={variant!r}"
+            )
         if int(iterations) < 0:
             raise InvalidValue(f"pagerank: iterations must be at least 0, got {iterations}")
     check_progress(progress, "pagerank")
@@ -140,11 +141,13 @@ def pagerank(
     unit = "iteration" if variant == "power" else "round"
     with progress_bar(progress, total=total, desc="pagerank", unit=unit) as bar:
         if variant == "power":
-            ranks, count = _power(A, float(damping), shares, float(tol), int(max_iter),
-                                  iterations, executor, bar)  # fmt: skip
+            ranks, count = _power(
+                A, float(damping), shares, float(tol), int(max_iter), iterations, executor, bar
+            )
         else:
-            ranks, count = _data_driven(A, float(damping), shares, float(tol), int(max_iter),
-                                        executor, bar)  # fmt: skip
+            ranks, count = _data_driven(
+                A, float(damping), shares, float(tol), int(max_iter), executor, bar
+            )
         finish(bar)  # converged before max_iter
     return (ranks, count) if return_iterations else ranks
 
@@ -176,12 +179,17 @@ def _shares(A: Matrix, alpha: float, dtype: np.dtype) -> _Shares:  # noqa: N803
     damped = ops.apply(inverse, _binary["times"], right=alpha)
     dangling = _full(1.0, A, dtype)
     ops.assign(dangling, 0.0, None, mask=senders.S)
-    return _Shares(ops.ewise_add(damped, _full(0.0, A, dtype), _binary["first"]), dangling,
-                   dtype)  # fmt: skip
+    return _Shares(ops.ewise_add(damped, _full(0.0, A, dtype), _binary["first"]), dangling, dtype)
 
 
-def _push(A: Matrix, alpha: float, rank: Vector, shares: _Shares, executor: str,  # noqa: N803
-          base: float | None = None) -> tuple[Vector, float]:  # fmt: skip
+def _push(
+    A: Matrix,
+    alpha: float,
+    rank: Vector,
+    shares: _Shares,
+    executor: str,  # noqa: N803
+    base: float | None = None,
+) -> tuple[Vector, float]:
     """What ``rank`` (all or part of the vertices) sends: ``α (rank P + dangling rank / n)``.
 
     Returns the part sent along edges and the part every vertex receives from the dangling
@@ -196,22 +204,35 @@ def _push(A: Matrix, alpha: float, rank: Vector, shares: _Shares, executor: str,
     if base is None:
         return ops.vxm(share, A, semiring, executor=executor), everywhere
     out = _full(base + everywhere, A, shares.dtype)  # out + product, as ewise_add's would be
-    return ops.vxm(share, A, semiring, out=out, accum=_binary["plus"], executor=executor), \
-        everywhere  # fmt: skip
+    return ops.vxm(
+        share, A, semiring, out=out, accum=_binary["plus"], executor=executor
+    ), everywhere
 
 
 def _full(value: float, A: Matrix, dtype: np.dtype) -> Vector:  # noqa: N803
     return Vector.from_scalar(value, A.nrows, dtype=dtype, backend=A.backend)
 
 
-def _power_step(A: Matrix, alpha: float, ranks: Vector, shares: _Shares,  # noqa: N803
-                executor: str) -> Vector:  # fmt: skip
+def _power_step(
+    A: Matrix,
+    alpha: float,
+    ranks: Vector,
+    shares: _Shares,  # noqa: N803
+    executor: str,
+) -> Vector:
     return _push(A, alpha, ranks, shares, executor, base=(1.0 - alpha) / A.nrows)[0]
 
 
-def _power(A: Matrix, alpha: float, shares: _Shares, tol: float, max_iter: int,  # noqa: N803
-           iterations: int | None, executor: str,
-           bar: ProgressBar) -> tuple[Vector, int]:  # fmt: skip
+def _power(
+    A: Matrix,
+    alpha: float,
+    shares: _Shares,
+    tol: float,
+    max_iter: int,  # noqa: N803
+    iterations: int | None,
+    executor: str,
+    bar: ProgressBar,
+) -> tuple[Vector, int]:
     n = A.nrows
     ranks = _full(1.0 / n, A, shares.dtype)
     if iterations is not None:  # a fixed amount of work: no convergence test
@@ -235,8 +256,15 @@ def _power(A: Matrix, alpha: float, shares: _Shares, tol: float, max_iter: int, 
     )
 
 
-def _data_driven(A: Matrix, alpha: float, shares: _Shares, tol: float, max_iter: int,  # noqa: N803
-                 executor: str, bar: ProgressBar) -> tuple[Vector, int]:  # fmt: skip
+def _data_driven(
+    A: Matrix,
+    alpha: float,
+    shares: _Shares,
+    tol: float,
+    max_iter: int,  # noqa: N803
+    executor: str,
+    bar: ProgressBar,
+) -> tuple[Vector, int]:
     plus = _binary["plus"]
     start = _full(1.0 / A.nrows, A, shares.dtype)
     ranks = _power_step(A, alpha, start, shares, executor)  # round 1: everyone pushes
@@ -259,6 +287,8 @@ def _data_driven(A: Matrix, alpha: float, shares: _Shares, tol: float, max_iter:
         ops.apply(arrived, _unary["identity"], accum=plus, out=ranks)
         bar.update()
     largest = float(ops.apply(residual, _unary["abs"]).reduce(_monoid["max"][shares.dtype]))
-    raise InvalidValue(f"pagerank: variant='data' did not converge within max_iter={max_iter} "
-                       f"rounds ({large.nnz} vertices still changed by more than tol={tol} "
-                       f"since they last pushed, the most by {largest:.3g})")  # fmt: skip
+    raise InvalidValue(
+        f"pagerank: variant='data' did not converge within max_iter={max_iter} "
+        f"rounds ({large.nnz} vertices still changed by more than tol={tol} "
+        f"since they last pushed, the most by {largest:.3g})"
+    )

@@ -12,8 +12,14 @@ from typing import Any, Protocol
 
 from ..errors import InvalidValue, MissingDependency
 
-__all__ = ["ProgressBar", "NO_BAR", "check_progress", "finish", "progress_bar",
-           "install_bar_factory"]
+__all__ = [
+    "ProgressBar",
+    "NO_BAR",
+    "check_progress",
+    "finish",
+    "progress_bar",
+    "install_bar_factory",
+]
 
 
 class ProgressBar(Protocol):
@@ -83,8 +89,9 @@ def finish(bar: ProgressBar) -> None:
         bar.total = bar.n
 
 
-def progress_bar(progress: bool | None, *, total: int | None, desc: str,
-                 unit: str = "it") -> ProgressBar:  # fmt: skip
+def progress_bar(
+    progress: bool | None, *, total: int | None, desc: str, unit: str = "it"
+) -> ProgressBar:
     """A progress bar for an algorithm's loop, or a no-op stand-in.
 
     Parameters
@@ -117,7 +124,6 @@ def progress_bar(progress: bool | None, *, total: int | None, desc: str,
         return NO_BAR
     if not _factories:
         if progress:
-            raise MissingDependency("progress=True needs hyblas.viz (imported by hyblas) and "
-                                    "tqdm")  # fmt: skip
+            raise MissingDependency("progress=True needs hyblas.viz (imported by hyblas) and tqdm")
         return NO_BAR
     return _factories[0](progress, total=total, desc=desc, unit=unit)

@@ -8,18 +8,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import ops
-from ..traversal import propagate
-from ..errors import InvalidValue
-from ..containers.matrix import Matrix
-from .reporting import progress_bar
 from .. import monoid as _monoid
+from .. import ops
 from .. import semiring as _semiring
+from ..containers.matrix import Matrix
 from ..containers.vector import Vector
+from ..errors import InvalidValue
+from ..traversal import propagate
 from ._checks import square_matrix, vertex
+from .reporting import progress_bar
 
 __all__ = ["sssp"]
-
 
 
 def sssp(
@@ -117,11 +116,21 @@ def sssp(
 
         # plain rounds: the n-th one finds an improvement only around a negative cycle (with
         # non-negative weights, the bucketed ones, there is none: they end by themselves)
-        propagate(dist, frontier, A, min_plus, max_rounds=n if delta is None else None,
-                      executor=executor, on_rounds=advanced, delta=delta)  # fmt: skip
+        propagate(
+            dist,
+            frontier,
+            A,
+            min_plus,
+            max_rounds=n if delta is None else None,
+            executor=executor,
+            on_rounds=advanced,
+            delta=delta,
+        )
     if frontier.nnz:
-        raise InvalidValue(f"sssp: a negative cycle is reachable from source={source} (distances "
-                           f"still improve after {n} rounds of {n} vertices)")  # fmt: skip
+        raise InvalidValue(
+            f"sssp: a negative cycle is reachable from source={source} (distances "
+            f"still improve after {n} rounds of {n} vertices)"
+        )
     return dist
 
 
@@ -145,8 +154,10 @@ def _bucket_width(A: Matrix, dtype: np.dtype, delta: Any) -> Any:  # noqa: N803
     negative = A.dtype.kind in "if" and ops.reduce_scalar(A, "min") < 0
     if delta != "auto":
         if negative:
-            raise InvalidValue("sssp: delta (bucketed rounds) needs non-negative weights; this "
-                               "matrix has a negative one (use delta=None)")  # fmt: skip
+            raise InvalidValue(
+                "sssp: delta (bucketed rounds) needs non-negative weights; this "
+                "matrix has a negative one (use delta=None)"
+            )
         return delta
     if negative:
         return None

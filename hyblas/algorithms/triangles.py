@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ops
-from ..errors import InvalidValue
-from ..containers.matrix import Matrix
 from .. import monoid as _monoid
+from .. import ops
 from .. import semiring as _semiring
+from ..containers.matrix import Matrix
+from ..errors import InvalidValue
 from ._checks import mirrored_entries, square_matrix
 
 __all__ = ["triangle_count"]
-
 
 
 def triangle_count(
@@ -51,11 +50,18 @@ def triangle_count(
     square_matrix(A, "triangle_count")
     mirrored = mirrored_entries(A)
     if mirrored != A.nnz:
-        raise InvalidValue(f"triangle_count: A must be structurally symmetric (an undirected "
-                           f"graph), but {A.nnz - mirrored} of its {A.nnz} entries A[i, j] have "
-                           "no A[j, i]; symmetrize it first, e.g. "
-                           "ops.ewise_add(A, ops.transpose(A), 'any')")  # fmt: skip
+        raise InvalidValue(
+            f"triangle_count: A must be structurally symmetric (an undirected "
+            f"graph), but {A.nnz - mirrored} of its {A.nnz} entries A[i, j] have "
+            "no A[j, i]; symmetrize it first, e.g. "
+            "ops.ewise_add(A, ops.transpose(A), 'any')"
+        )
     L = ops.select(A, "tril", -1)  # noqa: N806
-    C = ops.mxm(L, ops.transpose(L), _semiring["plus_pair"][np.int64], mask=L.S,  # noqa: N806
-                executor=executor)  # fmt: skip
+    C = ops.mxm(
+        L,
+        ops.transpose(L),
+        _semiring["plus_pair"][np.int64],
+        mask=L.S,  # noqa: N806
+        executor=executor,
+    )
     return int(ops.reduce_scalar(C, _monoid["plus"][np.int64]))

@@ -44,19 +44,28 @@ __all__ = [
 
 _state = threading.local()  # per thread: the count mailbox, the second stream and its work
 
-@functools.lru_cache(maxsize=None)
-def _compile(source: str, name_expressions: tuple[str, ...], options: tuple[str, ...],
-             cooperative: bool) -> Any:  # fmt: skip
+
+@functools.cache
+def _compile(
+    source: str, name_expressions: tuple[str, ...], options: tuple[str, ...], cooperative: bool
+) -> Any:
     cp = xp_for("cuda")
-    module = cp.RawModule(code=source, options=options, name_expressions=name_expressions,
-                          enable_cooperative_groups=cooperative)  # fmt: skip
+    module = cp.RawModule(
+        code=source,
+        options=options,
+        name_expressions=name_expressions,
+        enable_cooperative_groups=cooperative,
+    )
     module.compile()
     return module
 
 
 def compile_module(
-    source: str, name_expressions: tuple[str, ...], options: tuple[str, ...] = ("-std=c++17",),
-    *, cooperative: bool = False,
+    source: str,
+    name_expressions: tuple[str, ...],
+    options: tuple[str, ...] = ("-std=c++17",),
+    *,
+    cooperative: bool = False,
 ) -> Any:
     """Compile CUDA C++ ``source`` with NVRTC, cached per (source, names, options).
 
@@ -87,8 +96,13 @@ def _allow_shared(kernel: Any, shared_bytes: int) -> None:
             _RAISED_SHARED[id(kernel)] = (kernel, shared_bytes)
 
 
-def launch(kernel: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...],
-           shared_bytes: int = 0) -> None:  # fmt: skip
+def launch(
+    kernel: Any,
+    grid: tuple[int, ...],
+    block: tuple[int, ...],
+    args: tuple[Any, ...],
+    shared_bytes: int = 0,
+) -> None:
     """Launch ``kernel`` (from :func:`compile_module`) with ``shared_bytes`` of dynamic shared
     memory, first raising the kernel's limit when it asks for more than the default 48 KiB."""
     _allow_shared(kernel, shared_bytes)
@@ -123,9 +137,15 @@ class PreparedLaunch:
         Positions in ``args`` that each run passes, in this order.
     """
 
-    def __init__(self, kernel: Any, grid: tuple[int, ...], block: tuple[int, ...],
-                 args: tuple[Any, ...], shared_bytes: int = 0,
-                 variable: tuple[int, ...] = ()) -> None:  # fmt: skip
+    def __init__(
+        self,
+        kernel: Any,
+        grid: tuple[int, ...],
+        block: tuple[int, ...],
+        args: tuple[Any, ...],
+        shared_bytes: int = 0,
+        variable: tuple[int, ...] = (),
+    ) -> None:
         cp = xp_for("cuda")
         if kernel.enable_cooperative_groups:
             raise BackendError("PreparedLaunch does not launch cooperative kernels")
@@ -136,8 +156,9 @@ class PreparedLaunch:
         self._shared = int(shared_bytes)
         self._block_storage = np.zeros(len(args) * _ARG_BYTES // 8 + 1, dtype=np.uint64)
         base = self._block_storage.ctypes.data
-        self._pointers = np.array([base + _ARG_BYTES * i for i in range(len(args))],
-                                  dtype=np.uint64)  # fmt: skip
+        self._pointers = np.array(
+            [base + _ARG_BYTES * i for i in range(len(args))], dtype=np.uint64
+        )
         self._pointers_at = int(self._pointers.ctypes.data)  # ndarray.ctypes costs a microsecond
         self._keep = list(args)  # the fixed arrays stay alive as long as the launch
         self._variable = tuple(variable)
@@ -147,28 +168,35 @@ class PreparedLaunch:
             if isinstance(value, cp.ndarray):  # slot i's first 8 bytes are word 2 * i
                 self._block_storage[2 * i] = value.data.ptr
             elif isinstance(value, np.generic):
-                view = self._block_storage[2 * i:2 * i + 2].view(np.uint8)[:value.itemsize]
+                view = self._block_storage[2 * i : 2 * i + 2].view(np.uint8)[: value.itemsize]
                 view = view.view(value.dtype)
                 view[0] = value
                 if i in self._variable:
                     self._scalar_views[i] = view
             else:
-                raise BackendError(f"PreparedLaunch: argument {i} must be a device array or a "
-                                   f"NumPy scalar, got {type(value).__name__}")  # fmt: skip
+                raise BackendError(
+                    f"PreparedLaunch: argument {i} must be a device array or a "
+                    f"NumPy scalar, got {type(value).__name__}"
+                )
         for i in self._variable:
             self._keep[i] = None  # a run's arrays are the caller's to keep
         # per run: the arrays' pointers go into their words, the scalars through typed views
         self._slots = memoryview(self._block_storage).cast("B").cast("Q")
-        self._array_runs = tuple((k, 2 * i) for k, i in enumerate(self._variable)
-                                 if i not in self._scalar_views)  # fmt: skip
-        self._scalar_runs = tuple((k, self._scalar_views[i]) for k, i in enumerate(self._variable)
-                                  if i in self._scalar_views)  # fmt: skip
+        self._array_runs = tuple(
+            (k, 2 * i) for k, i in enumerate(self._variable) if i not in self._scalar_views
+        )
+        self._scalar_runs = tuple(
+            (k, self._scalar_views[i])
+            for k, i in enumerate(self._variable)
+            if i in self._scalar_views
+        )
 
     def run(self, *values: Any, grid: tuple[int, ...] | None = None) -> None:
         """Launch on the current stream with ``values`` at the ``variable`` positions."""
         if len(values) != len(self._variable):
-            raise BackendError(f"PreparedLaunch.run: {len(self._variable)} values expected, got "
-                               f"{len(values)}")  # fmt: skip
+            raise BackendError(
+                f"PreparedLaunch.run: {len(self._variable)} values expected, got {len(values)}"
+            )
         gx, gy, gz = self._grid if grid is None else _dims(grid)
         bx, by, bz = self._block
         cp = cupy_module()
@@ -179,8 +207,9 @@ class PreparedLaunch:
                 slots[word] = values[k].data.ptr
             for k, view in self._scalar_runs:
                 view[0] = values[k]
-            cp.cuda.driver.launchKernel(self._function, gx, gy, gz, bx, by, bz, self._shared,
-                                        stream, self._pointers_at, 0)  # fmt: skip
+            cp.cuda.driver.launchKernel(
+                self._function, gx, gy, gz, bx, by, bz, self._shared, stream, self._pointers_at, 0
+            )
 
 
 def _dims(dims: tuple[int, ...]) -> tuple[int, int, int]:
@@ -213,6 +242,7 @@ def _multiprocessor_count(device_id: int) -> int:
     # asked once per device: Device().attributes reads every attribute, each time
     props = xp_for("cuda").cuda.runtime.getDeviceProperties(device_id)
     return int(props["multiProcessorCount"])
+
 
 def cuda_event_timer() -> Any:
     """A pair-of-events timer for the current CUDA stream: ``start()``, ``stop() -> ms``."""
@@ -258,8 +288,7 @@ def zero_async(array: Any) -> None:
     """Set a contiguous device array's bytes to 0 on the current stream (a memset: host time of
     a driver call, where ``array.fill(0)`` launches a kernel)."""
     cp = xp_for("cuda")
-    cp.cuda.runtime.memsetAsync(array.data.ptr, 0, array.nbytes,
-                                cp.cuda.get_current_stream().ptr)  # fmt: skip
+    cp.cuda.runtime.memsetAsync(array.data.ptr, 0, array.nbytes, cp.cuda.get_current_stream().ptr)
 
 
 class CountMailbox:
@@ -307,8 +336,9 @@ class CountMailbox:
             xp_for("cuda").cuda.get_current_stream().synchronize()
             word = int(view[0])
             if word >> bits != want:
-                raise BackendError(f"CountMailbox: the kernel did not write the count of call "
-                                   f"{want}")  # fmt: skip
+                raise BackendError(
+                    f"CountMailbox: the kernel did not write the count of call {want}"
+                )
         return word & self._COUNT_MASK
 
 
@@ -344,8 +374,9 @@ def run_behind(launch: Callable[[], None], keep: Any) -> Any:
         launch()
     done = cp.cuda.Event(disable_timing=True)
     done.record(behind)
-    in_flight = [(event, kept) for event, kept in _state.__dict__.get("behind_work", ())
-                 if not event.done]  # fmt: skip
+    in_flight = [
+        (event, kept) for event, kept in _state.__dict__.get("behind_work", ()) if not event.done
+    ]
     in_flight.append((done, keep))
     _state.behind_work = in_flight
     return done

@@ -197,4 +197,3 @@ def synchronize() -> None:
     """Wait for queued GPU work (no-op on the CPU)."""
     if "cupy" in sys.modules and cupy_module() is not None:
         cupy_module().cuda.get_current_stream().synchronize()
-

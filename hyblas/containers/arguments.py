@@ -48,9 +48,7 @@ def values_array(xp: Any, values: Any, count: int, dtype: Any, argument: str) ->
         return xp.full(count, values, dtype=scalar_dtype)
     arr = to_backend(values, "cuda" if xp is not np else "cpu")
     if arr.ndim != 1 or arr.size != count:
-        raise DimensionMismatch(
-            f"{argument} has shape {arr.shape} but there are {count} indices"
-        )
+        raise DimensionMismatch(f"{argument} has shape {arr.shape} but there are {count} indices")
     return arr.astype(target if target is not None else _dt.lookup(arr.dtype), copy=False)
 
 

@@ -90,9 +90,7 @@ class Mask:
         """The ascending linear keys (``row * ncols + col``) of a matrix mask's entries that
         allow (before the complement): every entry, or those with a nonzero value."""
         parent = self.parent
-        keys = _prim.csr_keys(parent.xp, parent.indptr, parent.indices, parent.nrows,
-                              parent.ncols)
+        keys = _prim.csr_keys(parent.xp, parent.indptr, parent.indices, parent.nrows, parent.ncols)
         if not self.structural:
             keys = keys[parent.values.astype(bool)]
         return keys
-

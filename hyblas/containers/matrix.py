@@ -9,11 +9,11 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backend import cupyx_csr, is_cupyx_sparse, resolve, to_backend, to_numpy, xp_for
-from ..errors import BackendError, DimensionMismatch, IndexOutOfBounds, InvalidObject
 from ..device import arrays as _prim
+from ..errors import BackendError, DimensionMismatch, InvalidObject
+from ..operators.classes import BinaryOp
 from .arguments import as_index_array, check_bounds, check_shape, values_array
 from .mask import Mask
-from ..operators.classes import BinaryOp
 
 __all__ = ["Matrix"]
 
@@ -173,8 +173,15 @@ class Matrix:
             raise InvalidObject(f"array must be two-dimensional, got shape {arr.shape}")
         keep = xp.ones(arr.shape, dtype=bool) if missing_value is None else arr != missing_value
         rows, cols = xp.nonzero(keep)
-        return cls.from_coo(rows, cols, arr[rows, cols], nrows=arr.shape[0],
-                            ncols=arr.shape[1], dtype=arr.dtype, backend=name)  # fmt: skip
+        return cls.from_coo(
+            rows,
+            cols,
+            arr[rows, cols],
+            nrows=arr.shape[0],
+            ncols=arr.shape[1],
+            dtype=arr.dtype,
+            backend=name,
+        )
 
     # --- internal interface (for hyblas's operations and executors) ----------------------------
 
@@ -256,8 +263,9 @@ class Matrix:
         if at_hand is not None:
             return at_hand
         indptr, indices, values = self._csr_of_transpose()
-        transpose = Matrix(indptr, indices, values, (self._ncols, self._nrows),
-                           backend=self._backend)  # fmt: skip
+        transpose = Matrix(
+            indptr, indices, values, (self._ncols, self._nrows), backend=self._backend
+        )
         # the transpose's own transpose is this matrix: a weak link, so that dropping this
         # matrix frees its device memory at once (a strong one would make a reference cycle)
         transpose._cache["transpose_of"] = weakref.ref(self)
@@ -274,8 +282,9 @@ class Matrix:
         return origin() if origin is not None else None
 
     def _csr_of_transpose(self) -> tuple[Any, Any, Any]:
-        return _prim.transpose_csr(self._xp, self._indptr, self._indices, self._values,
-                                   self._nrows, self._ncols)  # fmt: skip
+        return _prim.transpose_csr(
+            self._xp, self._indptr, self._indices, self._values, self._nrows, self._ncols
+        )
 
     # --- export ----------------------------------------------------------------------------
 
@@ -305,8 +314,12 @@ class Matrix:
         """A ``cupyx.scipy.sparse.csr_matrix`` copy (cuda backend only)."""
         if self._backend != "cuda":
             raise BackendError("to_cupyx() needs a matrix on the 'cuda' backend")
-        return cupyx_csr(self._indptr.astype(np.int32), self._indices.astype(np.int32),
-                                  self._values.copy(), self.shape)  # fmt: skip
+        return cupyx_csr(
+            self._indptr.astype(np.int32),
+            self._indices.astype(np.int32),
+            self._values.copy(),
+            self.shape,
+        )
 
     def to_dense(self, fill_value: Any = 0) -> np.ndarray:
         """A NumPy 2-D array with absent entries set to ``fill_value``."""
@@ -321,16 +334,24 @@ class Matrix:
         name = resolve(name)
         if name == self._backend:
             return self
-        return Matrix(to_backend(self._indptr, name),
-                      to_backend(self._indices, name),
-                      to_backend(self._values, name), self.shape,
-                      backend=name)  # fmt: skip
+        return Matrix(
+            to_backend(self._indptr, name),
+            to_backend(self._indices, name),
+            to_backend(self._values, name),
+            self.shape,
+            backend=name,
+        )
 
     def dup(self, dtype: Any = None) -> Matrix:
         """A deep copy, optionally cast to ``dtype``."""
         target = self._dtype if dtype is None else _dt.lookup(dtype)
-        return Matrix(self._indptr.copy(), self._indices.copy(), self._values.astype(target),
-                      self.shape, backend=self._backend)  # fmt: skip
+        return Matrix(
+            self._indptr.copy(),
+            self._indices.copy(),
+            self._values.astype(target),
+            self.shape,
+            backend=self._backend,
+        )
 
     def isequal(self, other: Matrix, *, check_dtype: bool = False) -> bool:
         """Same shape, same stored entries and equal values (and dtype, if asked)."""
@@ -342,9 +363,11 @@ class Matrix:
             return False
         o = other.to_backend(self._backend)
         xp = self._xp
-        return bool(xp.array_equal(self._indptr.astype(np.int64), o._indptr.astype(np.int64))
-                    and xp.array_equal(self._indices, o._indices)
-                    and xp.array_equal(self._values, o._values))  # fmt: skip
+        return bool(
+            xp.array_equal(self._indptr.astype(np.int64), o._indptr.astype(np.int64))
+            and xp.array_equal(self._indices, o._indices)
+            and xp.array_equal(self._values, o._values)
+        )
 
     def isclose(self, other: Matrix, *, rel_tol: float = 1e-7, abs_tol: float = 0.0) -> bool:
         """Same structure, values equal within tolerances."""
@@ -354,11 +377,14 @@ class Matrix:
             return False
         o = other.to_backend(self._backend)
         xp = self._xp
-        if not (xp.array_equal(self._indptr.astype(np.int64), o._indptr.astype(np.int64))
-                and xp.array_equal(self._indices, o._indices)):  # fmt: skip
+        if not (
+            xp.array_equal(self._indptr.astype(np.int64), o._indptr.astype(np.int64))
+            and xp.array_equal(self._indices, o._indices)
+        ):
             return False
-        return bool(xp.allclose(self._values, o._values, rtol=rel_tol, atol=abs_tol,
-                                equal_nan=True))  # fmt: skip
+        return bool(
+            xp.allclose(self._values, o._values, rtol=rel_tol, atol=abs_tol, equal_nan=True)
+        )
 
     # --- mutation (used by operations writing into an existing matrix) ----------------------
 
@@ -379,14 +405,17 @@ class Matrix:
     def clear(self) -> None:
         """Remove every entry."""
         xp = self._xp
-        self.set_storage(xp.zeros_like(self._indptr), self._indices[:0].copy(),
-                          self._values[:0].copy())  # fmt: skip
+        self.set_storage(
+            xp.zeros_like(self._indptr), self._indices[:0].copy(), self._values[:0].copy()
+        )
 
     # --- display -------------------------------------------------------------------------------
 
     def __repr__(self) -> str:
-        head = (f"hyblas.Matrix(nrows={self._nrows}, ncols={self._ncols}, nnz={self.nnz}, "
-                f"dtype={self._dtype.name}, backend={self._backend!r})")  # fmt: skip
+        head = (
+            f"hyblas.Matrix(nrows={self._nrows}, ncols={self._ncols}, nnz={self.nnz}, "
+            f"dtype={self._dtype.name}, backend={self._backend!r})"
+        )
         if self.nnz == 0 or self.nnz > 8:
             return head
         rows, cols, values = self.to_coo()

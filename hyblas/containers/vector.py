@@ -8,11 +8,11 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backend import is_cuda_array, resolve, to_backend, to_numpy, xp_for
-from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject, InvalidValue
 from ..device import arrays as _prim
+from ..errors import IndexOutOfBounds, InvalidObject, InvalidValue
+from ..operators.classes import BinaryOp
 from .arguments import as_index_array, check_bounds, check_size, values_array
 from .mask import Mask
-from ..operators.classes import BinaryOp
 
 __all__ = ["Vector"]
 
@@ -111,8 +111,9 @@ class Vector:
         if name != "cpu" and _few_on_the_host(indices, values):
             # checked, sorted and combined on the host, then copied once: a few entries given
             # from Python (a search's source) cost no device round trip
-            return cls.from_coo(indices, values, size=size, dtype=dtype, dup_op=dup_op,
-                                backend="cpu").to_backend(name)  # fmt: skip
+            return cls.from_coo(
+                indices, values, size=size, dtype=dtype, dup_op=dup_op, backend="cpu"
+            ).to_backend(name)
         xp = xp_for(name)
         idx = as_index_array(xp, indices, "indices")
         vals = values_array(xp, values, idx.size, dtype, "values")
@@ -126,15 +127,17 @@ class Vector:
         if starts.size != idx.size:
             if dup_op is None:
                 first = int(idx[xp.flatnonzero(idx[1:] == idx[:-1])[:1]][0])
-                raise InvalidValue(f"duplicate index {first} in indices; pass dup_op= to "
-                                   "combine repeated indices")  # fmt: skip
+                raise InvalidValue(
+                    f"duplicate index {first} in indices; pass dup_op= to combine repeated indices"
+                )
             vals = _prim.segment_reduce(xp, vals, starts, dup_op)
             idx = idx[starts]
         return cls(size, vals.dtype, backend=name, sparse=(idx, vals)).settle()
 
     @classmethod
-    def from_dense(cls, array: Any, *, missing_value: Any = None,
-                   backend: str | None = None) -> Vector:  # fmt: skip
+    def from_dense(
+        cls, array: Any, *, missing_value: Any = None, backend: str | None = None
+    ) -> Vector:
         """Every element of a 1-D array as an entry, except those equal to ``missing_value``."""
         name = resolve(backend)
         xp = xp_for(name)
@@ -147,15 +150,15 @@ class Vector:
         return cls(arr.size, arr.dtype, backend=name, bitmap=(arr, present), nnz=nnz).settle()
 
     @classmethod
-    def from_scalar(cls, value: Any, size: int, *, dtype: Any = None,
-                    backend: str | None = None) -> Vector:  # fmt: skip
+    def from_scalar(
+        cls, value: Any, size: int, *, dtype: Any = None, backend: str | None = None
+    ) -> Vector:
         """A full vector: every one of ``size`` entries holds ``value``."""
         name = resolve(backend)
         xp = xp_for(name)
         check_size(size)
         dt = _dt.lookup(dtype if dtype is not None else np.asarray(value).dtype)
-        return cls(size, dt, backend=name, bitmap=_prim.full_bitmap(xp, size, value, dt),
-                   nnz=size)  # fmt: skip
+        return cls(size, dt, backend=name, bitmap=_prim.full_bitmap(xp, size, value, dt), nnz=size)
 
     @property
     def format(self) -> str:
@@ -192,14 +195,16 @@ class Vector:
         return self._nnz is not None and self._nnz == self._size
 
     @classmethod
-    def wrap_bitmap(cls, values: Any, present: Any, *, backend: str,
-                     nnz: int | None = None) -> Vector:  # fmt: skip
+    def wrap_bitmap(
+        cls, values: Any, present: Any, *, backend: str, nnz: int | None = None
+    ) -> Vector:
         """A vector over bitmap arrays (taken, not copied), its storage then settled.
 
         ``nnz``, when the caller knows it, saves counting the flags (a device sync).
         """
-        return cls(values.size, values.dtype, backend=backend, bitmap=(values, present),
-                   nnz=nnz).settle()  # fmt: skip
+        return cls(
+            values.size, values.dtype, backend=backend, bitmap=(values, present), nnz=nnz
+        ).settle()
 
     def settle(self) -> Vector:
         """Keep the storage that suits the density (sparse below size / SPARSE_BELOW)."""
@@ -236,9 +241,14 @@ class Vector:
         present[self._sparse[0]] = True
         return present
 
-    def set_storage(self, *, sparse: tuple[Any, Any] | None = None,
-                     bitmap: tuple[Any, Any] | None = None, nnz: int | None = None,
-                     settle: bool = True) -> None:  # fmt: skip
+    def set_storage(
+        self,
+        *,
+        sparse: tuple[Any, Any] | None = None,
+        bitmap: tuple[Any, Any] | None = None,
+        nnz: int | None = None,
+        settle: bool = True,
+    ) -> None:
         """Replace the entries (same size and dtype); ``nnz`` when the caller knows it.
 
         ``settle=False`` keeps the storage given, whatever the density, and the count unknown
@@ -328,8 +338,10 @@ class Vector:
         values, present = to_numpy(values), to_numpy(present)
         if fill_value is None:
             if not present.all():
-                raise InvalidValue(f"{self._size - int(present.sum())} entries are absent; "
-                                   "pass fill_value= to fill them")  # fmt: skip
+                raise InvalidValue(
+                    f"{self._size - int(present.sum())} entries are absent; "
+                    "pass fill_value= to fill them"
+                )
             return values.copy()
         dtype = np.result_type(self._dtype, np.min_scalar_type(fill_value))
         return np.where(present, values, np.asarray(fill_value, dtype=dtype)).astype(dtype)
@@ -362,11 +374,21 @@ class Vector:
         target = self._dtype if dtype is None else _dt.lookup(dtype)
         if self._sparse is not None:
             idx, vals = self._sparse
-            return Vector(self._size, target, backend=self._backend,
-                          sparse=(idx.copy(), vals.astype(target)), nnz=self._nnz)  # fmt: skip
+            return Vector(
+                self._size,
+                target,
+                backend=self._backend,
+                sparse=(idx.copy(), vals.astype(target)),
+                nnz=self._nnz,
+            )
         values, present = self._bitmap
-        return Vector(self._size, target, backend=self._backend,
-                      bitmap=(values.astype(target), present.copy()), nnz=self._nnz)  # fmt: skip
+        return Vector(
+            self._size,
+            target,
+            backend=self._backend,
+            bitmap=(values.astype(target), present.copy()),
+            nnz=self._nnz,
+        )
 
     def isequal(self, other: Vector, *, check_dtype: bool = False) -> bool:
         """Same size, same present indices and equal values (and dtype, if asked)."""
@@ -396,8 +418,10 @@ class Vector:
 
     def __repr__(self) -> str:
         nnz = self.nnz
-        head = (f"hyblas.Vector(size={self._size}, nnz={nnz}, dtype={self._dtype.name}, "
-                f"backend={self._backend!r}, format={self.format!r})")  # fmt: skip
+        head = (
+            f"hyblas.Vector(size={self._size}, nnz={nnz}, dtype={self._dtype.name}, "
+            f"backend={self._backend!r}, format={self.format!r})"
+        )
         if nnz == 0 or nnz > 10:
             return head
         idx, vals = self.to_coo()

@@ -8,5 +8,14 @@ from __future__ import annotations
 
 from . import arrays, codegen, ewise, fill, inner, reductions, scatter, segments, words
 
-__all__ = ["arrays", "codegen", "ewise", "fill", "inner", "reductions", "scatter", "segments",
-           "words"]
+__all__ = [
+    "arrays",
+    "codegen",
+    "ewise",
+    "fill",
+    "inner",
+    "reductions",
+    "scatter",
+    "segments",
+    "words",
+]

@@ -210,9 +210,14 @@ def coo_to_csr(
 
 
 def union_keys(
-    xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any, b_vals: Any,
-    combine: Callable[[Any, Any], Any], dtype: np.dtype,
-) -> tuple[Any, Any]:  # fmt: skip
+    xp: ModuleType,
+    a_keys: Any,
+    a_vals: Any,
+    b_keys: Any,
+    b_vals: Any,
+    combine: Callable[[Any, Any], Any],
+    dtype: np.dtype,
+) -> tuple[Any, Any]:
     """Sorted union of two ascending key sets; keys in both get ``combine(a_val, b_val)``, keys
     in one keep their own value. Every value comes out as ``dtype``.
 
@@ -221,8 +226,9 @@ def union_keys(
     """
     in_b = member(xp, b_keys, a_keys)
     if not bool(in_b.any()):  # disjoint (a BFS's levels): no compaction, one sync fewer each
-        return _merge_disjoint(xp, a_keys, a_vals.astype(dtype, copy=False), b_keys,
-                               b_vals.astype(dtype, copy=False))  # fmt: skip
+        return _merge_disjoint(
+            xp, a_keys, a_vals.astype(dtype, copy=False), b_keys, b_vals.astype(dtype, copy=False)
+        )
     in_a = member(xp, a_keys, b_keys)
     a_out = a_vals.astype(dtype, copy=True)
     a_out[in_b] = combine(a_vals[in_b], b_vals[in_a]).astype(dtype, copy=False)  # same order
@@ -231,8 +237,9 @@ def union_keys(
     return _merge_disjoint(xp, a_keys, a_out, b_keys, b_out)
 
 
-def _merge_disjoint(xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any,
-                    b_vals: Any) -> tuple[Any, Any]:  # fmt: skip
+def _merge_disjoint(
+    xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any, b_vals: Any
+) -> tuple[Any, Any]:
     """Sorted union of two ascending key sets with no key in both: each key's place is its
     rank in its own set plus the other set's keys below it."""
     keys = xp.empty(a_keys.size + b_keys.size, dtype=np.result_type(a_keys, b_keys))

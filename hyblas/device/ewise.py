@@ -14,9 +14,9 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backend import compile_module, grid_stride_blocks, launch, translate_oom
+from ..operators import BUILTIN_NAMES, NAMESPACES
 from ..operators.classes import BinaryOp
 from .codegen import kernel_text
-from ..operators import BUILTIN_NAMES, NAMESPACES
 
 _KERNELS = Path(__file__).parent / "kernels"
 
@@ -29,8 +29,11 @@ def specialize(op: BinaryOp, x_type: np.dtype, y_type: np.dtype) -> str:
     """The kernel source for ``op`` over values stored as ``x_type`` and ``y_type``."""
     op_type = op.input_type(x_type, y_type)
     return string.Template(kernel_text(_KERNELS / "ewise_bitmap.cu")).substitute(
-        X=_dt.cuda_name(np.dtype(x_type)), Y=_dt.cuda_name(np.dtype(y_type)),
-        T=_dt.cuda_name(op_type), Z=_dt.cuda_name(op.output_type(op_type)), OP=op.cuda,
+        X=_dt.cuda_name(np.dtype(x_type)),
+        Y=_dt.cuda_name(np.dtype(y_type)),
+        T=_dt.cuda_name(op_type),
+        Z=_dt.cuda_name(op.output_type(op_type)),
+        OP=op.cuda,
     )
 
 
@@ -44,8 +47,15 @@ def _kernel(op: BinaryOp, x_type: np.dtype, y_type: np.dtype, union: bool, full:
     return compile_module(specialize(op, x_type, y_type), (name,)).get_function(name)
 
 
-def ewise_bitmaps(xp: Any, x: tuple[Any, Any], y: tuple[Any, Any], op: BinaryOp, *,
-                  union: bool, full: bool = False) -> tuple[Any, Any]:  # fmt: skip
+def ewise_bitmaps(
+    xp: Any,
+    x: tuple[Any, Any],
+    y: tuple[Any, Any],
+    op: BinaryOp,
+    *,
+    union: bool,
+    full: bool = False,
+) -> tuple[Any, Any]:
     """``(values, present)`` of ``op`` over the bitmaps ``x`` and ``y`` (each ``(values,
     present)``, CuPy arrays of one size): over the union of their entries (eWiseAdd) or the
     intersection (eWiseMult). New arrays; absent positions hold 0. ``full``: both are known to
@@ -59,8 +69,12 @@ def ewise_bitmaps(xp: Any, x: tuple[Any, Any], y: tuple[Any, Any], op: BinaryOp,
         present = xp.empty(size, dtype=bool)
     if size:
         blocks = grid_stride_blocks(size, THREADS, 16)
-        launch(_kernel(op, x_values.dtype, y_values.dtype, union, full), (blocks,), (THREADS,), (
-            np.int64(size), x_values, x_present, y_values, y_present, values, present))
+        launch(
+            _kernel(op, x_values.dtype, y_values.dtype, union, full),
+            (blocks,),
+            (THREADS,),
+            (np.int64(size), x_values, x_present, y_values, y_present, values, present),
+        )
     return values, present
 
 
@@ -73,5 +87,8 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
         for dtype in sorted(op.types, key=lambda d: d.name):
             yield f"ewise_{op_name}_{dtype.name}", specialize(op, dtype, dtype), names
     plus = NAMESPACES["binary"]["plus"]
-    yield "ewise_plus_float32_float64", specialize(plus, np.dtype(np.float32),
-                                                   np.dtype(np.float64)), names
+    yield (
+        "ewise_plus_float32_float64",
+        specialize(plus, np.dtype(np.float32), np.dtype(np.float64)),
+        names,
+    )

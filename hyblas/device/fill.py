@@ -37,17 +37,26 @@ def fill_bitmap(xp: Any, size: int, value: Any, dtype: np.dtype) -> tuple[Any, A
     ``value`` (cast to ``dtype`` as ``numpy.full`` casts it). CuPy arrays."""
     dtype = np.dtype(dtype)
     if PATTERN_BYTES % dtype.itemsize:
-        raise InvalidValue(f"fill_bitmap: {dtype} values do not tile a {PATTERN_BYTES}-byte "
-                           f"pattern")  # fmt: skip
+        raise InvalidValue(
+            f"fill_bitmap: {dtype} values do not tile a {PATTERN_BYTES}-byte pattern"
+        )
     pattern = np.full(PATTERN_BYTES // dtype.itemsize, value, dtype=dtype).view(np.uint32)
     values = xp.empty(size, dtype=dtype)
     present = xp.empty(size, dtype=bool)
     if size:
         value_bytes = size * dtype.itemsize
         blocks = grid_stride_blocks(-(-value_bytes // PATTERN_BYTES), THREADS)
-        _kernel()((blocks,), (THREADS,), (
-            values, np.int64(value_bytes), *(np.uint32(word) for word in pattern), present,
-            np.int64(size)))  # fmt: skip
+        _kernel()(
+            (blocks,),
+            (THREADS,),
+            (
+                values,
+                np.int64(value_bytes),
+                *(np.uint32(word) for word in pattern),
+                present,
+                np.int64(size),
+            ),
+        )
     return values, present
 
 

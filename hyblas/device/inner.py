@@ -14,9 +14,9 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backend import compile_module, grid_stride_blocks, launch
+from ..operators import BUILTIN_NAMES, NAMESPACES
 from ..operators.classes import Semiring
 from .codegen import kernel_text
-from ..operators import BUILTIN_NAMES, NAMESPACES
 
 _KERNELS = Path(__file__).parent / "kernels"
 
@@ -30,9 +30,12 @@ def specialize(semiring: Semiring, x_type: np.dtype, y_type: np.dtype) -> str:
     """The kernel source for ``semiring`` over values stored as ``x_type`` and ``y_type``."""
     op_type = semiring.input_type(np.dtype(x_type), np.dtype(y_type))
     return string.Template(kernel_text(_KERNELS / "inner_bitmap.cu")).substitute(
-        X=_dt.cuda_name(np.dtype(x_type)), Y=_dt.cuda_name(np.dtype(y_type)),
-        T=_dt.cuda_name(op_type), Z=_dt.cuda_name(semiring.output_type(op_type)),
-        MULT=semiring.binaryop.cuda, ADD=semiring.monoid.binaryop.cuda,
+        X=_dt.cuda_name(np.dtype(x_type)),
+        Y=_dt.cuda_name(np.dtype(y_type)),
+        T=_dt.cuda_name(op_type),
+        Z=_dt.cuda_name(semiring.output_type(op_type)),
+        MULT=semiring.binaryop.cuda,
+        ADD=semiring.monoid.binaryop.cuda,
     )
 
 
@@ -46,8 +49,9 @@ def _kernel(semiring: Semiring, x_type: np.dtype, y_type: np.dtype, full: bool) 
     return compile_module(specialize(semiring, x_type, y_type), (name,)).get_function(name)
 
 
-def inner_bitmaps(xp: Any, x: tuple[Any, Any], y: tuple[Any, Any], semiring: Semiring, *,
-                  full: bool = False) -> tuple[Any, Any]:  # fmt: skip
+def inner_bitmaps(
+    xp: Any, x: tuple[Any, Any], y: tuple[Any, Any], semiring: Semiring, *, full: bool = False
+) -> tuple[Any, Any]:
     """``(partials, found)``: one fold per thread block of ``x_i ⊗ y_i`` over the positions
     where both bitmaps (each ``(values, present)``, CuPy arrays of one size) hold an entry,
     and whether the block found any. The caller folds the partials it found. ``full``: both
@@ -59,8 +63,12 @@ def inner_bitmaps(xp: Any, x: tuple[Any, Any], y: tuple[Any, Any], semiring: Sem
     partials = xp.empty(blocks, dtype=semiring.output_type(op_type))
     found = xp.empty(blocks, dtype=bool)  # every block writes its flag
     if blocks:
-        launch(_kernel(semiring, x_values.dtype, y_values.dtype, full), (blocks,), (THREADS,), (
-            np.int64(size), x_values, x_present, y_values, y_present, partials, found))
+        launch(
+            _kernel(semiring, x_values.dtype, y_values.dtype, full),
+            (blocks,),
+            (THREADS,),
+            (np.int64(size), x_values, x_present, y_values, y_present, partials, found),
+        )
     return partials, found
 
 
@@ -74,5 +82,8 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
         for dtype in sorted(semiring.types, key=lambda d: d.name):
             yield f"inner_{name}_{dtype.name}", specialize(semiring, dtype, dtype), names
     plus_times = NAMESPACES["semiring"]["plus_times"]
-    yield "inner_plus_times_float32_float64", specialize(plus_times, np.dtype(np.float32),
-                                                         np.dtype(np.float64)), names
+    yield (
+        "inner_plus_times_float32_float64",
+        specialize(plus_times, np.dtype(np.float32), np.dtype(np.float64)),
+        names,
+    )

@@ -15,8 +15,7 @@ from ..operators.classes import BinaryOp, Monoid
 from . import arrays as _prim
 from .segments import reduce_offsets
 
-__all__ = ["reduce_csr_rows", "reduce_all", "scatter_segments", "ewise_union",
-           "ewise_intersection"]
+__all__ = ["reduce_csr_rows", "reduce_all", "scatter_segments", "ewise_union", "ewise_intersection"]
 
 
 def _cast(values: Any, dtype: np.dtype) -> Any:
@@ -32,8 +31,9 @@ def scatter_segments(
     return _prim.to_bitmap(xp, size, ids[starts], _cast(reduced, dtype))
 
 
-def reduce_csr_rows(xp: ModuleType, indptr: Any, values: Any, monoid: Monoid, *,
-                    iso: Any = None, heavy: Any = None) -> tuple[Any, Any]:
+def reduce_csr_rows(
+    xp: ModuleType, indptr: Any, values: Any, monoid: Monoid, *, iso: Any = None, heavy: Any = None
+) -> tuple[Any, Any]:
     """Bitmap ``(values, present)`` of each row of a CSR matrix reduced with ``monoid`` (empty
     rows absent). ``iso``: the one value every entry holds, if so (its sums need no entry
     read); ``heavy``: the rows longer than :data:`~.segments.HEAVY_ROW` when known."""
@@ -46,8 +46,9 @@ def reduce_csr_rows(xp: ModuleType, indptr: Any, values: Any, monoid: Monoid, *,
             sums = degrees.astype(op_type) * op_type.type(iso)
             return _cast(sums, out_type), degrees > 0
     if xp is not np:  # one kernel over the rows as they are stored
-        reduced, present = reduce_offsets(xp, values, indptr, monoid.binaryop,
-                                          long_segments=heavy, dtype=op_type)  # fmt: skip
+        reduced, present = reduce_offsets(
+            xp, values, indptr, monoid.binaryop, long_segments=heavy, dtype=op_type
+        )
         return _cast(reduced, out_type), present
     rows = _prim.row_ids(xp, indptr, nrows)
     return scatter_segments(xp, rows, _cast(values, op_type), monoid, nrows, out_type)
@@ -87,9 +88,16 @@ def reduce_all(xp: ModuleType, values: Any, monoid: Monoid, present: Any = None)
 
 # ufunc-backed monoids whose whole-array reduction NumPy and CuPy both provide (the min / max
 # monoids are fmin / fmax, which skip NaN like nanmin / nanmax)
-_WHOLE_ARRAY_REDUCTIONS = {np.add: "sum", np.multiply: "prod", np.minimum: "min",
-                           np.maximum: "max", np.fmin: "nanmin", np.fmax: "nanmax",
-                           np.logical_or: "any", np.logical_and: "all"}
+_WHOLE_ARRAY_REDUCTIONS = {
+    np.add: "sum",
+    np.multiply: "prod",
+    np.minimum: "min",
+    np.maximum: "max",
+    np.fmin: "nanmin",
+    np.fmax: "nanmax",
+    np.logical_or: "any",
+    np.logical_and: "all",
+}
 # those whose result no identity element changes, NaN included (fmin(+inf, NaN) is +inf where
 # the reduction of NaN alone is NaN): absent bitmap positions may be filled with the identity
 _IDENTITY_FILLED = frozenset({"sum", "prod", "any", "all"})
@@ -101,9 +109,14 @@ def ewise_union(
     """Union of two ascending key sets; keys in both get ``op(a, b)`` (GrB eWiseAdd)."""
     op_type = op.input_type(a_vals.dtype, b_vals.dtype)
     return _prim.union_keys(
-        xp, a_keys, a_vals, b_keys, b_vals,
-        lambda a, b: op.numpy(_cast(a, op_type), _cast(b, op_type)), op.output_type(op_type),
-    )  # fmt: skip
+        xp,
+        a_keys,
+        a_vals,
+        b_keys,
+        b_vals,
+        lambda a, b: op.numpy(_cast(a, op_type), _cast(b, op_type)),
+        op.output_type(op_type),
+    )
 
 
 def ewise_intersection(

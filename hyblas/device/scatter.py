@@ -31,7 +31,9 @@ def word_type(dtype: np.dtype) -> np.dtype:
 
 def specialize(itemsize: int) -> str:
     """The kernel source for values of ``itemsize`` bytes."""
-    return string.Template(kernel_text(_KERNELS / "scatter_bitmap.cu")).substitute(W=_WORDS[itemsize])
+    return string.Template(kernel_text(_KERNELS / "scatter_bitmap.cu")).substitute(
+        W=_WORDS[itemsize]
+    )
 
 
 @functools.lru_cache(maxsize=8)
@@ -49,9 +51,17 @@ def scatter_bitmap(xp: Any, size: int, ids: Any, values: Any) -> tuple[Any, Any]
     if count:
         word = word_type(dtype)
         blocks = grid_stride_blocks(count, THREADS)
-        _kernel(dtype.itemsize)((blocks,), (THREADS,), (
-            np.int64(count), ids.astype(np.int64, copy=False),
-            xp.ascontiguousarray(values).view(word), out.view(word), present))  # fmt: skip
+        _kernel(dtype.itemsize)(
+            (blocks,),
+            (THREADS,),
+            (
+                np.int64(count),
+                ids.astype(np.int64, copy=False),
+                xp.ascontiguousarray(values).view(word),
+                out.view(word),
+                present,
+            ),
+        )
     return out, present
 
 

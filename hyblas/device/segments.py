@@ -18,9 +18,9 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backend import compile_module, launch, translate_oom
+from ..operators import BUILTIN_NAMES, NAMESPACES
 from ..operators.classes import BinaryOp
 from .codegen import kernel_text
-from ..operators import BUILTIN_NAMES, NAMESPACES
 
 _KERNELS = Path(__file__).parent / "kernels"
 
@@ -47,9 +47,15 @@ WARP_NAME = "hyblas_segment_reduce_warp"
 BLOCK_NAME = "hyblas_segment_reduce_block"
 
 
-def reduce_offsets(xp: Any, values: Any, offsets: Any, op: BinaryOp, *,
-                   long_segments: Any = None,
-                   dtype: np.dtype | None = None) -> tuple[Any, Any]:  # fmt: skip
+def reduce_offsets(
+    xp: Any,
+    values: Any,
+    offsets: Any,
+    op: BinaryOp,
+    *,
+    long_segments: Any = None,
+    dtype: np.dtype | None = None,
+) -> tuple[Any, Any]:
     """Fold ``values[offsets[s]:offsets[s + 1]]`` with ``op`` for every segment ``s``.
 
     Returns ``(reduced, found)``: ``found[s]`` is False for an empty segment, whose value is 0.
@@ -71,13 +77,21 @@ def reduce_offsets(xp: Any, values: Any, offsets: Any, op: BinaryOp, *,
     warp, block = (module.get_function(name) for name in names)
     with translate_oom("segmented reduction"):
         blocks = -(-nsegments // WARP_KERNEL_THREADS)  # a thread per segment, in whole warps
-        launch(warp, (blocks,), (WARP_KERNEL_THREADS,),
-               (np.int64(nsegments), np.int64(LONG_SEGMENT), offsets, values, out, found))
+        launch(
+            warp,
+            (blocks,),
+            (WARP_KERNEL_THREADS,),
+            (np.int64(nsegments), np.int64(LONG_SEGMENT), offsets, values, out, found),
+        )
         if long_segments is None and values.size > LONG_SEGMENT:
             long_segments = xp.flatnonzero(xp.diff(offsets) > LONG_SEGMENT)
         if long_segments is not None and long_segments.size:
-            launch(block, (int(long_segments.size),), (BLOCK_KERNEL_THREADS,),
-                   (np.int64(long_segments.size), long_segments, offsets, values, out, found))
+            launch(
+                block,
+                (int(long_segments.size),),
+                (BLOCK_KERNEL_THREADS,),
+                (np.int64(long_segments.size), long_segments, offsets, values, out, found),
+            )
     return out, found
 
 

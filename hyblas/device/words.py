@@ -16,8 +16,13 @@ import numpy as np
 from .. import dtypes as _dt
 from .codegen import cuda_literal
 
-__all__ = ["word_bytes", "word_holds_value", "word_spelling", "atomic_combine",
-           "accumulator_substitutions"]  # fmt: skip
+__all__ = [
+    "word_bytes",
+    "word_holds_value",
+    "word_spelling",
+    "atomic_combine",
+    "accumulator_substitutions",
+]
 
 _CAS = (
     "hyblas_word old = *slot, assumed;"
@@ -45,8 +50,11 @@ def word_spelling(dtype: np.dtype) -> tuple[str, str, str]:
     if dt == np.float32:
         return "unsigned int", "return __float_as_uint(v);", "return __uint_as_float(w);"
     if dt == np.float64:
-        return ("unsigned long long", "return (unsigned long long)__double_as_longlong(v);",
-                "return __longlong_as_double((long long)w);")  # fmt: skip
+        return (
+            "unsigned long long",
+            "return (unsigned long long)__double_as_longlong(v);",
+            "return __longlong_as_double((long long)w);",
+        )
     if dt.itemsize == 8:
         return "unsigned long long", "return (unsigned long long)v;", "return (hyblas_z)w;"
     if dt.itemsize == 4:
@@ -86,12 +94,18 @@ def _float_min_max(atomic: str, dt: np.dtype) -> str:
     as signed integers, and those with it in reverse, as unsigned integers. A NaN leaves the word
     as it is, as the compare-and-swap loop of ``fmin`` / ``fmax`` would (the word starts at the
     identity, never NaN)."""
-    signed, unsigned, bits = (("int", "unsigned int", "__float_as_int") if dt == np.float32 else
-                              ("long long", "unsigned long long", "__double_as_longlong"))
-    positive, negative = ("atomicMin", "atomicMax") if atomic == "min" else \
-        ("atomicMax", "atomicMin")  # fmt: skip
-    return (f"if (v == v) {{ if (!signbit(v)) {positive}(({signed}*)slot, {bits}(v));"
-            f" else {negative}(({unsigned}*)slot, ({unsigned}){bits}(v)); }}")
+    signed, unsigned, bits = (
+        ("int", "unsigned int", "__float_as_int")
+        if dt == np.float32
+        else ("long long", "unsigned long long", "__double_as_longlong")
+    )
+    positive, negative = (
+        ("atomicMin", "atomicMax") if atomic == "min" else ("atomicMax", "atomicMin")
+    )
+    return (
+        f"if (v == v) {{ if (!signbit(v)) {positive}(({signed}*)slot, {bits}(v));"
+        f" else {negative}(({unsigned}*)slot, ({unsigned}){bits}(v)); }}"
+    )
 
 
 def accumulator_substitutions(semiring: Any, op_type: np.dtype) -> dict[str, str]:

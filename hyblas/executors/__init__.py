@@ -13,7 +13,17 @@ from . import dense, policy, pull, reference, registry, runner, sparse, trace
 from .interface import Executor
 from .registry import EXECUTORS
 
-__all__ = ["EXECUTORS", "Executor", "dense", "sparse", "pull", "reference", "policy",
-           "registry", "runner", "trace"]
+__all__ = [
+    "EXECUTORS",
+    "Executor",
+    "dense",
+    "sparse",
+    "pull",
+    "reference",
+    "policy",
+    "registry",
+    "runner",
+    "trace",
+]
 
 runner.install()

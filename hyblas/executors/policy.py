@@ -48,8 +48,18 @@ from . import registry
 from .pull.emulation import examined_per_row, walk_rows
 from .reference.spmv import cusparse_applies
 
-__all__ = ["POLICIES", "COSTS", "LAYOUT_BUILD", "Choice", "choose", "set_policy", "get_policy",
-           "policy", "pending_layouts", "layout_build_us"]
+__all__ = [
+    "POLICIES",
+    "COSTS",
+    "LAYOUT_BUILD",
+    "Choice",
+    "choose",
+    "set_policy",
+    "get_policy",
+    "policy",
+    "pending_layouts",
+    "layout_build_us",
+]
 
 POLICIES = ("sampling", "beamer", "density")
 SAMPLE = 256
@@ -99,10 +109,11 @@ COSTS: dict[str, dict[str, dict[str, float]]] = {
 # kron14 on this project's CI-class machine (kron8 to kron16 take 0.2-0.3 us an entry, no
 # visible fixed part).
 LAYOUT_BUILD: dict[str, dict[str, dict[str, float]]] = {
-    "cuda": {"dense": {"fixed": 6700.0, "entries": 8e-4},
-             "sparse": {"fixed": 1600.0, "entries": 3e-4}},
-    "cpu": {"dense": {"fixed": 0.0, "entries": 0.3},
-            "sparse": {"fixed": 0.0, "entries": 0.12}},
+    "cuda": {
+        "dense": {"fixed": 6700.0, "entries": 8e-4},
+        "sparse": {"fixed": 1600.0, "entries": 3e-4},
+    },
+    "cpu": {"dense": {"fixed": 0.0, "entries": 0.3}, "sparse": {"fixed": 0.0, "entries": 0.12}},
 }
 
 
@@ -264,8 +275,17 @@ def _pull_edges(f: _Facts) -> float:
         degrees = edges.indptr[rows + 1].astype(np.int64) - edges.indptr[rows]
         return float(degrees.mean()) * f.allowed_count
     values, present = f.u.as_bitmap()
-    walk = walk_rows(xp, edges, rows, values.astype(op_type, copy=False), present, f.semiring,
-                     op_type, flip=f.flip, cap=PULL_WALK_CAP)  # fmt: skip
+    walk = walk_rows(
+        xp,
+        edges,
+        rows,
+        values.astype(op_type, copy=False),
+        present,
+        f.semiring,
+        op_type,
+        flip=f.flip,
+        cap=PULL_WALK_CAP,
+    )
     return float(examined_per_row(xp, walk).mean()) * f.allowed_count
 
 
@@ -336,9 +356,16 @@ def _sampling(f: _Facts) -> Choice:
         return Choice("sparse", "", "empty input: nothing to push")
     if f.input_nnz < OBVIOUSLY_SPARSE * f.inputs and _has_layout(f.edges, "sparse"):
         return Choice("sparse", "", f"frontier below {OBVIOUSLY_SPARSE:g} of the inputs")
-    key = (f.semiring.name, f.u.dtype.str, f.flip, f.mask is not None and f.mask.structural,
-           f.mask is not None and f.mask.complement, _bucket(f.input_nnz),
-           _bucket(f.allowed_count), tuple(_has_layout(f.edges, e) for e in ("dense", "sparse")))
+    key = (
+        f.semiring.name,
+        f.u.dtype.str,
+        f.flip,
+        f.mask is not None and f.mask.structural,
+        f.mask is not None and f.mask.complement,
+        _bucket(f.input_nnz),
+        _bucket(f.allowed_count),
+        tuple(_has_layout(f.edges, e) for e in ("dense", "sparse")),
+    )
     remembered = f.edges.cache.setdefault("auto_decisions", {})
     if key in remembered:
         best, estimates, wanted = remembered[key]
@@ -379,8 +406,11 @@ def _density(f: _Facts) -> Choice:
         return Choice("sparse", "", f"frontier density {density:.4f} < {DENSITY_SWITCH}")
     if f.mask is not None:
         return Choice("pull", "", f"frontier density {density:.4f} >= {DENSITY_SWITCH}, masked")
-    return Choice("dense" if _dense_fits(f) else "reference", "",
-                  f"frontier density {density:.4f} >= {DENSITY_SWITCH}, no mask")
+    return Choice(
+        "dense" if _dense_fits(f) else "reference",
+        "",
+        f"frontier density {density:.4f} >= {DENSITY_SWITCH}, no mask",
+    )
 
 
 def _beamer(f: _Facts) -> Choice:

@@ -31,8 +31,9 @@ def get(name: str) -> Executor:
     try:
         return EXECUTORS[name]
     except KeyError:
-        raise InvalidValue(f"executor must be one of {('auto', *EXECUTORS)}, got "
-                           f"{name!r}") from None  # fmt: skip
+        raise InvalidValue(
+            f"executor must be one of {('auto', *EXECUTORS)}, got {name!r}"
+        ) from None
 
 
 def names() -> tuple[str, ...]:

@@ -39,10 +39,18 @@ class ProductRunner:
         result = run(product, spec, may_build=choice is None, stats=stats)
         timing = timer.stop()
         edges, u = product.edges, product.u
-        row = trace.TraceRow(call=0, op=product.op, executor=name, asked=executor, policy="",
-                             outputs=edges.nrows, input_nnz=u.nnz, allowed=None,
-                             edges=stats.get("edges", _edges_touched(name, edges, u)),
-                             reason="asked for")  # fmt: skip
+        row = trace.TraceRow(
+            call=0,
+            op=product.op,
+            executor=name,
+            asked=executor,
+            policy="",
+            outputs=edges.nrows,
+            input_nnz=u.nnz,
+            allowed=None,
+            edges=stats.get("edges", _edges_touched(name, edges, u)),
+            reason="asked for",
+        )
         if choice is not None:
             row.policy, row.reason = choice.policy, choice.reason
             row.estimates_us, row.sampling_ms = dict(choice.estimates_us), choice.deciding_ms
@@ -59,9 +67,12 @@ class ProductRunner:
         runs_mxm = [e for e in registry.EXECUTORS.values() if e.runs_mxm]
         chosen = registry.get(executor) if executor != "auto" else runs_mxm[0]
         if not chosen.runs_mxm:
-            warnings.warn(f"mxm: the {executor!r} executor does not run mxm; the "
-                          f"{runs_mxm[0].name!r} executor ran it", ExecutorFallback,
-                          stacklevel=4)  # fmt: skip
+            warnings.warn(
+                f"mxm: the {executor!r} executor does not run mxm; the "
+                f"{runs_mxm[0].name!r} executor ran it",
+                ExecutorFallback,
+                stacklevel=4,
+            )
             chosen = runs_mxm[0]
         return chosen.run_matrix_product(product, spec)
 

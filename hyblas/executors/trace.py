@@ -1,9 +1,9 @@
 """The decision trace: what ``mxv`` / ``vxm`` ran, on which executor, why, and how long it took.
 
 >>> import hyblas as hb
->>> with hb.trace() as t:                                     # doctest: +SKIP
+>>> with hb.trace() as t:  # doctest: +SKIP
 ...     levels = hb.algorithms.bfs(A, 0)
->>> print(t.table())                                          # doctest: +SKIP
+>>> print(t.table())  # doctest: +SKIP
 
 Tracing off costs one ``if`` per product. While a trace is open, each product records its row;
 on the GPU its time comes from CUDA events read when the trace closes (no synchronisation per
@@ -23,8 +23,13 @@ from ..errors import MissingDependency
 
 __all__ = ["Trace", "TraceRow", "trace", "tracing", "EXECUTOR_COLORS"]
 
-EXECUTOR_COLORS = {"reference": "#7f7f7f", "dense": "#1f77b4", "sparse": "#d62728",
-                   "pull": "#2ca02c", "loop": "#9467bd"}  # fmt: skip
+EXECUTOR_COLORS = {
+    "reference": "#7f7f7f",
+    "dense": "#1f77b4",
+    "sparse": "#d62728",
+    "pull": "#2ca02c",
+    "loop": "#9467bd",
+}
 
 
 @dataclass
@@ -137,9 +142,11 @@ class Trace:
         there are more)."""
         self._settle()
         names = sorted({k for row in self.rows for k in row.estimates_us})
-        head = (f"{'call':>4} {'op':<4} {'executor':<9} {'input_nnz':>10} {'allowed':>10} "
-                f"{'edges':>12} {'time_ms':>9} {'decide_ms':>9} "
-                + " ".join(f"{'est_' + n + '_us':>15}" for n in names))  # fmt: skip
+        head = (
+            f"{'call':>4} {'op':<4} {'executor':<9} {'input_nnz':>10} {'allowed':>10} "
+            f"{'edges':>12} {'time_ms':>9} {'decide_ms':>9} "
+            + " ".join(f"{'est_' + n + '_us':>15}" for n in names)
+        )
         lines = [head]
         rows = self.rows
         if len(rows) > max_rows:
@@ -150,15 +157,20 @@ class Trace:
                 lines.append(f"{'...':>4}")
                 continue
             allowed = "-" if row.allowed is None else str(row.allowed)
-            est = " ".join(f"{row.estimates_us[n]:>15.1f}" if n in row.estimates_us
-                           else f"{'-':>15}" for n in names)  # fmt: skip
-            lines.append(f"{row.call:>4} {row.op:<4} {row.executor:<9} {row.input_nnz:>10} "
-                         f"{allowed:>10} {row.edges:>12} {row.time_ms:>9.3f} "
-                         f"{row.sampling_ms:>9.3f} {est}")  # fmt: skip
+            est = " ".join(
+                f"{row.estimates_us[n]:>15.1f}" if n in row.estimates_us else f"{'-':>15}"
+                for n in names
+            )
+            lines.append(
+                f"{row.call:>4} {row.op:<4} {row.executor:<9} {row.input_nnz:>10} "
+                f"{allowed:>10} {row.edges:>12} {row.time_ms:>9.3f} "
+                f"{row.sampling_ms:>9.3f} {est}"
+            )
         total = sum(r.time_ms for r in self.rows)
         decide = sum(r.sampling_ms for r in self.rows)
-        lines.append(f"{len(self.rows)} products, {total:.3f} ms in products, {decide:.3f} ms "
-                     "deciding")  # fmt: skip
+        lines.append(
+            f"{len(self.rows)} products, {total:.3f} ms in products, {decide:.3f} ms deciding"
+        )
         return "\n".join(lines)
 
     def __repr__(self) -> str:

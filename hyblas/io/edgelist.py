@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import binary as _binary
 from .. import dtypes as _dt
 from ..backend import resolve
-from ..errors import InvalidObject, InvalidValue
 from ..containers.matrix import Matrix
+from ..errors import InvalidObject, InvalidValue
 from ..operators.classes import BinaryOp
 from .matrixmarket import _check_path
 
@@ -38,8 +39,7 @@ def _explain(path: Any, delimiter: str | None, comments: str | None) -> str:
     width = len(lines[0][1]) if lines else 0
     for number, fields in lines:
         if len(fields) != width:
-            return (f"line {number} has {len(fields)} fields but line {lines[0][0]} has "
-                    f"{width}")  # fmt: skip
+            return f"line {number} has {len(fields)} fields but line {lines[0][0]} has {width}"
         for column, field in enumerate(fields, start=1):
             try:
                 float(field)
@@ -53,8 +53,9 @@ def _load(path: Any, delimiter: str | None, comments: str | None) -> np.ndarray:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
-            table = np.loadtxt(path, delimiter=delimiter, comments=comments, dtype=np.float64,
-                               ndmin=2)  # fmt: skip
+            table = np.loadtxt(
+                path, delimiter=delimiter, comments=comments, dtype=np.float64, ndmin=2
+            )
     except ValueError as exc:
         where = _explain(path, delimiter, comments)
         raise InvalidValue(f"{os.fspath(path)}: malformed edge list: {where}") from exc
@@ -124,16 +125,20 @@ def read_edge_list(
     expected = 3 if weighted else 2
     if columns != expected:
         what = "src dst weight" if weighted else "src dst"
-        raise InvalidValue(f"{os.fspath(path)}: line 1 of the data has {columns} fields but "
-                           f"{'weighted' if weighted else 'unweighted'} edges need {expected} "
-                           f"({what})")  # fmt: skip
+        raise InvalidValue(
+            f"{os.fspath(path)}: line 1 of the data has {columns} fields but "
+            f"{'weighted' if weighted else 'unweighted'} edges need {expected} "
+            f"({what})"
+        )
     ids = table[:, :2]
     bad = np.flatnonzero(((ids < 0) | (ids != np.floor(ids))).any(axis=1))
     if bad.size:
         row = int(bad[0])
         number = _data_lines(path, delimiter, comments)[row][0]
-        raise InvalidValue(f"{os.fspath(path)}: line {number}: vertex ids must be non-negative "
-                           f"integers, got {table[row, 0]:g} {table[row, 1]:g}")  # fmt: skip
+        raise InvalidValue(
+            f"{os.fspath(path)}: line {number}: vertex ids must be non-negative "
+            f"integers, got {table[row, 0]:g} {table[row, 1]:g}"
+        )
     src = ids[:, 0].astype(np.int64)
     dst = ids[:, 1].astype(np.int64)
     values = table[:, 2].astype(target) if weighted else np.ones(src.size, dtype=target)
@@ -144,11 +149,10 @@ def read_edge_list(
         src, dst = np.concatenate([src, dst[off]]), np.concatenate([dst, src[off]])
         values = np.concatenate([values, values[off]])
         if dup_op is None:
-            from ..binary import any as any_op  # noqa: PLC0415
-
-            dup_op = any_op
-    return Matrix.from_coo(src, dst, values, nrows=nrows, ncols=nrows, dtype=target,
-                           dup_op=dup_op, backend=name)  # fmt: skip
+            dup_op = _binary["any"]
+    return Matrix.from_coo(
+        src, dst, values, nrows=nrows, ncols=nrows, dtype=target, dup_op=dup_op, backend=name
+    )
 
 
 def write_edge_list(
@@ -179,9 +183,13 @@ def write_edge_list(
         return
     if A.dtype.kind == "f":
         # repr-exact floats; ids written as integers
-        lines = np.char.add(np.char.add(rows.astype(str), delimiter),
-                            np.char.add(np.char.add(cols.astype(str), delimiter),
-                                        np.char.mod("%.17g", values.astype(np.float64))))
+        lines = np.char.add(
+            np.char.add(rows.astype(str), delimiter),
+            np.char.add(
+                np.char.add(cols.astype(str), delimiter),
+                np.char.mod("%.17g", values.astype(np.float64)),
+            ),
+        )
         np.savetxt(path, lines, fmt="%s")
     else:
         table = np.column_stack([rows, cols, values.astype(np.int64)])

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..errors import DomainMismatch, InvalidObject, InvalidValue
 from ..containers.matrix import Matrix
+from ..errors import DomainMismatch, InvalidObject, InvalidValue
 
 __all__ = ["read_matrix_market", "write_matrix_market"]
 
@@ -30,15 +30,19 @@ def _check_banner(path: str | os.PathLike) -> None:
     except IsADirectoryError as exc:
         raise InvalidValue(f"{os.fspath(path)!r} is a directory, not a Matrix Market file") from exc
     if not first.lower().startswith(_BANNER):
-        raise InvalidValue(f"{os.fspath(path)}: line 1 must start with '%%MatrixMarket', got "
-                           f"{first[:60]!r}")  # fmt: skip
+        raise InvalidValue(
+            f"{os.fspath(path)}: line 1 must start with '%%MatrixMarket', got {first[:60]!r}"
+        )
     fields = first.split()
     if len(fields) != 5:
-        raise InvalidValue(f"{os.fspath(path)}: line 1 must read '%%MatrixMarket matrix "
-                           f"<format> <field> <symmetry>', got {first[:80]!r}")  # fmt: skip
+        raise InvalidValue(
+            f"{os.fspath(path)}: line 1 must read '%%MatrixMarket matrix "
+            f"<format> <field> <symmetry>', got {first[:80]!r}"
+        )
     if fields[3].lower() == "complex":
-        raise DomainMismatch(f"{os.fspath(path)}: line 1 declares field 'complex'; hyblas stores "
-                             "no complex values")  # fmt: skip
+        raise DomainMismatch(
+            f"{os.fspath(path)}: line 1 declares field 'complex'; hyblas stores no complex values"
+        )
 
 
 def read_matrix_market(
@@ -88,12 +92,22 @@ def read_matrix_market(
     if not sp.issparse(data):  # 'array' format: every element is an entry
         return Matrix.from_dense(np.asarray(data).astype(target), backend=backend)
     coo = sp.coo_array(data)
-    return Matrix.from_coo(coo.row, coo.col, coo.data.astype(target), nrows=coo.shape[0],
-                           ncols=coo.shape[1], dtype=target, backend=backend)  # fmt: skip
+    return Matrix.from_coo(
+        coo.row,
+        coo.col,
+        coo.data.astype(target),
+        nrows=coo.shape[0],
+        ncols=coo.shape[1],
+        dtype=target,
+        backend=backend,
+    )
 
 
 def write_matrix_market(
-    path: str | os.PathLike, A: Matrix, *, comment: str = ""  # noqa: N803
+    path: str | os.PathLike,
+    A: Matrix,
+    *,
+    comment: str = "",  # noqa: N803
 ) -> None:
     """Write ``A`` as a Matrix Market coordinate file.
 

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..errors import DimensionMismatch, InvalidObject, InvalidValue
 from ..containers.matrix import Matrix
+from ..errors import DimensionMismatch, InvalidObject, InvalidValue
 
 __all__ = ["from_networkx", "to_networkx"]
 
@@ -66,14 +66,19 @@ def from_networkx(
     if n == 0:
         return Matrix.new(target, 0, 0, backend=backend)
     # CSR: networkx's COO may repeat cells (multigraph edges), which the conversion sums
-    coo = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, dtype=np.float64,
-                                   format="csr").tocoo()  # fmt: skip
-    return Matrix.from_coo(coo.row, coo.col, coo.data.astype(target), nrows=n, ncols=n,
-                           dtype=target, backend=backend)  # fmt: skip
+    coo = nx.to_scipy_sparse_array(
+        G, nodelist=nodes, weight=weight, dtype=np.float64, format="csr"
+    ).tocoo()
+    return Matrix.from_coo(
+        coo.row, coo.col, coo.data.astype(target), nrows=n, ncols=n, dtype=target, backend=backend
+    )
 
 
 def to_networkx(
-    A: Matrix, *, directed: bool = True, weight: str | None = "weight"  # noqa: N803
+    A: Matrix,
+    *,
+    directed: bool = True,
+    weight: str | None = "weight",  # noqa: N803
 ) -> Any:
     """A networkx graph with nodes ``0 .. n-1`` and an edge per stored entry of ``A``.
 
@@ -103,6 +108,5 @@ def to_networkx(
     if weight is None:
         G.add_edges_from(zip(rows.tolist(), cols.tolist()))
     else:
-        G.add_weighted_edges_from(zip(rows.tolist(), cols.tolist(), values.tolist()),
-                                  weight=weight)  # fmt: skip
+        G.add_weighted_edges_from(zip(rows.tolist(), cols.tolist(), values.tolist()), weight=weight)
     return G

@@ -21,6 +21,7 @@ from .classes import (
 )
 from .registry import NAMESPACES, register
 
+
 def _copy(x):  # noqa: ANN001, ANN202 - a cast when typed: unary.identity[float64]
     return x.copy()
 
@@ -72,10 +73,12 @@ for _b in (
     BinaryOp("pair", "(1)", _ones_like_first),
     BinaryOp("any", "(x)", _copy_of_first),
     BinaryOp("lor", "((bool)(x) || (bool)(y))", np.logical_or, cast_inputs_to=bool, output="bool"),
-    BinaryOp("land", "((bool)(x) && (bool)(y))", np.logical_and, cast_inputs_to=bool,
-             output="bool"),
-    BinaryOp("lxor", "((bool)(x) != (bool)(y))", np.logical_xor, cast_inputs_to=bool,
-             output="bool"),
+    BinaryOp(
+        "land", "((bool)(x) && (bool)(y))", np.logical_and, cast_inputs_to=bool, output="bool"
+    ),
+    BinaryOp(
+        "lxor", "((bool)(x) != (bool)(y))", np.logical_xor, cast_inputs_to=bool, output="bool"
+    ),
     BinaryOp("lxnor", "((bool)(x) == (bool)(y))", np.equal, cast_inputs_to=bool, output="bool"),
     BinaryOp("bor", "((x) | (y))", np.bitwise_or, types=INT_TYPES),
     BinaryOp("band", "((x) & (y))", np.bitwise_and, types=INT_TYPES),
@@ -86,7 +89,7 @@ for _b in (
     BinaryOp("le", "((x) <= (y))", np.less_equal, output="bool"),
     BinaryOp("gt", "((x) > (y))", np.greater, output="bool"),
     BinaryOp("ge", "((x) >= (y))", np.greater_equal, output="bool"),
-):  # fmt: skip
+):
     register(_b)
 
 _bin = NAMESPACES["binary"]
@@ -117,9 +120,15 @@ for _add in _ARITHMETIC_ADDS:
     for _mult in _ARITHMETIC_MULTS:
         register(Semiring(f"{_add}_{_mult}", _mon[_add], _bin[_mult]))
 for _add, _mult in (
-    ("lor", "land"), ("land", "lor"), ("lxor", "land"), ("lxnor", "lor"),
-    ("lor", "first"), ("lor", "second"), ("lor", "pair"), ("land", "pair"),
-):  # fmt: skip
+    ("lor", "land"),
+    ("land", "lor"),
+    ("lxor", "land"),
+    ("lxnor", "lor"),
+    ("lor", "first"),
+    ("lor", "second"),
+    ("lor", "pair"),
+    ("land", "pair"),
+):
     register(Semiring(f"{_add}_{_mult}", _mon[_add], _bin[_mult]))
 
 # --- index-unary operators for select ------------------------------------------------------

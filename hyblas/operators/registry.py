@@ -37,7 +37,6 @@ def register(op: Any, *, replace: bool = False) -> Any:
     return op
 
 
-
 def lookup(kind: str, name: str, dtype: Any = None) -> Any:
     """The registered operator ``name`` of ``kind`` (typed for ``dtype`` when given)."""
     op = NAMESPACES[kind][name]

@@ -20,8 +20,16 @@ from ..errors import HyblasError, InvalidValue
 from ..operators.classes import Semiring
 from .spec import OutputSpec
 
-__all__ = ["Product", "MatrixProduct", "Runner", "install", "run_product", "run_matrix_product",
-           "check_executor", "EXECUTORS"]  # fmt: skip
+__all__ = [
+    "Product",
+    "MatrixProduct",
+    "Runner",
+    "install",
+    "run_product",
+    "run_matrix_product",
+    "check_executor",
+    "EXECUTORS",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +91,9 @@ def install(runner: Runner) -> None:
 
 def _runner() -> Runner:
     if not _installed:
-        raise HyblasError("no executors are installed: import hyblas (hyblas.executors installs "
-                          "them)")  # fmt: skip
+        raise HyblasError(
+            "no executors are installed: import hyblas (hyblas.executors installs them)"
+        )
     return _installed[0]
 
 

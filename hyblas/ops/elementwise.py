@@ -23,8 +23,9 @@ from .spec import output_spec, same_backend
 __all__ = ["ewise_add", "ewise_mult", "inner"]
 
 
-def _ewise(name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: bool, out: Any,
-           combine: Any) -> Any:  # fmt: skip
+def _ewise(
+    name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: bool, out: Any, combine: Any
+) -> Any:
     """``ewise_add`` (``combine``: the union of the key sets) or ``ewise_mult`` (the
     intersection)."""
     bop = checks.binary_of(op, "op")
@@ -33,8 +34,9 @@ def _ewise(name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: b
         raise InvalidObject(f"{name}: x is a {type(x).__name__} but y is a {type(y).__name__}")
     if x.shape != y.shape:
         raise DimensionMismatch(f"{name}: x has shape {x.shape} but y has shape {y.shape}")
-    spec = output_spec(name, type(x), x.shape, mask=mask, accum=accum, replace=replace, out=out,
-                       x=x, y=y)  # fmt: skip
+    spec = output_spec(
+        name, type(x), x.shape, mask=mask, accum=accum, replace=replace, out=out, x=x, y=y
+    )
     xp = x.xp
     if isinstance(x, Vector):
         if x.format == "bitmap" and y.format == "bitmap":
@@ -54,8 +56,9 @@ def _ewise(name: str, x: Any, y: Any, op: Any, mask: Any, accum: Any, replace: b
     return write_matrix(spec, keys, values, x.shape)
 
 
-def _ewise_bitmaps(x: Vector, y: Vector, op: BinaryOp, *, union: bool,
-                   full: bool = False) -> tuple[Any, Any]:  # fmt: skip
+def _ewise_bitmaps(
+    x: Vector, y: Vector, op: BinaryOp, *, union: bool, full: bool = False
+) -> tuple[Any, Any]:
     """Element-wise over two bitmap vectors position by position: no key merge.
 
     On the CPU ``op`` also runs on the absent positions' placeholder values; those results are
@@ -65,21 +68,29 @@ def _ewise_bitmaps(x: Vector, y: Vector, op: BinaryOp, *, union: bool,
     xp = x.xp
     (xv, xpres), (yv, ypres) = x.as_bitmap(), y.as_bitmap()
     if xp is not np:  # one kernel instead of five or six array passes
-        return ewise_bitmaps(xp, (xv, xpres), (yv, ypres), op, union=union,
-                                           full=full)  # fmt: skip
+        return ewise_bitmaps(xp, (xv, xpres), (yv, ypres), op, union=union, full=full)
     op_type = op.input_type(xv.dtype, yv.dtype)
     out_type = op.output_type(op_type)
     with _prim.quiet_placeholders():
-        both = xp.asarray(op.numpy(xv.astype(op_type, copy=False),
-                                   yv.astype(op_type, copy=False))).astype(out_type, copy=False)
+        both = xp.asarray(
+            op.numpy(xv.astype(op_type, copy=False), yv.astype(op_type, copy=False))
+        ).astype(out_type, copy=False)
     if not union:
         return both, xpres & ypres
     single = xp.where(xpres, xv.astype(out_type, copy=False), yv.astype(out_type, copy=False))
     return xp.where(xpres & ypres, both, single), xpres | ypres
 
 
-def ewise_add(x: Any, y: Any, op: Any, *, mask: Any = None, accum: Any = None,
-              replace: bool = False, out: Any = None) -> Any:  # fmt: skip
+def ewise_add(
+    x: Any,
+    y: Any,
+    op: Any,
+    *,
+    mask: Any = None,
+    accum: Any = None,
+    replace: bool = False,
+    out: Any = None,
+) -> Any:
     """Element-wise "add" over the union of structures: ``op(x, y)`` where both are present,
     the present one where only one is (GrB_eWiseAdd).
 
@@ -94,8 +105,16 @@ def ewise_add(x: Any, y: Any, op: Any, *, mask: Any = None, accum: Any = None,
     return _ewise("ewise_add", x, y, op, mask, accum, replace, out, _red.ewise_union)
 
 
-def ewise_mult(x: Any, y: Any, op: Any, *, mask: Any = None, accum: Any = None,
-               replace: bool = False, out: Any = None) -> Any:  # fmt: skip
+def ewise_mult(
+    x: Any,
+    y: Any,
+    op: Any,
+    *,
+    mask: Any = None,
+    accum: Any = None,
+    replace: bool = False,
+    out: Any = None,
+) -> Any:
     """Element-wise "multiply" over the intersection of structures: ``op(x, y)`` where both are
     present (GrB_eWiseMult). Parameters as in :func:`ewise_add`."""
     return _ewise("ewise_mult", x, y, op, mask, accum, replace, out, _red.ewise_intersection)
@@ -140,8 +159,8 @@ def inner(u: Vector, v: Vector, semiring: Semiring | str) -> Any:
     same_backend("inner", u=u, v=v)
     if u.xp is not np and u.format == "bitmap" and v.format == "bitmap":
         partials, found = inner_bitmaps(
-            u.xp, u.as_bitmap(), v.as_bitmap(), sr,
-            full=u.known_full() and v.known_full())  # fmt: skip
+            u.xp, u.as_bitmap(), v.as_bitmap(), sr, full=u.known_full() and v.known_full()
+        )
         return _red.reduce_all(u.xp, partials, sr.monoid, present=found)
     # the product on the semiring's operand type; the monoid casts it to its own domain
     products = ewise_mult(u, v, sr.binaryop[sr.input_type(u.dtype, v.dtype)])

@@ -41,8 +41,14 @@ def _submatrix_keys(A: Matrix, rows: Any, cols: Any) -> tuple[Any, Any, Any]:  #
     return slot_r[which], slot_c, A.values[pos[which]]
 
 
-def extract(x: Any, *indices: Any, mask: Any = None, accum: Any = None, replace: bool = False,
-            out: Any = None) -> Any:  # fmt: skip
+def extract(
+    x: Any,
+    *indices: Any,
+    mask: Any = None,
+    accum: Any = None,
+    replace: bool = False,
+    out: Any = None,
+) -> Any:
     """Sub-vector ``u[I]``, sub-matrix ``A[I, J]``, or a row / column of a Matrix as a Vector.
 
     Parameters
@@ -60,8 +66,9 @@ def extract(x: Any, *indices: Any, mask: Any = None, accum: Any = None, replace:
         if len(indices) != 1:
             raise InvalidValue(f"extract from a Vector takes one index, got {len(indices)}")
         idx, _ = checks.index_array(xp, indices[0], x.size, "indices")
-        spec = output_spec("extract", Vector, (idx.size,), mask=mask, accum=accum,
-                           replace=replace, out=out, x=x)  # fmt: skip
+        spec = output_spec(
+            "extract", Vector, (idx.size,), mask=mask, accum=accum, replace=replace, out=out, x=x
+        )
         values, present = x.as_bitmap()
         return write_vector(spec, values[idx], present[idx])
     if len(indices) != 2:
@@ -74,13 +81,15 @@ def extract(x: Any, *indices: Any, mask: Any = None, accum: Any = None, replace:
             raise InvalidValue("extract of a single element: use A[i, j] via to_coo or select")
         size = cols.size if row_scalar else rows.size
         slots = slot_c if row_scalar else slot_r
-        spec = output_spec("extract", Vector, (size,), mask=mask, accum=accum, replace=replace,
-                           out=out, x=x)  # fmt: skip
+        spec = output_spec(
+            "extract", Vector, (size,), mask=mask, accum=accum, replace=replace, out=out, x=x
+        )
         out_values, present = _prim.to_bitmap(xp, size, slots, values.astype(x.dtype, copy=False))
         return write_vector(spec, out_values, present)
     shape = (rows.size, cols.size)
-    spec = output_spec("extract", Matrix, shape, mask=mask, accum=accum, replace=replace,
-                       out=out, x=x)  # fmt: skip
+    spec = output_spec(
+        "extract", Matrix, shape, mask=mask, accum=accum, replace=replace, out=out, x=x
+    )
     keys, values = _prim.sort_by_keys(xp, slot_r * np.int64(max(cols.size, 1)) + slot_c, values)
     return write_matrix(spec, keys, values, shape)
 
@@ -90,8 +99,9 @@ def _unique_or_raise(xp: Any, idx: Any, argument: str) -> None:
         raise InvalidValue(f"assign: {argument} holds repeated indices")
 
 
-def assign(out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = None,
-           replace: bool = False) -> Any:  # fmt: skip
+def assign(
+    out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = None, replace: bool = False
+) -> Any:
     """``out<mask>(I[, J]) ⊙= value`` (GrB_assign): write a Vector, Matrix or scalar into a
     region of ``out``.
 
@@ -107,8 +117,8 @@ def assign(out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = N
     mask : optional
         Shaped like ``out`` (the whole of it, as in GrB_assign).
     accum, replace
-        As in :func:`~hyblas.ops.mxv`. Without ``accum``, positions of the region where ``value`` has no
-        entry lose theirs.
+        As in :func:`~hyblas.ops.mxv`. Without ``accum``, positions of the region where
+        ``value`` has no entry lose theirs.
     """
     checks.container(out, (Vector, Matrix), "out")
     xp = out.xp
@@ -118,16 +128,30 @@ def assign(out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = N
     else:
         value_dtype = value.dtype
     # the accumulator combines into the region only (below): the spec writes without one
-    spec = output_spec("assign", type(out), out.shape, mask=mask, replace=replace, out=out,
-                       value=None if is_scalar else value)  # fmt: skip
+    spec = output_spec(
+        "assign",
+        type(out),
+        out.shape,
+        mask=mask,
+        replace=replace,
+        out=out,
+        value=None if is_scalar else value,
+    )
     m = spec.mask
     _dt.check_cast(value_dtype, out.dtype, argument="out")
     accum_op = None if accum is None else checks.binary_of(accum, "accum")
     if isinstance(out, Vector):
         if len(indices) != 1:
             raise InvalidValue(f"assign into a Vector takes one index, got {len(indices)}")
-        if (is_scalar and indices[0] is None and accum_op is None and not replace
-                and m is not None and m.structural and not m.complement):  # fmt: skip
+        if (
+            is_scalar
+            and indices[0] is None
+            and accum_op is None
+            and not replace
+            and m is not None
+            and m.structural
+            and not m.complement
+        ):
             return _assign_scalar_where(out, value, m.parent)
         idx, _ = checks.index_array(xp, indices[0], out.size, "indices")
         _unique_or_raise(xp, idx, "indices")
@@ -138,8 +162,9 @@ def assign(out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = N
             region_present = xp.ones(idx.size, dtype=bool)
         else:
             if value.size != idx.size:
-                raise DimensionMismatch(f"assign: value has size {value.size} but the region has "
-                                        f"{idx.size} positions")  # fmt: skip
+                raise DimensionMismatch(
+                    f"assign: value has size {value.size} but the region has {idx.size} positions"
+                )
             region_values, region_present = value.as_bitmap()
         old_values, old_present = out.as_bitmap()
         z_values, z_present = old_values.copy(), old_present.copy()
@@ -148,15 +173,17 @@ def assign(out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = N
             z_present[idx] = region_present
         else:
             patch = Vector.wrap_bitmap(old_values[idx], old_present[idx], backend=out.backend)
-            write_vector(OutputSpec(backend=out.backend, out=patch, accum=accum_op),
-                         region_values, region_present)  # fmt: skip
+            write_vector(
+                OutputSpec(backend=out.backend, out=patch, accum=accum_op),
+                region_values,
+                region_present,
+            )
             z_values[idx], z_present[idx] = patch.as_bitmap()
         return write_vector(spec, z_values, z_present)
     return _assign_matrix(out, value, is_scalar, indices, spec, accum_op)
 
 
-def _assign_scalar_sparse(out: Vector, value: Any, idx: Any, *,
-                          ascending: bool = False) -> Vector:  # fmt: skip
+def _assign_scalar_sparse(out: Vector, value: Any, idx: Any, *, ascending: bool = False) -> Vector:
     """``out(idx) = value`` into a sparse ``out``, no mask: a merge of the indices (sorted
     here unless ``ascending``) into its keys (O(entries + indices); no bitmap over ``out``'s
     size), a BFS's first level."""
@@ -177,8 +204,11 @@ def _assign_scalar_where(out: Vector, value: Any, where: Vector) -> Vector:
     BFS. Into a sparse ``out`` from a mask with few entries, a merge of the mask's keys
     (O(entries)); otherwise elementwise over bitmaps into new arrays (no copy of ``out``
     first, no list of the mask's positions)."""
-    if out.stored_sparse is not None and where.stored_sparse is not None \
-            and (out.nnz + where.nnz) * SPARSE_BELOW < out.size:
+    if (
+        out.stored_sparse is not None
+        and where.stored_sparse is not None
+        and (out.nnz + where.nnz) * SPARSE_BELOW < out.size
+    ):
         return _assign_scalar_sparse(out, value, where.stored_sparse[0], ascending=True)
     xp = out.xp
     old_values, old_present = out.as_bitmap()
@@ -192,8 +222,14 @@ def _assign_scalar_where(out: Vector, value: Any, where: Vector) -> Vector:
     return out
 
 
-def _assign_matrix(out: Matrix, value: Any, is_scalar: bool, indices: tuple, spec: OutputSpec,
-                   accum_op: BinaryOp | None) -> Matrix:  # fmt: skip
+def _assign_matrix(
+    out: Matrix,
+    value: Any,
+    is_scalar: bool,
+    indices: tuple,
+    spec: OutputSpec,
+    accum_op: BinaryOp | None,
+) -> Matrix:
     xp = out.xp
     if len(indices) != 2:
         raise InvalidValue(f"assign into a Matrix takes (rows, cols), got {len(indices)} indices")
@@ -209,46 +245,64 @@ def _assign_matrix(out: Matrix, value: Any, is_scalar: bool, indices: tuple, spe
         new_values = xp.full(new_keys.size, value, dtype=out.dtype)
     elif isinstance(value, Vector):
         if not (row_scalar or col_scalar):
-            raise InvalidObject("assign: a Vector value goes into one row or one column; give "
-                                "an int row or column index")  # fmt: skip
+            raise InvalidObject(
+                "assign: a Vector value goes into one row or one column; give "
+                "an int row or column index"
+            )
         line = cols if row_scalar else rows
         if value.size != line.size:
-            raise DimensionMismatch(f"assign: value has size {value.size} but the region has "
-                                    f"{line.size} positions")  # fmt: skip
+            raise DimensionMismatch(
+                f"assign: value has size {value.size} but the region has {line.size} positions"
+            )
         idx, vals = value.as_sparse()
         placed = line[idx]
         new_keys = rows[0] * ncols + placed if row_scalar else placed * ncols + cols[0]
         new_values = vals.astype(out.dtype, copy=False)
     else:
         if value.shape != (rows.size, cols.size):
-            raise DimensionMismatch(f"assign: value has shape {value.shape} but the region is "
-                                    f"{rows.size}x{cols.size}")  # fmt: skip
+            raise DimensionMismatch(
+                f"assign: value has shape {value.shape} but the region is {rows.size}x{cols.size}"
+            )
         r, c, vals = entries(value)
         new_keys = rows[r] * ncols + cols[c]
         new_values = vals.astype(out.dtype, copy=False)
     new_keys, new_values = _prim.sort_by_keys(xp, new_keys, new_values)
     old_keys = matrix_keys(out)
     old_rows, old_cols = old_keys // ncols, old_keys % ncols
-    in_region = _prim.member(xp, xp.sort(rows), old_rows) & _prim.member(xp, xp.sort(cols),
-                                                                          old_cols)  # fmt: skip
+    in_region = _prim.member(xp, xp.sort(rows), old_rows) & _prim.member(
+        xp, xp.sort(cols), old_cols
+    )
     if accum_op is not None:
         new_keys, new_values = accumulate_keys(
-            xp, old_keys[in_region], out.values[in_region], new_keys, new_values, accum_op,
+            xp,
+            old_keys[in_region],
+            out.values[in_region],
+            new_keys,
+            new_values,
+            accum_op,
             out.dtype,
         )
     z_keys, z_values = _prim.sort_by_keys(
-        xp, xp.concatenate([old_keys[~in_region], new_keys]),
+        xp,
+        xp.concatenate([old_keys[~in_region], new_keys]),
         xp.concatenate([out.values[~in_region], new_values.astype(out.dtype, copy=False)]),
     )
     return write_matrix(spec, z_keys, z_values, out.shape)
 
 
-def transpose(A: Matrix, *, mask: Any = None, accum: Any = None, replace: bool = False,  # noqa: N803
-              out: Matrix | None = None) -> Matrix:  # fmt: skip
+def transpose(
+    A: Matrix,
+    *,
+    mask: Any = None,
+    accum: Any = None,
+    replace: bool = False,  # noqa: N803
+    out: Matrix | None = None,
+) -> Matrix:
     """``C<mask> ⊙= Aᵀ``. Without mask, accum or out, this is ``A.T.dup()``."""
     checks.container(A, (Matrix,), "A")
     shape = (A.ncols, A.nrows)
-    spec = output_spec("transpose", Matrix, shape, mask=mask, accum=accum, replace=replace,
-                       out=out, A=A)  # fmt: skip
+    spec = output_spec(
+        "transpose", Matrix, shape, mask=mask, accum=accum, replace=replace, out=out, A=A
+    )
     t = A.T
     return write_matrix(spec, matrix_keys(t), t.values.copy(), shape)

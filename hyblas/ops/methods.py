@@ -70,13 +70,26 @@ def _inner(self: Vector, other: Vector, semiring: Any) -> Any:
     return inner(self, other, semiring)
 
 
-MATRIX_METHODS = {"mxv": _matrix_mxv, "mxm": _matrix_mxm, "ewise_add": _ewise_add,
-                  "ewise_mult": _ewise_mult, "apply": _apply, "select": _select,
-                  "reduce_rows": _reduce_rows, "reduce_columns": _reduce_columns,
-                  "reduce_scalar": _reduce_scalar}  # fmt: skip
-VECTOR_METHODS = {"vxm": _vector_vxm, "ewise_add": _ewise_add, "ewise_mult": _ewise_mult,
-                  "apply": _apply, "select": _select, "reduce": _reduce_scalar,
-                  "inner": _inner}  # fmt: skip
+MATRIX_METHODS = {
+    "mxv": _matrix_mxv,
+    "mxm": _matrix_mxm,
+    "ewise_add": _ewise_add,
+    "ewise_mult": _ewise_mult,
+    "apply": _apply,
+    "select": _select,
+    "reduce_rows": _reduce_rows,
+    "reduce_columns": _reduce_columns,
+    "reduce_scalar": _reduce_scalar,
+}
+VECTOR_METHODS = {
+    "vxm": _vector_vxm,
+    "ewise_add": _ewise_add,
+    "ewise_mult": _ewise_mult,
+    "apply": _apply,
+    "select": _select,
+    "reduce": _reduce_scalar,
+    "inner": _inner,
+}
 
 
 def attach() -> None:

@@ -26,12 +26,19 @@ from ..device import arrays as _prim
 from ..operators.classes import BinaryOp
 from .spec import OutputSpec
 
-__all__ = ["accum_type", "write_vector", "write_matrix", "new_sparse_vector", "accumulate_keys",
-           "matrix_keys"]
+__all__ = [
+    "accum_type",
+    "write_vector",
+    "write_matrix",
+    "new_sparse_vector",
+    "accumulate_keys",
+    "matrix_keys",
+]
 
 
-def accum_type(accum: BinaryOp, old_dtype: np.dtype, new_dtype: np.dtype,
-               out_dtype: np.dtype) -> np.dtype:  # fmt: skip
+def accum_type(
+    accum: BinaryOp, old_dtype: np.dtype, new_dtype: np.dtype, out_dtype: np.dtype
+) -> np.dtype:
     """The type ``accum`` combines old and new values in; DomainMismatch if its result cannot
     be stored in ``out_dtype``."""
     op_type = accum.input_type(old_dtype, new_dtype)
@@ -48,8 +55,7 @@ def _accumulate(accum: BinaryOp, old: Any, new: Any, out_dtype: np.dtype) -> Any
 # --- vectors: bitmap arithmetic -------------------------------------------------------------
 
 
-def write_vector(spec: OutputSpec, values: Any, present: Any, *,
-                 nnz: int | None = None) -> Vector:  # fmt: skip
+def write_vector(spec: OutputSpec, values: Any, present: Any, *, nnz: int | None = None) -> Vector:
     """Write a bitmap result ``(values, present)`` as ``spec`` says.
 
     Returns ``spec.out`` (updated in place) or, without one, a new Vector (taking the arrays).
@@ -70,8 +76,7 @@ def write_vector(spec: OutputSpec, values: Any, present: Any, *,
         both = old_present & present
         z_values = xp.where(present, values.astype(out.dtype, copy=False), old_values)
         if bool(both.any()):
-            z_values = xp.where(both, _accumulate(accum, old_values, values, out.dtype),
-                                z_values)  # fmt: skip
+            z_values = xp.where(both, _accumulate(accum, old_values, values, out.dtype), z_values)
         z_present = old_present | present
     else:
         z_values, z_present = values.astype(out.dtype, copy=False), present
@@ -93,8 +98,9 @@ def new_sparse_vector(spec: OutputSpec, size: int, ids: Any, values: Any) -> Vec
     if spec.mask is not None:
         keep = spec.mask.allowed_at(ids)
         ids, values = ids[keep], values[keep]
-    return Vector(size, values.dtype, backend=spec.backend, sparse=(ids, values),
-                  nnz=int(ids.size)).settle()  # fmt: skip
+    return Vector(
+        size, values.dtype, backend=spec.backend, sparse=(ids, values), nnz=int(ids.size)
+    ).settle()
 
 
 # --- matrices: sorted linear keys ------------------------------------------------------------
@@ -135,7 +141,8 @@ def write_matrix(spec: OutputSpec, keys: Any, values: Any, shape: tuple[int, int
         if not spec.replace:
             keep = ~(_prim.member(xp, mkeys, old_keys) ^ mask.complement)
             keys, values = _prim.sort_by_keys(
-                xp, xp.concatenate([keys, old_keys[keep]]),
+                xp,
+                xp.concatenate([keys, old_keys[keep]]),
                 xp.concatenate([values, old_vals[keep]]),
             )
     idx = _prim.index_dtype(keys.size, nrows, ncols)
@@ -144,9 +151,23 @@ def write_matrix(spec: OutputSpec, keys: Any, values: Any, shape: tuple[int, int
     return out
 
 
-def accumulate_keys(xp: Any, old_keys: Any, old_vals: Any, keys: Any, values: Any,
-                    accum: BinaryOp, out_dtype: np.dtype) -> tuple[Any, Any]:  # fmt: skip
+def accumulate_keys(
+    xp: Any,
+    old_keys: Any,
+    old_vals: Any,
+    keys: Any,
+    values: Any,
+    accum: BinaryOp,
+    out_dtype: np.dtype,
+) -> tuple[Any, Any]:
     """``Z = w ∪ T`` on ascending keys: ``accum(w, t)`` where both exist; an entry of only one
     keeps its own value (cast to ``out_dtype``), it does not pass through ``accum``'s type."""
-    return _prim.union_keys(xp, old_keys, old_vals, keys, values,
-                            lambda w, t: _accumulate(accum, w, t, out_dtype), out_dtype)
+    return _prim.union_keys(
+        xp,
+        old_keys,
+        old_vals,
+        keys,
+        values,
+        lambda w, t: _accumulate(accum, w, t, out_dtype),
+        out_dtype,
+    )

@@ -73,11 +73,14 @@ def mxv(
     checks.container(A, (Matrix,), "A")
     checks.container(u, (Vector,), "u")
     if u.size != A.ncols:
-        raise DimensionMismatch(f"mxv: u has size {u.size} but A has {A.ncols} columns "
-                                f"(A is {A.nrows}x{A.ncols}; (m,n),(n)->(m))")  # fmt: skip
+        raise DimensionMismatch(
+            f"mxv: u has size {u.size} but A has {A.ncols} columns "
+            f"(A is {A.nrows}x{A.ncols}; (m,n),(n)->(m))"
+        )
     check_executor(executor)
-    spec = output_spec("mxv", Vector, (A.nrows,), mask=mask, accum=accum, replace=replace,
-                       out=out, A=A, u=u)  # fmt: skip
+    spec = output_spec(
+        "mxv", Vector, (A.nrows,), mask=mask, accum=accum, replace=replace, out=out, A=A, u=u
+    )
     return run_product(Product("mxv", A, u, sr), spec, executor)
 
 
@@ -103,11 +106,14 @@ def vxm(
     checks.container(u, (Vector,), "u")
     checks.container(A, (Matrix,), "A")
     if u.size != A.nrows:
-        raise DimensionMismatch(f"vxm: u has size {u.size} but A has {A.nrows} rows "
-                                f"(A is {A.nrows}x{A.ncols}; (m),(m,n)->(n))")  # fmt: skip
+        raise DimensionMismatch(
+            f"vxm: u has size {u.size} but A has {A.nrows} rows "
+            f"(A is {A.nrows}x{A.ncols}; (m),(m,n)->(n))"
+        )
     check_executor(executor)
-    spec = output_spec("vxm", Vector, (A.ncols,), mask=mask, accum=accum, replace=replace,
-                       out=out, u=u, A=A)  # fmt: skip
+    spec = output_spec(
+        "vxm", Vector, (A.ncols,), mask=mask, accum=accum, replace=replace, out=out, u=u, A=A
+    )
     return run_product(Product("vxm", A.T, u, sr), spec, executor)
 
 
@@ -134,9 +140,19 @@ def mxm(
     checks.container(A, (Matrix,), "A")
     checks.container(B, (Matrix,), "B")
     if A.ncols != B.nrows:
-        raise DimensionMismatch(f"mxm: A is {A.nrows}x{A.ncols} but B is {B.nrows}x{B.ncols} "
-                                "((m,k),(k,n)->(m,n))")  # fmt: skip
+        raise DimensionMismatch(
+            f"mxm: A is {A.nrows}x{A.ncols} but B is {B.nrows}x{B.ncols} ((m,k),(k,n)->(m,n))"
+        )
     check_executor(executor)
-    spec = output_spec("mxm", Matrix, (A.nrows, B.ncols), mask=mask, accum=accum,
-                       replace=replace, out=out, A=A, B=B)  # fmt: skip
+    spec = output_spec(
+        "mxm",
+        Matrix,
+        (A.nrows, B.ncols),
+        mask=mask,
+        accum=accum,
+        replace=replace,
+        out=out,
+        A=A,
+        B=B,
+    )
     return run_matrix_product(MatrixProduct(A, B, sr), spec, executor)

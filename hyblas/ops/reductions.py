@@ -16,8 +16,15 @@ from .spec import output_spec
 __all__ = ["reduce_rows", "reduce_columns", "reduce_scalar"]
 
 
-def reduce_rows(A: Matrix, monoid: Monoid | str, *, mask: Any = None, accum: Any = None,  # noqa: N803
-                replace: bool = False, out: Vector | None = None) -> Vector:  # fmt: skip
+def reduce_rows(
+    A: Matrix,
+    monoid: Monoid | str,
+    *,
+    mask: Any = None,
+    accum: Any = None,  # noqa: N803
+    replace: bool = False,
+    out: Vector | None = None,
+) -> Vector:
     """``w_i = ⊕_j A_ij``: each row reduced with ``monoid``; empty rows give absent entries.
 
     Parameters
@@ -29,15 +36,24 @@ def reduce_rows(A: Matrix, monoid: Monoid | str, *, mask: Any = None, accum: Any
     """
     mon = checks.monoid_of(monoid)
     checks.container(A, (Matrix,), "A")
-    spec = output_spec("reduce_rows", Vector, (A.nrows,), mask=mask, accum=accum,
-                       replace=replace, out=out, A=A)  # fmt: skip
-    values, present = _red.reduce_csr_rows(A.xp, A.indptr, A.values, mon, iso=iso_value(A),
-                                           heavy=heavy_rows(A))  # fmt: skip
+    spec = output_spec(
+        "reduce_rows", Vector, (A.nrows,), mask=mask, accum=accum, replace=replace, out=out, A=A
+    )
+    values, present = _red.reduce_csr_rows(
+        A.xp, A.indptr, A.values, mon, iso=iso_value(A), heavy=heavy_rows(A)
+    )
     return write_vector(spec, values, present)
 
 
-def reduce_columns(A: Matrix, monoid: Monoid | str, *, mask: Any = None, accum: Any = None,  # noqa: N803
-                   replace: bool = False, out: Vector | None = None) -> Vector:  # fmt: skip
+def reduce_columns(
+    A: Matrix,
+    monoid: Monoid | str,
+    *,
+    mask: Any = None,
+    accum: Any = None,  # noqa: N803
+    replace: bool = False,
+    out: Vector | None = None,
+) -> Vector:
     """``w_j = ⊕_i A_ij``: each column reduced; parameters as in :func:`reduce_rows`."""
     checks.container(A, (Matrix,), "A")
     return reduce_rows(A.T, monoid, mask=mask, accum=accum, replace=replace, out=out)

@@ -56,8 +56,9 @@ def as_mask(mask: Any) -> Mask | None:
         return mask
     if isinstance(mask, Vector | Matrix):
         return Mask(mask, structural=False)
-    raise InvalidObject(f"mask must be a Vector, a Matrix or a mask view (v.S, ~v.S), got "
-                        f"{type(mask).__name__}")  # fmt: skip
+    raise InvalidObject(
+        f"mask must be a Vector, a Matrix or a mask view (v.S, ~v.S), got {type(mask).__name__}"
+    )
 
 
 def check_accum(accum: Any) -> BinaryOp | None:
@@ -84,16 +85,27 @@ def same_backend(op_name: str, **objects: Any) -> str:
         if found is None:
             found = backend
         elif backend != found:
-            where = ", ".join(f"{k} on {_backend_of(v)!r}" for k, v in objects.items()
-                              if v is not None)  # fmt: skip
-            raise BackendError(f"{op_name}: objects live on different backends ({where}); "
-                               "move them with .to_backend()")  # fmt: skip
+            where = ", ".join(
+                f"{k} on {_backend_of(v)!r}" for k, v in objects.items() if v is not None
+            )
+            raise BackendError(
+                f"{op_name}: objects live on different backends ({where}); "
+                "move them with .to_backend()"
+            )
     return found
 
 
-def output_spec(op_name: str, kind: type, shape: tuple[int, ...], *, mask: Any = None,
-                accum: Any = None, replace: bool = False, out: Any = None,
-                **operands: Any) -> OutputSpec:  # fmt: skip
+def output_spec(
+    op_name: str,
+    kind: type,
+    shape: tuple[int, ...],
+    *,
+    mask: Any = None,
+    accum: Any = None,
+    replace: bool = False,
+    out: Any = None,
+    **operands: Any,
+) -> OutputSpec:
     """Check an operation's output arguments and build its :class:`OutputSpec`.
 
     Parameters
@@ -121,18 +133,25 @@ def output_spec(op_name: str, kind: type, shape: tuple[int, ...], *, mask: Any =
     mask = as_mask(mask)
     if out is not None:
         if not isinstance(out, kind):
-            raise InvalidObject(f"{op_name}: out must be a {kind.__name__}, got "
-                                f"{type(out).__name__}")  # fmt: skip
+            raise InvalidObject(
+                f"{op_name}: out must be a {kind.__name__}, got {type(out).__name__}"
+            )
         if tuple(out.shape) != tuple(shape):
-            raise DimensionMismatch(f"{op_name}: out has shape {tuple(out.shape)} but the result "
-                                    f"has shape {tuple(shape)}")  # fmt: skip
+            raise DimensionMismatch(
+                f"{op_name}: out has shape {tuple(out.shape)} but the result "
+                f"has shape {tuple(shape)}"
+            )
     if mask is not None:
         if not isinstance(mask.parent, kind):
-            raise InvalidObject(f"{op_name}: mask must be a {kind.__name__} (mask view), got "
-                                f"{type(mask.parent).__name__}")  # fmt: skip
+            raise InvalidObject(
+                f"{op_name}: mask must be a {kind.__name__} (mask view), got "
+                f"{type(mask.parent).__name__}"
+            )
         if mask.shape != tuple(shape):
-            raise DimensionMismatch(f"{op_name}: mask has shape {mask.shape} but the output has "
-                                    f"shape {tuple(shape)}")  # fmt: skip
+            raise DimensionMismatch(
+                f"{op_name}: mask has shape {mask.shape} but the output has shape {tuple(shape)}"
+            )
     backend = same_backend(op_name, **operands, mask=mask, out=out)
-    return OutputSpec(backend=backend, out=out, mask=mask, accum=check_accum(accum),
-                      replace=bool(replace))  # fmt: skip
+    return OutputSpec(
+        backend=backend, out=out, mask=mask, accum=check_accum(accum), replace=bool(replace)
+    )

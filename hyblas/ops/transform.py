@@ -80,8 +80,9 @@ def apply(
     """
     found = checks.operator(op, (UnaryOp, BinaryOp), "op")
     checks.container(x, (Vector, Matrix), "x")
-    spec = output_spec("apply", type(x), x.shape, mask=mask, accum=accum, replace=replace,
-                       out=out, x=x)  # fmt: skip
+    spec = output_spec(
+        "apply", type(x), x.shape, mask=mask, accum=accum, replace=replace, out=out, x=x
+    )
     bitmap = isinstance(x, Vector) and x.format == "bitmap"
     if isinstance(x, Matrix):
         values = x.values  # the keys are not needed
@@ -101,8 +102,10 @@ def apply(
         scalar = left if left is not None else right
         # a Python scalar is "weak" (NEP 50): int32 + 1 stays int32, float32 * 0.5 float32
         weak = isinstance(scalar, bool | int | float)
-        scalar_type = _dt.lookup(np.result_type(x.dtype, scalar) if weak
-                                 else np.asarray(scalar).dtype, argument="left/right")
+        scalar_type = _dt.lookup(
+            np.result_type(x.dtype, scalar) if weak else np.asarray(scalar).dtype,
+            argument="left/right",
+        )
         op_type = found.input_type(x.dtype, scalar_type)
         own = values.astype(op_type, copy=False)
         bound = xp.full(own.shape, scalar, dtype=op_type)
@@ -139,8 +142,9 @@ def select(
     """
     found = checks.operator(op, (IndexUnaryOp,), "op")
     checks.container(x, (Vector, Matrix), "x")
-    spec = output_spec("select", type(x), x.shape, mask=mask, accum=accum, replace=replace,
-                       out=out, x=x)  # fmt: skip
+    spec = output_spec(
+        "select", type(x), x.shape, mask=mask, accum=accum, replace=replace, out=out, x=x
+    )
     if isinstance(x, Vector) and x.format == "bitmap":  # it stays one: no compaction
         return _select_bitmap(x, found, thunk, spec)
     rows, cols, values = entries(x)

@@ -13,5 +13,12 @@ from __future__ import annotations
 from .params import DEFAULT_PARAMS, LoopParams, current_params, loop_params
 from .propagation import EXECUTORS, frontier_facts, propagate
 
-__all__ = ["propagate", "frontier_facts", "EXECUTORS", "LoopParams", "DEFAULT_PARAMS",
-           "loop_params", "current_params"]
+__all__ = [
+    "propagate",
+    "frontier_facts",
+    "EXECUTORS",
+    "LoopParams",
+    "DEFAULT_PARAMS",
+    "loop_params",
+    "current_params",
+]

@@ -51,9 +51,11 @@ class Buckets:
         """Check ``delta`` for bucketed rounds of ``semiring`` on states of ``dtype``."""
         dt = np.dtype(dtype)
         if semiring.monoid.name != "min" or dt.kind not in "iuf":
-            raise InvalidValue(f"propagate: delta (bucketed rounds) needs the min monoid on a "
-                               f"numeric state; {semiring.name} adds with "
-                               f"{semiring.monoid.name} on {dt}")  # fmt: skip
+            raise InvalidValue(
+                f"propagate: delta (bucketed rounds) needs the min monoid on a "
+                f"numeric state; {semiring.name} adds with "
+                f"{semiring.monoid.name} on {dt}"
+            )
         if isinstance(delta, bool) or not isinstance(delta, int | float | np.integer | np.floating):
             raise InvalidValue(f"propagate: delta must be a number > 0, got {delta!r}")
         with np.errstate(over="ignore", invalid="ignore"):

@@ -9,14 +9,19 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import (compile_module, grid_stride_blocks, multiprocessor_count, translate_oom,
-                        xp_for)
-from ..containers.matrix import Matrix
-from ..operators.classes import BinaryOp, Semiring
-from ..containers.vector import Vector
+from ..backend import (
+    compile_module,
+    grid_stride_blocks,
+    multiprocessor_count,
+    translate_oom,
+    xp_for,
+)
 from ..containers.derived import values_as
+from ..containers.matrix import Matrix
+from ..containers.vector import Vector
 from ..device.codegen import placeholder
 from ..device.words import word_bytes
+from ..operators.classes import BinaryOp, Semiring
 from . import kernels as _k
 from .params import THREADS, current_params
 from .stamps import LevelStamps, borrow, borrow_stamps
@@ -46,13 +51,23 @@ def _launch_facts(indptr: Any, out: Any, *, ids: Any = None, present: Any = None
     sparse = ids is not None
     count = int(ids.size) if sparse else int(present.size)
     blocks = grid_stride_blocks(count, THREADS)
-    _facts_kernel(indptr.dtype)((blocks,), (THREADS,), (
-        np.int32(sparse), ids if sparse else placeholder(xp, np.int64),
-        placeholder(xp, np.bool_) if sparse else present, np.int64(count), indptr, out))
+    _facts_kernel(indptr.dtype)(
+        (blocks,),
+        (THREADS,),
+        (
+            np.int32(sparse),
+            ids if sparse else placeholder(xp, np.int64),
+            placeholder(xp, np.bool_) if sparse else present,
+            np.int64(count),
+            indptr,
+            out,
+        ),
+    )
 
 
-def improve_bitmaps(xp: Any, add: BinaryOp, state: tuple[Any, Any], reached: tuple[Any, Any],
-                    indptr: Any = None) -> tuple[Any, Any, int, int, int | None]:  # fmt: skip
+def improve_bitmaps(
+    xp: Any, add: BinaryOp, state: tuple[Any, Any], reached: tuple[Any, Any], indptr: Any = None
+) -> tuple[Any, Any, int, int, int | None]:
     """An improving round's state update over bitmaps (values, presence) of one value type,
     in one pass (``improve_bitmap.cu``): the state's arrays are updated in place. Returns
     the improved entries' bitmap, their count, the state's count of entries after and, given
@@ -65,8 +80,11 @@ def improve_bitmaps(xp: Any, add: BinaryOp, state: tuple[Any, Any], reached: tup
     improved_present = xp.empty(n, dtype=bool)
     counts = xp.zeros(2 if indptr is None else 4, dtype=np.uint64)
     blocks = grid_stride_blocks(n, THREADS)
-    _improve_kernel(add, values.dtype)((blocks,), (THREADS,), (
-        np.int64(n), r_values, r_present, values, present, improved, improved_present, counts))
+    _improve_kernel(add, values.dtype)(
+        (blocks,),
+        (THREADS,),
+        (np.int64(n), r_values, r_present, values, present, improved, improved_present, counts),
+    )
     if indptr is not None:
         _launch_facts(indptr, counts[2:], present=improved_present)
     found, entries, *facts = (int(c) for c in counts.get())
@@ -80,8 +98,10 @@ def walk(entry: Entry) -> Walked:
     A, out_type = entry.A, entry.semiring.output_type(np.dtype(entry.op_type))
     identity = _identity_word(entry.semiring, out_type)
     make_ws = lambda: A.xp.full(A.nrows, identity, dtype=identity.dtype)  # noqa: E731
-    with (borrow(A, ("loop_level_ws", identity.dtype.str, int(identity)), make_ws) as ws,
-          borrow_stamps(A) as stamps):  # fmt: skip
+    with (
+        borrow(A, ("loop_level_ws", identity.dtype.str, int(identity)), make_ws) as ws,
+        borrow_stamps(A) as stamps,
+    ):
         return _walk(entry, ws, stamps)
 
 
@@ -92,8 +112,9 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
     n = A.nrows
     op_type = np.dtype(entry.op_type)
     out_type = entry.semiring.output_type(op_type)
-    kernel = _kernel(entry.semiring, op_type, A.indptr.dtype, A.indices.dtype, entry.levels,
-                     params.blocks_per_sm)  # fmt: skip
+    kernel = _kernel(
+        entry.semiring, op_type, A.indptr.dtype, A.indices.dtype, entry.levels, params.blocks_per_sm
+    )
     identity = _identity_word(entry.semiring, out_type)
     weights = values_as(A, op_type)
     pull = entry.pull
@@ -101,8 +122,9 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         pull_arrays = (pull.indptr, pull.indices, values_as(pull, op_type))
     else:  # read by pull rounds only
         pull_arrays = (A.indptr, A.indices, weights)
-    pull_first = entry.frontier_present if entry.frontier_present is not None else \
-        placeholder(xp, np.bool_)  # fmt: skip
+    pull_first = (
+        entry.frontier_present if entry.frontier_present is not None else placeholder(xp, np.bool_)
+    )
     # every CuPy call costs the host tens of microseconds, and a stay on a large graph may be
     # a few short rounds: the kernel builds the first queue itself, scratch arrays are only
     # allocated (empty), and the host reads the counters once, at the end
@@ -137,18 +159,48 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
     warp_vertices = params.warp_vertices
     if warp_vertices is None:
         warp_vertices = grid[0] * THREADS // 32
-    kernel(grid, (THREADS,), (
-        np.int64(n), A.indptr, A.indices, weights, first_values, ws, present, stamp,
-        np.int64(cap), queue, values, counters, np.int64(params.heavy),
-        np.int64(entry.first_round), np.int64(entry.last_round),
-        np.uint64(min(entry.exit_edges, 2**64 - 1)),
-        np.int32(entry.buckets is not None), np.int32(entry.threshold is not None), bucket,
-        minima, np.int64(warp_vertices), np.int64(params.thread_edges), visited,
-        np.int32(entry.present is not None), np.int64(prestamp), np.int64(offset),
-        np.int32(sparse), first_ids, first_present, entry.x.astype(op_type, copy=False),
-        np.int64(entry.ids.size if sparse else n), np.int32(pull is not None), *pull_arrays,
-        pull_first, np.int64(params.huge), huge_slots,
-    ))  # fmt: skip
+    kernel(
+        grid,
+        (THREADS,),
+        (
+            np.int64(n),
+            A.indptr,
+            A.indices,
+            weights,
+            first_values,
+            ws,
+            present,
+            stamp,
+            np.int64(cap),
+            queue,
+            values,
+            counters,
+            np.int64(params.heavy),
+            np.int64(entry.first_round),
+            np.int64(entry.last_round),
+            np.uint64(min(entry.exit_edges, 2**64 - 1)),
+            np.int32(entry.buckets is not None),
+            np.int32(entry.threshold is not None),
+            bucket,
+            minima,
+            np.int64(warp_vertices),
+            np.int64(params.thread_edges),
+            visited,
+            np.int32(entry.present is not None),
+            np.int64(prestamp),
+            np.int64(offset),
+            np.int32(sparse),
+            first_ids,
+            first_present,
+            entry.x.astype(op_type, copy=False),
+            np.int64(entry.ids.size if sparse else n),
+            np.int32(pull is not None),
+            *pull_arrays,
+            pull_first,
+            np.int64(params.huge),
+            huge_slots,
+        ),
+    )
     host_counters = [int(c) for c in counters.get()]  # the stay's one host synchronisation
     rounds = host_counters[9]
     last = entry.first_round + rounds - 1
@@ -163,14 +215,16 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         x = xp.concatenate([values[front], values[back]])
     else:  # the rounds ran to the end (new arrays: views would keep the queues alive)
         ids, x = xp.empty(0, dtype=queue.dtype), xp.empty(0, dtype=values.dtype)
-    common = dict(ids=ids, x=x, rounds=rounds, edges=host_counters[6],
-                  next_edges=host_counters[3 * out + 2])  # fmt: skip
+    common = dict(
+        ids=ids, x=x, rounds=rounds, edges=host_counters[6], next_edges=host_counters[3 * out + 2]
+    )
     if stamps is None:
         threshold = None
         if entry.buckets is not None:
             threshold = _from_words(bucket[:1], out_type).get()[0]
-        return Walked(values=_from_words(ws, out_type), present=present != 0,
-                      threshold=threshold, **common)  # fmt: skip
+        return Walked(
+            values=_from_words(ws, out_type), present=present != 0, threshold=threshold, **common
+        )
     stamps.close(last, offset)
     # every vertex reached: the queues after the first round's, front and back
     first_light = host_counters[10]
@@ -183,19 +237,22 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         _fill_levels(stamp, entry.first_round, last, offset, *bitmap)
         return Walked(values=bitmap[0], present=bitmap[1], reached_count=count, **common)
     reached = xp.concatenate([queue[front], queue[back]])
-    return Walked(reached=reached, reached_rounds=stamp[reached] - offset, reached_count=count,
-                  **common)  # fmt: skip
+    return Walked(
+        reached=reached, reached_rounds=stamp[reached] - offset, reached_count=count, **common
+    )
 
 
-def _fill_levels(stamp: Any, first: int, last: int, offset: int, values: Any,
-                 present: Any) -> None:  # fmt: skip
+def _fill_levels(stamp: Any, first: int, last: int, offset: int, values: Any, present: Any) -> None:
     """Give the vertices stamped in rounds ``first .. last`` their round in ``values`` /
     ``present``: one pass over the vertices, where listing them and scattering costs a few
     (about 16M reached of kron24's 16.7M vertices)."""
     n = stamp.size
     blocks = grid_stride_blocks(n, THREADS)
-    _reached_kernel(values.dtype)((blocks,), (THREADS,), (
-        np.int64(n), stamp, np.int64(first), np.int64(last), np.int64(offset), values, present))
+    _reached_kernel(values.dtype)(
+        (blocks,),
+        (THREADS,),
+        (np.int64(n), stamp, np.int64(first), np.int64(last), np.int64(offset), values, present),
+    )
 
 
 def _identity_word(semiring: Semiring, out_type: np.dtype) -> Any:
@@ -207,15 +264,27 @@ def _bucket_words(entry: Entry, out_type: np.dtype) -> np.ndarray:
     """The kernel's ``bucket`` words: the threshold, delta, limit and top of bucketed rounds."""
     buckets = entry.buckets
     threshold = entry.threshold if entry.threshold is not None else buckets.top
-    return _to_words(np.array([threshold, buckets.delta, buckets.limit, buckets.top],
-                              dtype=out_type))  # fmt: skip
+    return _to_words(
+        np.array([threshold, buckets.delta, buckets.limit, buckets.top], dtype=out_type)
+    )
 
 
 @functools.lru_cache(maxsize=256)
-def _kernel(semiring: Semiring, op_type: np.dtype, indptr_dtype: np.dtype, index_dtype: np.dtype,
-            levels: bool, blocks_per_sm: int) -> Any:  # fmt: skip
-    source = _k.specialize(semiring, op_type, indptr_dtype=indptr_dtype, index_dtype=index_dtype,
-                           blocks_per_sm=blocks_per_sm)  # fmt: skip
+def _kernel(
+    semiring: Semiring,
+    op_type: np.dtype,
+    indptr_dtype: np.dtype,
+    index_dtype: np.dtype,
+    levels: bool,
+    blocks_per_sm: int,
+) -> Any:
+    source = _k.specialize(
+        semiring,
+        op_type,
+        indptr_dtype=indptr_dtype,
+        index_dtype=index_dtype,
+        blocks_per_sm=blocks_per_sm,
+    )
     name = _k.loop_name(levels)
     return compile_module(source, (name,), cooperative=True).get_function(name)
 

@@ -86,13 +86,22 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
             ids = np.union1d(targets[changed], waiting)  # queued once (the round stamp)
             x = values[ids]  # the state after the round, as the kernel copies it out
         front_edges = int((indptr[ids + 1] - indptr[ids]).sum())
-        if ids.size == 0 or r >= entry.last_round or \
-                (front_edges > entry.exit_edges and entry.pull is None):  # fmt: skip
+        if (
+            ids.size == 0
+            or r >= entry.last_round
+            or (front_edges > entry.exit_edges and entry.pull is None)
+        ):
             break
         x = x.astype(entry.op_type, copy=False)
         r += 1
-    common = dict(ids=ids, x=x.astype(out_type, copy=False), rounds=r - entry.first_round + 1,
-                  edges=walked, next_edges=front_edges, threshold=threshold)  # fmt: skip
+    common = dict(
+        ids=ids,
+        x=x.astype(out_type, copy=False),
+        rounds=r - entry.first_round + 1,
+        edges=walked,
+        next_edges=front_edges,
+        threshold=threshold,
+    )
     if stamps is None:
         return Walked(values=values, present=present, **common)
     stamps.close(r, offset)
@@ -105,12 +114,22 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
         hit = (rounds >= entry.first_round) & (rounds <= r)
         values[hit], present[hit] = rounds[hit], True
         return Walked(values=values, present=present, reached_count=count, **common)
-    return Walked(reached=reached_ids, reached_rounds=stamps.stamp[reached_ids] - offset,
-                  reached_count=count, **common)  # fmt: skip
+    return Walked(
+        reached=reached_ids,
+        reached_rounds=stamps.stamp[reached_ids] - offset,
+        reached_count=count,
+        **common,
+    )
 
 
-def _pull_round(entry: Entry, stamps: LevelStamps, prestamp: int, visited: np.ndarray | None,
-                ids: np.ndarray, out_type: np.dtype) -> tuple[np.ndarray, np.ndarray, int]:
+def _pull_round(
+    entry: Entry,
+    stamps: LevelStamps,
+    prestamp: int,
+    visited: np.ndarray | None,
+    ids: np.ndarray,
+    out_type: np.dtype,
+) -> tuple[np.ndarray, np.ndarray, int]:
     """A pull round as the kernel's: every vertex not reached yet reads its in-edges (rows of
     ``entry.pull``) up to the first from the frontier ``ids``, which reaches it. Returns the
     reached vertices (sorted), their values and the in-edges read."""

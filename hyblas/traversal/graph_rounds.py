@@ -32,17 +32,16 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import (capture_graph, elapsed_ms, launch, launch_graph, record_event,
-                        translate_oom)  # fmt: skip
+from ..backend import capture_graph, elapsed_ms, launch, launch_graph, record_event, translate_oom
 from ..containers.matrix import Matrix
-from ..operators.classes import Semiring
 from ..device import arrays as _prim
 from ..device.codegen import placeholder
-from .walk import Entry, Walked
 from ..executors.sparse import executor as _ex
 from ..executors.sparse.executor import SparseKernels, Workspace
 from ..executors.sparse.layout import SparseLayout, layout_of
 from ..executors.sparse.params import THREADS, SparseParams, current_params
+from ..operators.classes import Semiring
+from .walk import Entry, Walked
 
 __all__ = ["fits", "walk", "launch_timing", "STATE_WORDS"]
 
@@ -80,8 +79,12 @@ def fits(A: Matrix, semiring: Semiring, levels: bool) -> bool:  # noqa: N803
     """Whether :func:`walk` takes these rounds: levels rounds in the ``any`` monoid on the GPU,
     with ``graph_rounds`` on (the caller also checks that every round multiplies in one
     operand type, as for the device loop: a round's results are the next one's operands)."""
-    return (A.backend == "cuda" and levels and semiring.monoid.name == "any"
-            and current_params().graph_rounds > 0)  # fmt: skip
+    return (
+        A.backend == "cuda"
+        and levels
+        and semiring.monoid.name == "any"
+        and current_params().graph_rounds > 0
+    )
 
 
 @dataclass
@@ -111,8 +114,13 @@ def walk(entry: Entry) -> Walked:
     op_type = np.dtype(entry.op_type)
     ids, x = _first_frontier(entry)
     first = int(ids.size)
-    kernels = _ex.kernels_for(sr, op_type, layout.push_dst.dtype, np.dtype(bool),
-                           (True, layout.iso_value is not None, True, True, True))  # fmt: skip
+    kernels = _ex.kernels_for(
+        sr,
+        op_type,
+        layout.push_dst.dtype,
+        np.dtype(bool),
+        (True, layout.iso_value is not None, True, True, True),
+    )
     module, claims = kernels.module, kernels.claims
     with translate_oom("sparse rounds"):
         workspace = _ex.workspace_for(layout, xp, module, sr, sr.output_type(op_type))
@@ -120,12 +128,24 @@ def walk(entry: Entry) -> Walked:
         presence, claim_bits, blocked = workspace.presence, workspace.claims, workspace.blocked
         workspace.clean = False  # until the rounds are done
         # the claims of mask=~state.S, left set for every round
-        state_present = entry.present if entry.present is not None else \
-            _presence(xp, n, entry.state_ids)  # fmt: skip
-        launch(claims, (_ex.blocks(n),), (THREADS,), (
-            np.int64(n), np.int64(layout.high_count), layout.output_order,
-            placeholder(xp, np.bool_), state_present, presence, claim_bits, blocked,
-        ))  # fmt: skip
+        state_present = (
+            entry.present if entry.present is not None else _presence(xp, n, entry.state_ids)
+        )
+        launch(
+            claims,
+            (_ex.blocks(n),),
+            (THREADS,),
+            (
+                np.int64(n),
+                np.int64(layout.high_count),
+                layout.output_order,
+                placeholder(xp, np.bool_),
+                state_present,
+                presence,
+                claim_bits,
+                blocked,
+            ),
+        )
         held.queue[:first] = ids.astype(held.queue.dtype, copy=False)
         start = np.zeros(held.state.size, dtype=np.uint64)
         start[[LIST_END, HI, ROUND, LAST]] = first, first, entry.first_round, entry.last_round
@@ -137,17 +157,22 @@ def walk(entry: Entry) -> Walked:
         while True:
             if held.graph is None:
                 xs = placeholder(xp, op_type)  # not read: the values are in the work words
-                held.graph = capture_graph(lambda: [
-                    _launch_round(xp, layout, params, held, xs, _ex.ROUND_WS)
-                    for _ in range(params.graph_rounds)])  # fmt: skip
+                held.graph = capture_graph(
+                    lambda: [
+                        _launch_round(xp, layout, params, held, xs, _ex.ROUND_WS)  # noqa: B023
+                        for _ in range(params.graph_rounds)
+                    ]
+                )
             launch_graph(held.graph)
             if row is not None:
                 row["events"].append(record_event())
             words = [int(w) for w in held.state.get()]  # the launch's one host synchronisation
             ran = words[ROUND] if words[DONE] else words[ROUND] - 1
             _end_timing_row(row, ran)
-            bounds += [words[STATE_WORDS + r % slots]
-                       for r in range(entry.first_round + len(bounds), ran + 1)]  # fmt: skip
+            bounds += [
+                words[STATE_WORDS + r % slots]
+                for r in range(entry.first_round + len(bounds), ran + 1)
+            ]
             if words[DONE]:
                 break
             row = _timing_row(ran + 1)
@@ -170,8 +195,15 @@ def _presence(xp: Any, n: int, state_ids: Any) -> Any:
     return present
 
 
-def _held(layout: SparseLayout, xp: Any, params: SparseParams, sr: Semiring,
-          op_type: np.dtype, kernels: SparseKernels, workspace: Workspace) -> _Held:  # fmt: skip
+def _held(
+    layout: SparseLayout,
+    xp: Any,
+    params: SparseParams,
+    sr: Semiring,
+    op_type: np.dtype,
+    kernels: SparseKernels,
+    workspace: Workspace,
+) -> _Held:
     """The cached arrays and graph of these rounds (made if need be), per semiring, operand
     type and parameter set: the graph points to them, to the ``any`` workspace and to the
     layout's arrays."""
@@ -183,46 +215,84 @@ def _held(layout: SparseLayout, xp: Any, params: SparseParams, sr: Semiring,
     degrees = layout.push_indptr[1:] - layout.push_indptr[:-1]
     gathered_cap = max(1, int(xp.count_nonzero(degrees > params.reach)))
     held = cache[key] = _Held(
-        kernels=kernels, workspace=workspace,
+        kernels=kernels,
+        workspace=workspace,
         # each output is listed once at most, after the first frontier (no repeats)
         queue=xp.empty(2 * max(layout.nrows, 1), dtype=layout.push_dst.dtype),
         state=xp.zeros(STATE_WORDS + 2 * params.graph_rounds, dtype=np.uint64),
-        gathered=xp.empty(2 * gathered_cap, dtype=np.int64), gathered_cap=gathered_cap,
-    )  # fmt: skip
+        gathered=xp.empty(2 * gathered_cap, dtype=np.int64),
+        gathered_cap=gathered_cap,
+    )
     return held
 
 
-def _launch_round(xp: Any, layout: SparseLayout, params: SparseParams, held: _Held, xs: Any,
-                  mode: np.int32) -> None:  # fmt: skip
+def _launch_round(
+    xp: Any, layout: SparseLayout, params: SparseParams, held: _Held, xs: Any, mode: np.int32
+) -> None:
     """Launch (or, inside a capture, record) one round: its push, spreading and advance
     kernels. ``xs``: the first round's input values (``ROUND_XS``), else unread."""
-    push_kernel, spread_kernel, advance = held.kernels.push, held.kernels.spread, held.kernels.advance
+    push_kernel, spread_kernel, advance = (
+        held.kernels.push,
+        held.kernels.spread,
+        held.kernels.advance,
+    )
     ws, presence, claim_bits = held.workspace.words, held.workspace.presence, held.workspace.claims
     op_type = np.dtype(xs.dtype)
     iso = layout.iso_value is not None
     weights = placeholder(xp, op_type) if iso else layout.weights_as(op_type)
     iso_value = op_type.type(layout.iso_value if iso else 0)
     no_active, no_mask = placeholder(xp, np.int64), placeholder(xp, np.bool_)
-    edges = (layout.push_indptr, layout.push_split, layout.push_dst, weights, iso_value,
-             layout.output_order)  # fmt: skip
-    walk_out = (ws, presence, claim_bits, held.workspace.high_words, held.queue, held.state,
-                held.gathered, np.int64(held.gathered_cap), held.queue, mode)  # fmt: skip
-    launch(push_kernel, (params.spread_blocks,), (THREADS,), (
-        np.int64(0), no_active, xs, *edges, np.int64(layout.high_count),
-        np.int32(params.segment), np.int64(params.reach), np.int64(params.segment_min_edges),
-        no_mask, no_mask, *walk_out,
-    ))  # fmt: skip
-    launch(spread_kernel, (params.spread_blocks,), (THREADS,),
-           (no_active, xs, *edges, no_mask, no_mask, *walk_out))  # fmt: skip
-    launch(advance, (1,), (1,),
-           (held.state, np.int64(held.state.size - STATE_WORDS)))  # fmt: skip
+    edges = (
+        layout.push_indptr,
+        layout.push_split,
+        layout.push_dst,
+        weights,
+        iso_value,
+        layout.output_order,
+    )
+    walk_out = (
+        ws,
+        presence,
+        claim_bits,
+        held.workspace.high_words,
+        held.queue,
+        held.state,
+        held.gathered,
+        np.int64(held.gathered_cap),
+        held.queue,
+        mode,
+    )
+    launch(
+        push_kernel,
+        (params.spread_blocks,),
+        (THREADS,),
+        (
+            np.int64(0),
+            no_active,
+            xs,
+            *edges,
+            np.int64(layout.high_count),
+            np.int32(params.segment),
+            np.int64(params.reach),
+            np.int64(params.segment_min_edges),
+            no_mask,
+            no_mask,
+            *walk_out,
+        ),
+    )
+    launch(
+        spread_kernel,
+        (params.spread_blocks,),
+        (THREADS,),
+        (no_active, xs, *edges, no_mask, no_mask, *walk_out),
+    )
+    launch(advance, (1,), (1,), (held.state, np.int64(held.state.size - STATE_WORDS)))
 
 
 def _timing_row(first_round: int) -> dict[str, Any] | None:
     if _timed is None:
         return None
-    row = {"first_round": first_round, "started": time.perf_counter(),
-           "events": [record_event()]}  # fmt: skip
+    row = {"first_round": first_round, "started": time.perf_counter(), "events": [record_event()]}
     _timed.append(row)
     return row
 
@@ -233,8 +303,15 @@ def _end_timing_row(row: dict[str, Any] | None, ran: int) -> None:
         row["wall_ms"] = (time.perf_counter() - row.pop("started")) * 1e3
 
 
-def _walked(entry: Entry, layout: SparseLayout, held: _Held, words: list[int],
-            bounds: list[int], first: int, out_type: np.dtype) -> Walked:  # fmt: skip
+def _walked(
+    entry: Entry,
+    layout: SparseLayout,
+    held: _Held,
+    words: list[int],
+    bounds: list[int],
+    first: int,
+    out_type: np.dtype,
+) -> Walked:
     """What the rounds give back: the vertices reached (the queue after the first frontier),
     each with its round, and the frontier the last round left (empty unless the last round
     allowed stopped them)."""
@@ -244,9 +321,18 @@ def _walked(entry: Entry, layout: SparseLayout, held: _Held, words: list[int],
     ids = held.queue[lo:hi].astype(np.int64)
     x = xp.empty(hi - lo, dtype=out_type)
     if hi > lo:  # the finish kernel reads the values out (an `any` workspace is not reset)
-        launch(held.kernels.finish, (_ex.blocks(hi - lo),), (THREADS,), (
-            np.int64(hi - lo), held.queue[lo:hi], held.workspace.words, held.workspace.presence,
-            x))  # fmt: skip
+        launch(
+            held.kernels.finish,
+            (_ex.blocks(hi - lo),),
+            (THREADS,),
+            (
+                np.int64(hi - lo),
+                held.queue[lo:hi],
+                held.workspace.words,
+                held.workspace.presence,
+                x,
+            ),
+        )
     common = dict(ids=ids, x=x, rounds=len(bounds), edges=words[EDGES])
     count = end - first
     reached = held.queue[first:end].astype(np.int64)

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ..containers.matrix import Matrix
-from ..operators.classes import BinaryOp
-from ..containers.vector import Vector
 from .. import ops
+from ..containers.matrix import Matrix
+from ..containers.vector import Vector
 from ..device import arrays as _prim
+from ..operators.classes import BinaryOp
 from . import device_loop
 from .kernels import improve_types
 
@@ -52,8 +52,9 @@ def improve(state: Vector, reached: Vector, add: BinaryOp) -> Vector:
     return improve_counting(state, reached, add)[0]
 
 
-def improve_counting(state: Vector, reached: Vector, add: BinaryOp,
-                     A: Matrix | None = None) -> tuple[Vector, int | None]:  # noqa: N803
+def improve_counting(
+    state: Vector, reached: Vector, add: BinaryOp, A: Matrix | None = None
+) -> tuple[Vector, int | None]:  # noqa: N803
     """:func:`improve`, and the improved vertices' out-edges in ``A`` (rows are the vertices)
     where the update counted them on the way (the GPU's one-kernel update), else None."""
     op_type = add.input_type(reached.dtype, state.dtype)
@@ -63,34 +64,52 @@ def improve_counting(state: Vector, reached: Vector, add: BinaryOp,
     return _over_entries(state, reached, add, op_type, out_type), None
 
 
-def _combine(add: BinaryOp, reached: Any, current: Any, had: Any, op_type: np.dtype,
-             out_type: np.dtype, xp: Any) -> tuple[Any, Any]:  # fmt: skip
+def _combine(
+    add: BinaryOp,
+    reached: Any,
+    current: Any,
+    had: Any,
+    op_type: np.dtype,
+    out_type: np.dtype,
+    xp: Any,
+) -> tuple[Any, Any]:
     """The combined values (``reached``'s own where the state had none) and where they
     differ from ``current`` or the state had none."""
     with np.errstate(all="ignore"):  # placeholders of absent positions are combined too
         both = add.numpy(reached.astype(op_type, copy=False), current.astype(op_type, copy=False))
-        combined = xp.where(had, xp.asarray(both).astype(out_type, copy=False),
-                            reached.astype(out_type, copy=False))  # fmt: skip
+        combined = xp.where(
+            had, xp.asarray(both).astype(out_type, copy=False), reached.astype(out_type, copy=False)
+        )
         better = ~had | (combined != current)
     return combined, better
 
 
-def _over_positions(state: Vector, reached: Vector, add: BinaryOp, op_type: np.dtype,
-                    out_type: np.dtype, A: Matrix | None) -> tuple[Vector, int | None]:  # noqa: N803
+def _over_positions(
+    state: Vector,
+    reached: Vector,
+    add: BinaryOp,
+    op_type: np.dtype,
+    out_type: np.dtype,
+    A: Matrix | None,
+) -> tuple[Vector, int | None]:  # noqa: N803
     """``reached`` is a bitmap: one element-wise pass over the positions (one kernel on the
     GPU where state and products have one type the kernel serves, which also counts the
     improved vertices' out-edges in ``A``)."""
     xp = state.xp
     r_values, r_present = reached.stored_bitmap
     values, present = state.as_bitmap()
-    if state.backend == "cuda" and state.dtype == reached.dtype == op_type == out_type and \
-            out_type in improve_types(add):  # fmt: skip
+    if (
+        state.backend == "cuda"
+        and state.dtype == reached.dtype == op_type == out_type
+        and out_type in improve_types(add)
+    ):
         improved, improved_present, found, entries, edges = device_loop.improve_bitmaps(
-            xp, add, (values, present), (r_values, r_present),
-            None if A is None else A.indptr)  # fmt: skip
+            xp, add, (values, present), (r_values, r_present), None if A is None else A.indptr
+        )
         state.set_storage(bitmap=(values, present), nnz=entries)
-        improved_vector = Vector.wrap_bitmap(improved, improved_present, backend=state.backend,
-                                              nnz=found)  # fmt: skip
+        improved_vector = Vector.wrap_bitmap(
+            improved, improved_present, backend=state.backend, nnz=found
+        )
         return improved_vector, edges
     combined, better = _combine(add, r_values, values, present, op_type, out_type, xp)
     better &= r_present
@@ -100,8 +119,9 @@ def _over_positions(state: Vector, reached: Vector, add: BinaryOp, op_type: np.d
     return Vector.wrap_bitmap(combined, better, backend=state.backend), None
 
 
-def _over_entries(state: Vector, reached: Vector, add: BinaryOp, op_type: np.dtype,
-                  out_type: np.dtype) -> Vector:  # fmt: skip
+def _over_entries(
+    state: Vector, reached: Vector, add: BinaryOp, op_type: np.dtype, out_type: np.dtype
+) -> Vector:
     """``reached`` is sparse: a pass over its entries, gathering the state's values there."""
     xp = state.xp
     ids, r_values = reached.stored_sparse
@@ -122,11 +142,13 @@ def _over_entries(state: Vector, reached: Vector, add: BinaryOp, op_type: np.dty
         values[ids], present[ids] = combined.astype(state.dtype, copy=False), True
         state.set_storage(bitmap=(values, present))
     else:
-        merged = _prim.union_keys(xp, s_ids, s_values, ids, combined, lambda old, new: new,
-                                  state.dtype)  # fmt: skip
+        merged = _prim.union_keys(
+            xp, s_ids, s_values, ids, combined, lambda old, new: new, state.dtype
+        )
         state.set_storage(sparse=merged, nnz=int(merged[0].size))
-    return Vector(state.size, out_type, backend=state.backend, sparse=(ids, combined),
-                  nnz=int(ids.size)).settle()  # fmt: skip
+    return Vector(
+        state.size, out_type, backend=state.backend, sparse=(ids, combined), nnz=int(ids.size)
+    ).settle()
 
 
 def improve_with_ops(state: Vector, reached: Vector, add: BinaryOp) -> Vector:

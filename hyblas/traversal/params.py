@@ -85,26 +85,30 @@ class LoopParams:
     def __post_init__(self) -> None:
         for name in ("device_loop", "pull_rounds"):
             if not isinstance(getattr(self, name), bool):
-                raise InvalidValue(f"LoopParams.{name} must be a bool, got "
-                                   f"{getattr(self, name)!r}")  # fmt: skip
+                raise InvalidValue(f"LoopParams.{name} must be a bool, got {getattr(self, name)!r}")
         for name in ("exit_edges", "warp_vertices"):
             value = getattr(self, name)
             if value is not None and (not _is_int(value) or value < 0):
-                raise InvalidValue(f"LoopParams.{name} must be None or an int >= 0, got "
-                                   f"{value!r}")  # fmt: skip
+                raise InvalidValue(f"LoopParams.{name} must be None or an int >= 0, got {value!r}")
         for name in ("exit_fraction", "improve_exit_fraction"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
                 raise InvalidValue(f"LoopParams.{name} must be in [0, 1], got {value!r}")
-        for name, lowest in (("exit_min", 0), ("thread_edges", 0), ("heavy", 0), ("huge", 0),
-                             ("blocks_per_sm", 1)):  # fmt: skip
+        for name, lowest in (
+            ("exit_min", 0),
+            ("thread_edges", 0),
+            ("heavy", 0),
+            ("huge", 0),
+            ("blocks_per_sm", 1),
+        ):
             value = getattr(self, name)
             if not _is_int(value) or value < lowest:
-                raise InvalidValue(f"LoopParams.{name} must be an int >= {lowest}, got "
-                                   f"{value!r}")  # fmt: skip
+                raise InvalidValue(f"LoopParams.{name} must be an int >= {lowest}, got {value!r}")
         if self.blocks_per_sm > 8:
-            raise InvalidValue(f"LoopParams.blocks_per_sm must be at most 8 (2048 threads a "
-                               f"multiprocessor), got {self.blocks_per_sm}")  # fmt: skip
+            raise InvalidValue(
+                f"LoopParams.blocks_per_sm must be at most 8 (2048 threads a "
+                f"multiprocessor), got {self.blocks_per_sm}"
+            )
 
     def exit_limit(self, nnz: int, levels: bool) -> int:
         """The frontier out-edges above which the host takes the rounds, for ``nnz`` edges."""
@@ -127,7 +131,8 @@ def current_params() -> LoopParams:
     return _STACK.current()
 
 
-def loop_params(params: LoopParams | None = None,
-                **changes: Any) -> contextlib.AbstractContextManager[LoopParams]:  # fmt: skip
+def loop_params(
+    params: LoopParams | None = None, **changes: Any
+) -> contextlib.AbstractContextManager[LoopParams]:
     """Run a block with other device-loop parameters: ``with loop_params(exit_edges=0): ...``."""
     return _STACK.using(params, **changes)

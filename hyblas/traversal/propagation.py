@@ -150,32 +150,74 @@ def propagate(
         entering = _entering(A, sr, levels, frontier_work, limit, bitmap, edges) if fits else None
         edges = None
         if sparse_rounds:
-            walked, frontier_work = _enter(state_work, None, frontier_work, A, sr, levels,
-                                           done + 1, max_rounds, limit, executor, None, None,
-                                           _Entering(None), walk=_sparse_rounds.walk)  # fmt: skip
+            walked, frontier_work = _enter(
+                state_work,
+                None,
+                frontier_work,
+                A,
+                sr,
+                levels,
+                done + 1,
+                max_rounds,
+                limit,
+                executor,
+                None,
+                None,
+                _Entering(None),
+                walk=_sparse_rounds.walk,
+            )
             done += walked.rounds
         elif entering is not None:
-            walked, frontier_work = _enter(state_work, bitmap, frontier_work, A, sr, levels,
-                                           done + 1, max_rounds, limit, executor, buckets,
-                                           threshold, entering)  # fmt: skip
+            walked, frontier_work = _enter(
+                state_work,
+                bitmap,
+                frontier_work,
+                A,
+                sr,
+                levels,
+                done + 1,
+                max_rounds,
+                limit,
+                executor,
+                buckets,
+                threshold,
+                entering,
+            )
             done, threshold, edges = done + walked.rounds, walked.threshold, walked.next_edges
         elif buckets is not None:
             frontier_work, threshold = host_bucket_round(
-                state_work, frontier_work, A, sr, buckets=buckets, threshold=threshold,
-                executor=vxm_executor)  # fmt: skip
+                state_work,
+                frontier_work,
+                A,
+                sr,
+                buckets=buckets,
+                threshold=threshold,
+                executor=vxm_executor,
+            )
             done += 1
         else:
-            frontier_work, edges = host_round(state_work, frontier_work, A, sr, levels=levels,
-                                              round_number=done + 1,
-                                              executor=vxm_executor)  # fmt: skip
+            frontier_work, edges = host_round(
+                state_work,
+                frontier_work,
+                A,
+                sr,
+                levels=levels,
+                round_number=done + 1,
+                executor=vxm_executor,
+            )
             done += 1
         if on_rounds is not None:
             on_rounds(done, frontier_work.nnz)
-    state.set_storage(sparse=state_work.stored_sparse, bitmap=state_work.stored_bitmap, nnz=state_work.known_nnz)
+    state.set_storage(
+        sparse=state_work.stored_sparse, bitmap=state_work.stored_bitmap, nnz=state_work.known_nnz
+    )
     if frontier_work.dtype != frontier.dtype:
         frontier_work = frontier_work.dup(dtype=frontier.dtype)
-    frontier.set_storage(sparse=frontier_work.stored_sparse, bitmap=frontier_work.stored_bitmap,
-                          nnz=frontier_work.known_nnz)  # fmt: skip
+    frontier.set_storage(
+        sparse=frontier_work.stored_sparse,
+        bitmap=frontier_work.stored_bitmap,
+        nnz=frontier_work.known_nnz,
+    )
     return done
 
 
@@ -186,12 +228,24 @@ def _working_copy(vector: Vector) -> Vector:
     (each copy costs the host tens of microseconds on the GPU)."""
     if vector.stored_bitmap is not None:
         return vector.dup()
-    return Vector(vector.size, vector.dtype, backend=vector.backend, sparse=vector.stored_sparse,
-                  nnz=vector.known_nnz)  # fmt: skip
+    return Vector(
+        vector.size,
+        vector.dtype,
+        backend=vector.backend,
+        sparse=vector.stored_sparse,
+        nnz=vector.known_nnz,
+    )
 
 
-def _check(state: Any, frontier: Any, A: Any, sr: Semiring, levels: bool,  # noqa: N803
-           max_rounds: Any, executor: Any) -> None:  # fmt: skip
+def _check(
+    state: Any,
+    frontier: Any,
+    A: Any,
+    sr: Semiring,
+    levels: bool,  # noqa: N803
+    max_rounds: Any,
+    executor: Any,
+) -> None:
     checks.container(state, (Vector,), "state")
     checks.container(frontier, (Vector,), "frontier")
     checks.container(A, (Matrix,), "A")
@@ -199,55 +253,75 @@ def _check(state: Any, frontier: Any, A: Any, sr: Semiring, levels: bool,  # noq
         raise DimensionMismatch(f"propagate: A must be square, got {A.nrows}x{A.ncols}")
     for name, vector in (("state", state), ("frontier", frontier)):
         if vector.size != A.nrows:
-            raise DimensionMismatch(f"propagate: {name} has size {vector.size} but A is "
-                                    f"{A.nrows}x{A.ncols}")  # fmt: skip
+            raise DimensionMismatch(
+                f"propagate: {name} has size {vector.size} but A is {A.nrows}x{A.ncols}"
+            )
     same_backend("propagate", state=state, frontier=frontier, A=A)
     if executor not in EXECUTORS:
         raise InvalidValue(f"propagate: executor must be one of {EXECUTORS}, got {executor!r}")
-    if max_rounds is not None and (not isinstance(max_rounds, int | np.integer)
-                                   or isinstance(max_rounds, bool) or max_rounds < 0):  # fmt: skip
-        raise InvalidValue(f"propagate: max_rounds must be None or an int >= 0, got "
-                           f"{max_rounds!r}")  # fmt: skip
+    if max_rounds is not None and (
+        not isinstance(max_rounds, int | np.integer)
+        or isinstance(max_rounds, bool)
+        or max_rounds < 0
+    ):
+        raise InvalidValue(f"propagate: max_rounds must be None or an int >= 0, got {max_rounds!r}")
     if not isinstance(levels, bool):
         raise InvalidObject(f"propagate: levels must be a bool, got {levels!r}")
     if levels:
         if _dt.is_bool(state.dtype):
-            raise DomainMismatch("propagate(levels=True) writes round numbers into state; a "
-                                 "bool state cannot hold them")  # fmt: skip
+            raise DomainMismatch(
+                "propagate(levels=True) writes round numbers into state; a "
+                "bool state cannot hold them"
+            )
         return
     if sr.monoid.name not in IMPROVING_MONOIDS:
-        raise InvalidValue(f"propagate(levels=False) needs an add monoid that only moves values "
-                           f"one way ({', '.join(sorted(IMPROVING_MONOIDS))}), so that the "
-                           f"rounds end; {sr.name} adds with {sr.monoid.name}")  # fmt: skip
+        raise InvalidValue(
+            f"propagate(levels=False) needs an add monoid that only moves values "
+            f"one way ({', '.join(sorted(IMPROVING_MONOIDS))}), so that the "
+            f"rounds end; {sr.name} adds with {sr.monoid.name}"
+        )
     out_type = sr.output_type(sr.input_type(A.dtype, frontier.dtype))
     if state.dtype != out_type:
-        raise DomainMismatch(f"propagate: state has dtype {state.dtype} but {sr.name} gives "
-                             f"{out_type} here; the state takes the rounds' results")  # fmt: skip
+        raise DomainMismatch(
+            f"propagate: state has dtype {state.dtype} but {sr.name} gives "
+            f"{out_type} here; the state takes the rounds' results"
+        )
 
 
-def _buckets(delta: Any, levels: bool, sr: Semiring, state: Vector,
-             frontier: Vector) -> Buckets | None:  # fmt: skip
+def _buckets(
+    delta: Any, levels: bool, sr: Semiring, state: Vector, frontier: Vector
+) -> Buckets | None:
     if delta is None:
         return None
     if levels:
         raise InvalidValue("propagate: delta (bucketed rounds) is for levels=False rounds")
     buckets = Buckets.for_rounds(delta, sr, state.dtype)
     if frontier.dtype != state.dtype:
-        raise DomainMismatch(f"propagate: bucketed rounds compare the frontier's values with the "
-                             f"state's; the frontier has dtype {frontier.dtype}, the state "
-                             f"{state.dtype}")  # fmt: skip
+        raise DomainMismatch(
+            f"propagate: bucketed rounds compare the frontier's values with the "
+            f"state's; the frontier has dtype {frontier.dtype}, the state "
+            f"{state.dtype}"
+        )
     return buckets
 
 
-def _sparse_rounds_fit(A: Matrix, sr: Semiring, levels: bool,  # noqa: N803
-                       frontier: Vector) -> bool:  # fmt: skip
+def _sparse_rounds_fit(
+    A: Matrix,
+    sr: Semiring,
+    levels: bool,  # noqa: N803
+    frontier: Vector,
+) -> bool:
     """Whether ``executor='sparse'`` rounds run as graph rounds (:mod:`.graph_rounds`), in
     one operand type as the device loop's."""
     return _sparse_rounds.fits(A, sr, levels) and _loop_fits(A, sr, frontier, None)
 
 
-def _loop_fits(A: Matrix, sr: Semiring, frontier: Vector,  # noqa: N803
-               buckets: Buckets | None) -> bool:  # fmt: skip
+def _loop_fits(
+    A: Matrix,
+    sr: Semiring,
+    frontier: Vector,  # noqa: N803
+    buckets: Buckets | None,
+) -> bool:
     """The device loop runs every round in one operand type: the first round's must also be
     that of the rounds after it, whose frontier holds results; bucketed rounds compare
     operands with results, so there both types are one."""
@@ -272,13 +346,23 @@ def pulls(sr: Semiring, levels: bool) -> bool:
     in-edge from the frontier then gives the product (the ``any`` monoid, and a multiply that
     ignores the frontier's value, e.g. BFS's ``any_pair``) and the reached-once stamps tell the
     frontier (the vertices the round before reached)."""
-    return (levels and current_params().pull_rounds and sr.monoid.name == "any"
-            and re.search(r"\bx\b", sr.binaryop.cuda) is None)  # fmt: skip
+    return (
+        levels
+        and current_params().pull_rounds
+        and sr.monoid.name == "any"
+        and re.search(r"\bx\b", sr.binaryop.cuda) is None
+    )
 
 
-def _entering(A: Matrix, sr: Semiring, levels: bool, frontier: Vector,  # noqa: N803
-              limit: int, state: tuple[Any, Any] | None,
-              edges: int | None = None) -> _Entering | None:  # fmt: skip
+def _entering(
+    A: Matrix,
+    sr: Semiring,
+    levels: bool,
+    frontier: Vector,  # noqa: N803
+    limit: int,
+    state: tuple[Any, Any] | None,
+    edges: int | None = None,
+) -> _Entering | None:
     """Whether the device loop takes the next rounds, and how (None: a host round).
 
     A frontier of at most ``limit`` out-edges (``edges``, counted here if None) is pushed in
@@ -297,8 +381,9 @@ def _entering(A: Matrix, sr: Semiring, levels: bool, frontier: Vector,  # noqa: 
         if not bool(A.xp.all(present[ids] & (values[ids] == x))):
             return None
     transpose = A.transpose_at_hand() if pull else None
-    return _Entering(transpose if transpose is not None and _same_index_types(A, transpose)
-                     else None)  # fmt: skip
+    return _Entering(
+        transpose if transpose is not None and _same_index_types(A, transpose) else None
+    )
 
 
 def _same_index_types(A: Matrix, B: Matrix) -> bool:  # noqa: N803
@@ -318,11 +403,22 @@ def frontier_facts(A: Matrix, frontier: Vector) -> tuple[int, int]:  # noqa: N80
     return int(degrees.sum()), int(degrees.max(initial=0))
 
 
-def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
-           A: Matrix, sr: Semiring, levels: bool, first_round: int,  # noqa: N803
-           max_rounds: int | None, limit: int, asked: str, buckets: Buckets | None,
-           threshold: Any, entering: _Entering,
-           walk: Callable[[Entry], Walked] | None = None) -> tuple[Walked, Vector]:  # fmt: skip
+def _enter(
+    state: Vector,
+    bitmap: tuple[Any, Any] | None,
+    frontier: Vector,
+    A: Matrix,
+    sr: Semiring,
+    levels: bool,
+    first_round: int,  # noqa: N803
+    max_rounds: int | None,
+    limit: int,
+    asked: str,
+    buckets: Buckets | None,
+    threshold: Any,
+    entering: _Entering,
+    walk: Callable[[Entry], Walked] | None = None,
+) -> tuple[Walked, Vector]:
     """Run rounds from ``first_round`` in the device loop (pulling as ``entering`` says), or
     in ``walk`` (the sparse executor's graph rounds); updates ``state`` (given its bitmap if
     the caller has it) and returns what ran and the next frontier."""
@@ -338,12 +434,26 @@ def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
         (x, frontier_present), ids = frontier.as_bitmap(), None
     else:
         (ids, x), frontier_present = frontier.stored_sparse, None
-    entry = Entry(A=A, semiring=sr, op_type=op_type, levels=levels, values=values,
-                  present=present, ids=ids, x=x, first_round=first_round,
-                  last_round=max_rounds or 2**62, exit_edges=limit, buckets=buckets,
-                  threshold=threshold, state_ids=state_ids, first_count=frontier.nnz,
-                  frontier_present=frontier_present, pull=entering.pull,
-                  into_bitmap=_reached_into(state) if levels else None)  # fmt: skip
+    entry = Entry(
+        A=A,
+        semiring=sr,
+        op_type=op_type,
+        levels=levels,
+        values=values,
+        present=present,
+        ids=ids,
+        x=x,
+        first_round=first_round,
+        last_round=max_rounds or 2**62,
+        exit_edges=limit,
+        buckets=buckets,
+        threshold=threshold,
+        state_ids=state_ids,
+        first_count=frontier.nnz,
+        frontier_present=frontier_present,
+        pull=entering.pull,
+        into_bitmap=_reached_into(state) if levels else None,
+    )
     timer = _trace.start_timer(A.backend) if _trace.tracing() else None
     if walk is not None:
         walked = walk(entry)
@@ -354,12 +464,21 @@ def _enter(state: Vector, bitmap: tuple[Any, Any] | None, frontier: Vector,
     if timer is not None:
         last = first_round + walked.rounds - 1
         where = "the device loop" if walk is None else "graph rounds of the sparse executor"
-        _trace.record(_trace.TraceRow(
-            call=0, op="loop", executor="loop" if walk is None else "sparse", asked=asked,
-            policy="", outputs=A.nrows, input_nnz=frontier.nnz, allowed=None,
-            edges=walked.edges,
-            reason=f"rounds {first_round}-{last} in {where} ({walked.rounds} rounds)",
-        ), timer.stop())  # fmt: skip
+        _trace.record(
+            _trace.TraceRow(
+                call=0,
+                op="loop",
+                executor="loop" if walk is None else "sparse",
+                asked=asked,
+                policy="",
+                outputs=A.nrows,
+                input_nnz=frontier.nnz,
+                allowed=None,
+                edges=walked.edges,
+                reason=f"rounds {first_round}-{last} in {where} ({walked.rounds} rounds)",
+            ),
+            timer.stop(),
+        )
     if levels:
         _add_reached(state, walked)
     else:  # the next round reads it as a bitmap: no count (a device sync) until the end
@@ -393,7 +512,10 @@ def _reached_into(state: Vector) -> Callable[[int], tuple[Any, Any] | None]:
     costs more)."""
 
     def into(count: int) -> tuple[Any, Any] | None:
-        if state.stored_bitmap is None and (state.stored_sparse[0].size + count) * SPARSE_BELOW < state.size:
+        if (
+            state.stored_bitmap is None
+            and (state.stored_sparse[0].size + count) * SPARSE_BELOW < state.size
+        ):
             return None
         return state.as_bitmap()
 

@@ -7,19 +7,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..containers.matrix import Matrix
-from ..operators.classes import Semiring
-from ..containers.vector import Vector
 from .. import ops
+from ..containers.matrix import Matrix
+from ..containers.vector import Vector
+from ..operators.classes import Semiring
 from .buckets import Buckets
 from .improve import improve_counting
 
 __all__ = ["host_round", "host_bucket_round"]
 
 
-def host_round(state: Vector, frontier: Vector, A: Matrix, semiring: Semiring, *,  # noqa: N803
-               levels: bool, round_number: int,
-               executor: str) -> tuple[Vector, int | None]:  # fmt: skip
+def host_round(
+    state: Vector,
+    frontier: Vector,
+    A: Matrix,
+    semiring: Semiring,
+    *,  # noqa: N803
+    levels: bool,
+    round_number: int,
+    executor: str,
+) -> tuple[Vector, int | None]:
     """Run one round; updates ``state`` in place and returns the next frontier, and its
     out-edges in ``A`` where the round counted them on the way (else None)."""
     if levels:
@@ -29,9 +36,16 @@ def host_round(state: Vector, frontier: Vector, A: Matrix, semiring: Semiring, *
     return _improve(state, frontier, A, semiring, executor)
 
 
-def host_bucket_round(state: Vector, frontier: Vector, A: Matrix,  # noqa: N803
-                      semiring: Semiring, *, buckets: Buckets, threshold: Any,
-                      executor: str) -> tuple[Vector, Any]:  # fmt: skip
+def host_bucket_round(
+    state: Vector,
+    frontier: Vector,
+    A: Matrix,  # noqa: N803
+    semiring: Semiring,
+    *,
+    buckets: Buckets,
+    threshold: Any,
+    executor: str,
+) -> tuple[Vector, Any]:
     """Run one bucketed round (:mod:`.buckets`); updates ``state`` in place and returns the
     next frontier and the round's threshold."""
     monoid = semiring.monoid
@@ -44,7 +58,12 @@ def host_bucket_round(state: Vector, frontier: Vector, A: Matrix,  # noqa: N803
     return ops.ewise_add(far, improved, monoid.binaryop), threshold
 
 
-def _improve(state: Vector, frontier: Vector, A: Matrix, semiring: Semiring,  # noqa: N803
-             executor: str) -> tuple[Vector, int | None]:
+def _improve(
+    state: Vector,
+    frontier: Vector,
+    A: Matrix,
+    semiring: Semiring,  # noqa: N803
+    executor: str,
+) -> tuple[Vector, int | None]:
     reached = ops.vxm(frontier, A, semiring, executor=executor)
     return improve_counting(state, reached, semiring.monoid.binaryop, A)

@@ -58,5 +58,4 @@ def borrow(A: Matrix, key: Any, make: Callable[[], Any]) -> Iterator[Any]:  # no
 
 def borrow_stamps(A: Matrix) -> contextlib.AbstractContextManager[LevelStamps]:  # noqa: N803
     """:func:`borrow` ``A``'s level stamps (fresh ones, every stamp 0, the first time)."""
-    return borrow(A, "loop_level_stamps",
-                  lambda: LevelStamps(A.xp.zeros(A.nrows, dtype=np.int64)))
+    return borrow(A, "loop_level_stamps", lambda: LevelStamps(A.xp.zeros(A.nrows, dtype=np.int64)))

@@ -1,8 +1,9 @@
 """Rich display: the HTML Jupyter shows for matrices, vectors, operators and traces.
 
-:mod:`hyblas.viz` attaches ``_repr_html_`` to Matrix, Vector, Operator and Trace from here. Every piece of text is escaped; the spy picture of a matrix
-is an inline SVG computed with the matrix's own array module (no matplotlib). Other objects that
-want the same look build their HTML with :func:`html_card`.
+:mod:`hyblas.viz` attaches ``_repr_html_`` to Matrix, Vector, Operator and Trace from here.
+Every piece of text is escaped; the spy picture of a matrix is an inline SVG computed with the
+matrix's own array module (no matplotlib). Other objects that want the same look build their
+HTML with :func:`html_card`.
 
 The pattern downsampling, :func:`pattern_counts`, is shared with :func:`hyblas.plot.spy`.
 """
@@ -47,8 +48,7 @@ SPY_PIXELS = 160  # ... and is drawn this many pixels along its longer side
 VECTOR_PREVIEW = 8  # entries of a vector listed in its HTML
 
 # Eight shades of blue (light to dark) for the spy cells; white is "no entry".
-_SHADES = ("#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b",
-           "#041f47")  # fmt: skip
+_SHADES = ("#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b", "#041f47")
 
 
 # --- pattern downsampling ------------------------------------------------------------------------
@@ -122,8 +122,7 @@ def pattern_counts(matrix: Matrix, max_cells: int = SPY_CELLS) -> PatternGrid:
     row_step = max(1, -(-nrows // max_cells))
     col_step = max(1, -(-ncols // max_cells))
     bands, cells = -(-nrows // row_step), -(-ncols // col_step)
-    grid = PatternGrid(np.zeros((bands, cells), dtype=np.int64), row_step, col_step,
-                       (nrows, ncols))  # fmt: skip
+    grid = PatternGrid(np.zeros((bands, cells), dtype=np.int64), row_step, col_step, (nrows, ncols))
     nnz = matrix.nnz
     if nnz == 0:
         return grid
@@ -139,8 +138,9 @@ def pattern_counts(matrix: Matrix, max_cells: int = SPY_CELLS) -> PatternGrid:
         if col_step > 1:  # int64 out: NumPy's bincount would convert int32 in a second pass
             columns = xp.floor_divide(columns, col_step, dtype=np.int64)
         counts[band] = xp.bincount(columns, minlength=cells)
-    return PatternGrid(to_numpy(counts).astype(np.int64, copy=False), row_step, col_step,
-                       (nrows, ncols))  # fmt: skip
+    return PatternGrid(
+        to_numpy(counts).astype(np.int64, copy=False), row_step, col_step, (nrows, ncols)
+    )
 
 
 def count_range(counts: np.ndarray) -> tuple[int, int]:
@@ -194,8 +194,10 @@ def spy_svg(grid: PatternGrid, *, pixels: int = SPY_PIXELS) -> str:
     nrows, ncols = grid.shape
     width, height = _picture_size(nrows, ncols, pixels)
     low, high = count_range(grid.counts)
-    tip = (f"{nrows:,} x {ncols:,}, {grid.nnz:,} entries; a cell is {grid.row_step:,} x "
-           f"{grid.col_step:,}; filled cells hold {low:,} to {high:,}")  # fmt: skip
+    tip = (
+        f"{nrows:,} x {ncols:,}, {grid.nnz:,} entries; a cell is {grid.row_step:,} x "
+        f"{grid.col_step:,}; filled cells hold {low:,} to {high:,}"
+    )
     view_w = ncols / grid.col_step if ncols else 1
     view_h = nrows / grid.row_step if nrows else 1
     parts = [
@@ -213,8 +215,10 @@ def spy_svg(grid: PatternGrid, *, pixels: int = SPY_PIXELS) -> str:
         ]
         if commands:
             parts.append(f'<path fill="{color}" d="{"".join(commands)}"/>')
-    parts.append(f'<rect x="0" y="0" width="{view_w:.6g}" height="{view_h:.6g}" fill="none" '
-                 'stroke="#888" stroke-width="1" vector-effect="non-scaling-stroke"/>')  # fmt: skip
+    parts.append(
+        f'<rect x="0" y="0" width="{view_w:.6g}" height="{view_h:.6g}" fill="none" '
+        'stroke="#888" stroke-width="1" vector-effect="non-scaling-stroke"/>'
+    )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -308,18 +312,24 @@ def html_card(title: str, rows: Iterable[tuple[str, Any]], extra: str = "") -> s
         f'<td style="{_TD_STYLE}">{html.escape(str(value))}</td></tr>'
         for label, value in rows
     )
-    table = (f'<table style="{_TABLE_STYLE}"><caption style="text-align:left;font-weight:700;'
-             f'padding-bottom:0.3em">{html.escape(title)}</caption>{body}</table>')  # fmt: skip
+    table = (
+        f'<table style="{_TABLE_STYLE}"><caption style="text-align:left;font-weight:700;'
+        f'padding-bottom:0.3em">{html.escape(title)}</caption>{body}</table>'
+    )
     return f'<div class="hyblas-repr" style="{_CARD_STYLE}">{table}{extra}</div>'
 
 
 def _small_table(header: tuple[str, ...], rows: Iterable[tuple[Any, ...]]) -> str:
     head = "".join(f'<th style="{_TH_STYLE}">{html.escape(h)}</th>' for h in header)
     body = "".join(
-        "<tr>" + "".join(f'<td style="{_TD_STYLE};padding-right:0.8em">'
-                         f"{html.escape(str(cell))}</td>" for cell in row) + "</tr>"
+        "<tr>"
+        + "".join(
+            f'<td style="{_TD_STYLE};padding-right:0.8em">{html.escape(str(cell))}</td>'
+            for cell in row
+        )
+        + "</tr>"
         for row in rows
-    )  # fmt: skip
+    )
     return f'<table style="{_TABLE_STYLE}"><tr>{head}</tr>{body}</table>'
 
 
@@ -348,8 +358,12 @@ def matrix_rows(matrix: Matrix) -> list[tuple[str, str]]:
     ]
     if nrows:
         degrees = matrix.xp.diff(matrix.indptr)
-        rows.append(("entries per row", f"min {int(degrees.min()):,}, mean {nnz / nrows:.3g}, "
-                                        f"max {int(degrees.max()):,}"))  # fmt: skip
+        rows.append(
+            (
+                "entries per row",
+                f"min {int(degrees.min()):,}, mean {nnz / nrows:.3g}, max {int(degrees.max()):,}",
+            )
+        )
     rows.append(("memory", f"{format_bytes(csr)} (CSR, {matrix.indices.dtype.name} indices)"))
     if forms:
         cached = ", ".join(f"{name} {format_bytes(size)}" for name, size in forms.items())
@@ -362,14 +376,22 @@ def matrix_html(matrix: Matrix, *, max_cells: int = SPY_CELLS) -> str:
     extra = ""
     if matrix.nrows and matrix.ncols:
         grid = pattern_counts(matrix, max_cells)
-        step = ("one cell per entry" if grid.row_step == grid.col_step == 1
-                else f"cells of {grid.row_step:,} x {grid.col_step:,}")  # fmt: skip
+        step = (
+            "one cell per entry"
+            if grid.row_step == grid.col_step == 1
+            else f"cells of {grid.row_step:,} x {grid.col_step:,}"
+        )
         low, high = count_range(grid.counts)
-        shades = f"{low:,} to {high:,} entries a cell, log shaded" if low < high else \
-            f"{high:,} {'entry' if high == 1 else 'entries'} a cell"
+        shades = (
+            f"{low:,} to {high:,} entries a cell, log shaded"
+            if low < high
+            else f"{high:,} {'entry' if high == 1 else 'entries'} a cell"
+        )
         caption = f"{step}; {shades}" if high else "no entries"
-        extra = (f'<figure style="margin:0">{spy_svg(grid)}<figcaption style="font-size:0.8em;'
-                 f'opacity:0.75">{html.escape(caption)}</figcaption></figure>')  # fmt: skip
+        extra = (
+            f'<figure style="margin:0">{spy_svg(grid)}<figcaption style="font-size:0.8em;'
+            f'opacity:0.75">{html.escape(caption)}</figcaption></figure>'
+        )
     return html_card("hyblas.Matrix", matrix_rows(matrix), extra)
 
 
@@ -524,8 +546,10 @@ TRACE_PREVIEW = 20  # products listed in a trace's HTML (the first and last half
 
 
 def _swatch(color: str) -> str:
-    return (f'<span style="display:inline-block;width:0.8em;height:0.8em;margin-right:0.3em;'
-            f'background:{html.escape(color)}"></span>')  # fmt: skip
+    return (
+        f'<span style="display:inline-block;width:0.8em;height:0.8em;margin-right:0.3em;'
+        f'background:{html.escape(color)}"></span>'
+    )
 
 
 def trace_html(trace: Any, *, preview: int = TRACE_PREVIEW) -> str:
@@ -542,8 +566,12 @@ def trace_html(trace: Any, *, preview: int = TRACE_PREVIEW) -> str:
     for name, entry in summary.items():
         calls = int(entry["calls"])
         plural = "s" if calls != 1 else ""
-        facts.append((name, f"{calls:,} call{plural}, {entry['time_ms']:.3f} ms, "
-                            f"{int(entry['edges']):,} edges"))  # fmt: skip
+        facts.append(
+            (
+                name,
+                f"{calls:,} call{plural}, {entry['time_ms']:.3f} ms, {int(entry['edges']):,} edges",
+            )
+        )
     if not products:
         return html_card("hyblas.Trace", facts)
     half = max(preview // 2, 1)
@@ -555,14 +583,25 @@ def trace_html(trace: Any, *, preview: int = TRACE_PREVIEW) -> str:
     body = []
     for row in shown:
         if row is None:
-            body.append(f'<tr><td style="{_TD_STYLE}" colspan="{len(header)}">... '
-                        f"{len(products) - 2 * half:,} more</td></tr>")  # fmt: skip
+            body.append(
+                f'<tr><td style="{_TD_STYLE}" colspan="{len(header)}">... '
+                f"{len(products) - 2 * half:,} more</td></tr>"
+            )
             continue
-        values = (row.call, row.op, row.executor, f"{row.input_nnz:,}",
-                  "-" if row.allowed is None else f"{row.allowed:,}", f"{row.edges:,}",
-                  f"{row.time_ms:.3f}", row.reason)  # fmt: skip
-        tds = [f'<td style="{_TD_STYLE};padding-right:0.8em">{html.escape(str(v))}</td>'
-               for v in values]  # fmt: skip
+        values = (
+            row.call,
+            row.op,
+            row.executor,
+            f"{row.input_nnz:,}",
+            "-" if row.allowed is None else f"{row.allowed:,}",
+            f"{row.edges:,}",
+            f"{row.time_ms:.3f}",
+            row.reason,
+        )
+        tds = [
+            f'<td style="{_TD_STYLE};padding-right:0.8em">{html.escape(str(v))}</td>'
+            for v in values
+        ]
         color = EXECUTOR_COLORS.get(row.executor)
         if color is not None:  # the executor's colour, as in hyblas.plot.trace
             tds[2] = tds[2].replace(">", ">" + _swatch(color), 1)

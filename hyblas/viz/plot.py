@@ -154,8 +154,11 @@ def spy(
 
     low, high = count_range(grid.counts)
     # the scale starts at the smallest filled cell: big matrices have many entries in every cell
-    norm = LogNorm(vmin=low, vmax=high) if log and low < high else \
-        Normalize(vmin=0 if low == high else low, vmax=max(high, 1))
+    norm = (
+        LogNorm(vmin=low, vmax=high)
+        if log and low < high
+        else Normalize(vmin=0 if low == high else low, vmax=max(high, 1))
+    )
     colors = _spy_colormap(plt) if cmap is None else plt.get_cmap(cmap).with_extremes(bad="white")
     bands, cells = grid.counts.shape
     ratio = ncols / nrows
@@ -258,8 +261,9 @@ def degree_distribution(
     ax.set_xlabel(_AXIS_LABELS[direction])
     ax.set_ylabel("vertices")
     kind = "total degree" if direction == "both" else f"{direction}-degree"
-    ax.set_title(f"{kind} distribution: {vertices:,} vertices, {A.nnz:,} entries",
-                 fontsize="medium")  # fmt: skip
+    ax.set_title(
+        f"{kind} distribution: {vertices:,} vertices, {A.nnz:,} entries", fontsize="medium"
+    )
     ax.grid(True, which="major", alpha=0.3)
     return ax
 
@@ -304,8 +308,13 @@ def trace(t: Any, *, ax: Axes | None = None, log: bool = True) -> Axes:
         calls = [row for row in rows if row.executor == name]
         count = int(entry["calls"])
         label = f"{name}: {count:,} call{'s' if count != 1 else ''}, {entry['time_ms']:.3g} ms"
-        ax.bar([row.call for row in calls], [row.input_nnz for row in calls], width=0.85,
-               color=EXECUTOR_COLORS.get(name, fallback), label=label)  # fmt: skip
+        ax.bar(
+            [row.call for row in calls],
+            [row.input_nnz for row in calls],
+            width=0.85,
+            color=EXECUTOR_COLORS.get(name, fallback),
+            label=label,
+        )
     if log:
         ax.set_yscale("log")
     if rows:
@@ -318,6 +327,7 @@ def trace(t: Any, *, ax: Axes | None = None, log: bool = True) -> Axes:
     ax.set_xlabel("product (call order)")
     ax.set_ylabel("input entries (frontier)")
     total = sum(row.time_ms for row in rows)
-    ax.set_title(f"{len(rows):,} products, {total:.3g} ms" if rows else "no products",
-                 fontsize="medium")  # fmt: skip
+    ax.set_title(
+        f"{len(rows):,} products, {total:.3g} ms" if rows else "no products", fontsize="medium"
+    )
     return ax

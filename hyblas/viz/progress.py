@@ -30,13 +30,13 @@ def _tqdm_class() -> Any:
         If tqdm is not installed.
     """
     try:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # noqa: PLC0415 - optional: imported only to draw a bar
     except ImportError as exc:
         raise MissingDependency(
             "progress=True needs tqdm, which is not installed: pip install tqdm"
         ) from exc
     if importlib.util.find_spec("ipywidgets") is None:
-        from tqdm.std import tqdm
+        from tqdm.std import tqdm  # noqa: PLC0415
     return tqdm
 
 

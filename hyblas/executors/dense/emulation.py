@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ...operators.classes import Semiring
 from ...device import arrays as _prim
+from ...operators.classes import Semiring
 from .layout import PAD, VECTOR, DenseLayout, tile_position
 
 __all__ = ["phase1", "phase2"]
@@ -48,9 +48,14 @@ def _reduce_groups(keys: Any, values: Any, semiring: Semiring) -> tuple[Any, Any
 
 
 def phase1(
-    layout: DenseLayout, x: Any, x_present: Any | None, semiring: Semiring, op_type: np.dtype,
-    *, flip: bool,
-) -> tuple[Any, Any]:  # fmt: skip
+    layout: DenseLayout,
+    x: Any,
+    x_present: Any | None,
+    semiring: Semiring,
+    op_type: np.dtype,
+    *,
+    flip: bool,
+) -> tuple[Any, Any]:
     """Partial results ``(values, present)`` of every slot; ``x`` in internal input order."""
     out_type = semiring.output_type(op_type)
     width = layout.params.column_panel
@@ -65,8 +70,9 @@ def phase1(
     step, thread, lane = local // (threads * VECTOR), (local // VECTOR) % threads, local % VECTOR
     # the column walk order: unit, thread, then the thread's tokens in order
     walk = np.lexsort((lane, step, thread, unit))
-    position = tile_position(layout.heavy_offset[unit] + thread * VECTOR, step * VECTOR + lane,
-                             threads)[walk]  # fmt: skip
+    position = tile_position(
+        layout.heavy_offset[unit] + thread * VECTOR, step * VECTOR + lane, threads
+    )[walk]
     token = layout.heavy_table[position].astype(np.int64)
     column = (unit * threads + thread)[walk]
     marker = (token < 0) & (token != PAD)
@@ -104,8 +110,9 @@ def phase1(
     return partial, partial_present
 
 
-def phase2(layout: DenseLayout, partial: Any, partial_present: Any,
-           semiring: Semiring) -> tuple[Any, Any]:  # fmt: skip
+def phase2(
+    layout: DenseLayout, partial: Any, partial_present: Any, semiring: Semiring
+) -> tuple[Any, Any]:
     """Reduce each row panel's slots by ``slot_dst``: the result bitmap in the user's order.
 
     A split panel is reduced as the GPU does it: each chunk of its slots first (phase 2a), then

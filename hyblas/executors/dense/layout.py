@@ -32,12 +32,20 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InvalidValue
-from ...device import arrays as _prim
 from ...containers import derived
+from ...device import arrays as _prim
+from ...errors import InvalidValue
 from .params import SKEWED, DenseParams
 
-__all__ = ["DenseLayout", "PAD", "VECTOR", "build_layout", "layout_key", "layout_of", "tile_position"]
+__all__ = [
+    "DenseLayout",
+    "PAD",
+    "VECTOR",
+    "build_layout",
+    "layout_key",
+    "layout_of",
+    "tile_position",
+]
 
 PAD = np.int16(-32768)
 VECTOR = 8  # int16 tokens per thread per step (one 16-byte load)
@@ -138,8 +146,9 @@ class DenseLayout:
         cached = self.__dict__.get("_phase1_work")
         if cached is None:
             teams, units = self.heavy_teams, self.light_units
-            at = np.concatenate([(np.arange(teams) + 0.5) / max(teams, 1),
-                                 (np.arange(units) + 0.5) / max(units, 1)])  # fmt: skip
+            at = np.concatenate(
+                [(np.arange(teams) + 0.5) / max(teams, 1), (np.arange(units) + 0.5) / max(units, 1)]
+            )
             work = np.concatenate([np.arange(teams), -1 - np.arange(units)])
             cached = xp.asarray(work[np.argsort(at, kind="stable")].astype(np.int32))
             self.__dict__["_phase1_work"] = cached
@@ -219,9 +228,13 @@ def _phase2_chunks(xp: Any, slot_ptr: Any, most: int) -> dict[str, Any]:
     size = -(-panel_slots[chunk_panel] // panel_chunks[chunk_panel])
     chunk_begin = slot_ptr[chunk_panel] + rank * size
     chunk_end = xp.minimum(chunk_begin + size, slot_ptr[chunk_panel + 1])
-    return {"panel_split": panel_split, "split_panels": int(split.sum()),
-            "chunk_split": panel_split[chunk_panel],
-            "chunk_begin": chunk_begin.astype(np.int64), "chunk_end": chunk_end.astype(np.int64)}
+    return {
+        "panel_split": panel_split,
+        "split_panels": int(split.sum()),
+        "chunk_split": panel_split[chunk_panel],
+        "chunk_begin": chunk_begin.astype(np.int64),
+        "chunk_end": chunk_end.astype(np.int64),
+    }
 
 
 def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
@@ -248,7 +261,7 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         column_degrees = xp.bincount(cols, minlength=n)
         column_order, column_position = _order_by_degree(xp, column_degrees)
         # the columns without entries, last in this order, are left out of the input's gather
-        column_order = column_order[:int(xp.count_nonzero(column_degrees))].astype(ids)
+        column_order = column_order[: int(xp.count_nonzero(column_degrees))].astype(ids)
         del column_degrees
         cols = column_position.astype(ids)[cols]
         del column_position
@@ -279,7 +292,7 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     heavy_block = block_count >= params.heavy_threshold
     # counts within the layout (entries, tokens) in int32 while twice nnz fits
     counts = np.int32 if 2 * nnz < _SLOT_LIMIT else np.int64
-    position_in_block = (xp.arange(nnz, dtype=counts) - block_start[block].astype(counts))
+    position_in_block = xp.arange(nnz, dtype=counts) - block_start[block].astype(counts)
     entry_heavy = heavy_block[block]
 
     # --- heavy units --------------------------------------------------------------------------
@@ -294,8 +307,9 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     del h_block, unit_size
     h_dst = dst[entry_heavy]
     h_src = src[entry_heavy]
-    unit_entries = xp.bincount(h_unit, minlength=heavy_units) if heavy_units else \
-        xp.zeros(0, dtype=np.int64)  # fmt: skip
+    unit_entries = (
+        xp.bincount(h_unit, minlength=heavy_units) if heavy_units else xp.zeros(0, dtype=np.int64)
+    )
     unit_start = _exclusive_cumsum(xp, unit_entries)
     pos_in_unit = (xp.arange(h_unit.size, dtype=np.int64) - unit_start[h_unit]).astype(np.int32)
     per_thread = (-(-unit_entries // threads)).astype(np.int32)[h_unit]  # entries per thread
@@ -327,8 +341,11 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         tokens_per_thread[thread_id[last]] = token[last] + 1
         del last
     del thread_id, thread_start
-    longest = tokens_per_thread.reshape(heavy_units, threads).max(axis=1) if heavy_units else \
-        xp.zeros(0, dtype=np.int64)  # fmt: skip
+    longest = (
+        tokens_per_thread.reshape(heavy_units, threads).max(axis=1)
+        if heavy_units
+        else xp.zeros(0, dtype=np.int64)
+    )
     steps = -(-longest // VECTOR)
     heavy_offset = _exclusive_cumsum(xp, steps * threads * VECTOR)
     table = xp.full(int(heavy_offset[-1]), PAD, dtype=np.int16)
@@ -337,16 +354,20 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     at = tile_position(base, token, threads)
     table[at] = h_src
     del h_src
-    table[tile_position(base[run_start], token[run_start] - 1, threads)] = \
-        (-h_dst[run_start] - 1).astype(np.int16)  # fmt: skip
+    table[tile_position(base[run_start], token[run_start] - 1, threads)] = (
+        -h_dst[run_start] - 1
+    ).astype(np.int16)
     del base, token, run_start
     heavy_weights = None
     if weights is not None:
         heavy_weights = xp.zeros(table.size, dtype=values.dtype)
         heavy_weights[at] = weights[entry_heavy]
     del at
-    slot_count = xp.bincount(h_unit[unit_new_dst], minlength=heavy_units) if heavy_units else \
-        xp.zeros(0, dtype=np.int64)  # fmt: skip
+    slot_count = (
+        xp.bincount(h_unit[unit_new_dst], minlength=heavy_units)
+        if heavy_units
+        else xp.zeros(0, dtype=np.int64)
+    )
 
     # --- slots: (row panel, column panel) order ------------------------------------------------
     unit_block = _prim.expand(xp, units_per_block)
@@ -358,12 +379,13 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     base_by_row_panel = _exclusive_cumsum(xp, by_row_panel)
     total_slots = int(base_by_row_panel[-1])
     if total_slots > _SLOT_LIMIT:
-        raise InvalidValue(f"dense layout: {total_slots} partial-result slots exceed int32; use "
-                           "larger panels or the reference executor")  # fmt: skip
+        raise InvalidValue(
+            f"dense layout: {total_slots} partial-result slots exceed int32; use "
+            "larger panels or the reference executor"
+        )
     block_slot_base = base_by_row_panel[:-1].reshape(row_panels, column_panels).T.ravel()
     if column_panels:
-        slot_ptr = xp.concatenate([base_by_row_panel[:-1][::column_panels],
-                                   base_by_row_panel[-1:]])  # fmt: skip
+        slot_ptr = xp.concatenate([base_by_row_panel[:-1][::column_panels], base_by_row_panel[-1:]])
     else:
         slot_ptr = xp.zeros(row_panels + 1, dtype=np.int64)
     slot_dst = xp.zeros(total_slots, dtype=np.uint16)
@@ -394,8 +416,11 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         starts = new_panel.copy()
         starts[1:] |= chunk[1:] != chunk[:-1]
         team_begin = xp.flatnonzero(starts).astype(np.int64)
-    team_end = xp.concatenate([team_begin[1:], xp.asarray([heavy_units], dtype=np.int64)]) \
-        if heavy_units else team_begin  # fmt: skip
+    team_end = (
+        xp.concatenate([team_begin[1:], xp.asarray([heavy_units], dtype=np.int64)])
+        if heavy_units
+        else team_begin
+    )
 
     # --- light stream --------------------------------------------------------------------------
     light = ~entry_heavy
@@ -403,8 +428,11 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     light_slot = (block_slot_base[l_block] + position_in_block[light]).astype(np.int32)
     slot_dst[light_slot] = dst[light].astype(np.uint16)
     l_panel = l_block // row_panels
-    panel_count = xp.bincount(l_panel, minlength=column_panels) if l_panel.size else \
-        xp.zeros(column_panels, dtype=np.int64)  # fmt: skip
+    panel_count = (
+        xp.bincount(l_panel, minlength=column_panels)
+        if l_panel.size
+        else xp.zeros(column_panels, dtype=np.int64)
+    )
     panel_units = -(-panel_count // params.light_unit_edges)
     panel_start = _exclusive_cumsum(xp, panel_count)
     light_unit_base = _exclusive_cumsum(xp, panel_units)
@@ -415,18 +443,36 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     light_end = xp.minimum(light_begin + params.light_unit_edges, panel_start[light_panel + 1])
 
     layout = DenseLayout(
-        params=params, nrows=m, ncols=n, nnz=nnz, row_panels=row_panels,
-        column_panels=column_panels, row_position=row_position,
+        params=params,
+        nrows=m,
+        ncols=n,
+        nnz=nnz,
+        row_panels=row_panels,
+        column_panels=column_panels,
+        row_position=row_position,
         column_order=column_order,
-        iso_value=iso_value, live_rows=int(derived.nonempty_rows(matrix)[1]),
-        heavy_panel=unit_panel.astype(np.int32), team_begin=team_begin, team_end=team_end,
-        heavy_steps=steps.astype(np.int32), heavy_offset=heavy_offset[:-1].copy(),
-        heavy_slot_base=heavy_slot_base, heavy_slot_count=slot_count.astype(np.int32),
-        heavy_table=table, heavy_weights=heavy_weights, heavy_entries=int(h_unit.size),
-        light_panel=light_panel.astype(np.int32), light_begin=light_begin, light_end=light_end,
-        light_src=src[light], light_slot=light_slot,
+        iso_value=iso_value,
+        live_rows=int(derived.nonempty_rows(matrix)[1]),
+        heavy_panel=unit_panel.astype(np.int32),
+        team_begin=team_begin,
+        team_end=team_end,
+        heavy_steps=steps.astype(np.int32),
+        heavy_offset=heavy_offset[:-1].copy(),
+        heavy_slot_base=heavy_slot_base,
+        heavy_slot_count=slot_count.astype(np.int32),
+        heavy_table=table,
+        heavy_weights=heavy_weights,
+        heavy_entries=int(h_unit.size),
+        light_panel=light_panel.astype(np.int32),
+        light_begin=light_begin,
+        light_end=light_end,
+        light_src=src[light],
+        light_slot=light_slot,
         light_weights=None if weights is None else weights[light],
-        slot_ptr=slot_ptr, slot_dst=slot_dst, **phase2_chunks, reorder=reorder,
-    )  # fmt: skip
+        slot_ptr=slot_ptr,
+        slot_dst=slot_dst,
+        **phase2_chunks,
+        reorder=reorder,
+    )
     layout.build_seconds = time.perf_counter() - started
     return layout

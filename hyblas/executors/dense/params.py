@@ -93,25 +93,33 @@ class DenseParams:
             value = getattr(self, field.name)
             if field.name == "reorder":
                 if value not in REORDERS:
-                    raise InvalidValue(f"DenseParams.reorder must be one of {REORDERS}, got "
-                                       f"{value!r}")  # fmt: skip
+                    raise InvalidValue(
+                        f"DenseParams.reorder must be one of {REORDERS}, got {value!r}"
+                    )
             elif not isinstance(value, int) or value < 1:
-                raise InvalidValue(f"DenseParams.{field.name} must be a positive int, got "
-                                   f"{value!r}")  # fmt: skip
+                raise InvalidValue(
+                    f"DenseParams.{field.name} must be a positive int, got {value!r}"
+                )
         if self.phase1_launches not in (1, 2):
-            raise InvalidValue(f"DenseParams.phase1_launches must be 1 or 2, got "
-                               f"{self.phase1_launches!r}")  # fmt: skip
+            raise InvalidValue(
+                f"DenseParams.phase1_launches must be 1 or 2, got {self.phase1_launches!r}"
+            )
         for name in ("column_panel", "row_panel"):
             if getattr(self, name) > MAX_PANEL:
-                raise InvalidValue(f"DenseParams.{name} must be at most {MAX_PANEL}, got "
-                                   f"{getattr(self, name)}")  # fmt: skip
+                raise InvalidValue(
+                    f"DenseParams.{name} must be at most {MAX_PANEL}, got {getattr(self, name)}"
+                )
         if self.heavy_groups > MAX_HEAVY_GROUPS:
-            raise InvalidValue(f"DenseParams.heavy_groups must be at most {MAX_HEAVY_GROUPS} "
-                               f"(named barriers), got {self.heavy_groups}")  # fmt: skip
+            raise InvalidValue(
+                f"DenseParams.heavy_groups must be at most {MAX_HEAVY_GROUPS} "
+                f"(named barriers), got {self.heavy_groups}"
+            )
         for name in ("heavy_threads", "light_threads", "reduce_threads"):
             if getattr(self, name) > 1024:
-                raise InvalidValue(f"DenseParams.{name} must be at most 1024 (a CUDA block), "
-                                   f"got {getattr(self, name)}")  # fmt: skip
+                raise InvalidValue(
+                    f"DenseParams.{name} must be at most 1024 (a CUDA block), "
+                    f"got {getattr(self, name)}"
+                )
 
     @property
     def block_groups(self) -> int:
@@ -132,8 +140,9 @@ def current_params() -> DenseParams:
     return _STACK.current()
 
 
-def dense_params(params: DenseParams | None = None,
-                 **changes: Any) -> contextlib.AbstractContextManager[DenseParams]:  # fmt: skip
+def dense_params(
+    params: DenseParams | None = None, **changes: Any
+) -> contextlib.AbstractContextManager[DenseParams]:
     """Run a block with other dense-executor parameters.
 
     ``with dense_params(column_panel=4096): ...`` changes some fields of the current set;

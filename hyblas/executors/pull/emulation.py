@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from ...operators.classes import Semiring
 from ...device import arrays as _prim
-from ...device.segments import HEAVY_ROW
-from ..reference.kernels import BLOCK_KERNEL_THREADS
 from ...device.reductions import scatter_segments
+from ...device.segments import HEAVY_ROW
+from ...operators.classes import Semiring
+from ..reference.kernels import BLOCK_KERNEL_THREADS
 from .kernels import THREAD_EDGES, THREAD_STEP
 
 __all__ = ["pull", "stops_at", "walk_rows", "examined_per_row", "RowWalk"]
@@ -45,9 +45,18 @@ class RowWalk:
     final: Any
 
 
-def walk_rows(xp: Any, edges: Any, rows: Any, x: Any, x_present: Any | None,
-              semiring: Semiring, op_type: np.dtype, *, flip: bool,
-              cap: int | None = None) -> RowWalk:  # fmt: skip
+def walk_rows(
+    xp: Any,
+    edges: Any,
+    rows: Any,
+    x: Any,
+    x_present: Any | None,
+    semiring: Semiring,
+    op_type: np.dtype,
+    *,
+    flip: bool,
+    cap: int | None = None,
+) -> RowWalk:
     """Walk ``rows`` of the edge matrix (at most ``cap`` edges each) over the inputs ``x``
     (``op_type``; ``x_present`` None: all present), with NumPy or CuPy."""
     out_type = semiring.output_type(op_type)
@@ -77,21 +86,37 @@ def examined_per_row(xp: Any, walk: RowWalk) -> Any:
         rows = walk.owner[hits]
         leads = xp.concatenate([xp.ones(1, dtype=bool), rows[1:] != rows[:-1]])
         first[rows[leads]] = walk.offset[hits[leads]]
-    step = xp.where(walk.degrees > HEAVY_ROW, BLOCK_KERNEL_THREADS,
-                    xp.where(walk.degrees > THREAD_EDGES, 32, THREAD_STEP))
+    step = xp.where(
+        walk.degrees > HEAVY_ROW,
+        BLOCK_KERNEL_THREADS,
+        xp.where(walk.degrees > THREAD_EDGES, 32, THREAD_STEP),
+    )
     steps = (first // step + 1) * step
     return xp.where(first < walk.degrees, xp.minimum(walk.degrees, steps), walk.degrees)
 
 
-def pull(edges: Any, rows: np.ndarray | None, x: np.ndarray, x_present: np.ndarray | None,
-         semiring: Semiring, op_type: np.dtype, *, flip: bool) -> tuple[Any, Any, int]:  # fmt: skip
+def pull(
+    edges: Any,
+    rows: np.ndarray | None,
+    x: np.ndarray,
+    x_present: np.ndarray | None,
+    semiring: Semiring,
+    op_type: np.dtype,
+    *,
+    flip: bool,
+) -> tuple[Any, Any, int]:
     """``(values, present, examined)``: the bitmap over all outputs (only ``rows`` computed;
     every row when None) and the number of edges the kernels examine."""
     if rows is None:
         rows = np.arange(edges.nrows, dtype=np.int64)
     walk = walk_rows(np, edges, rows, x, x_present, semiring, op_type, flip=flip)
     examined = int(examined_per_row(np, walk).sum())
-    values, here = scatter_segments(np, rows[walk.owner][walk.present],
-                                    walk.products[walk.present], semiring.monoid, edges.nrows,
-                                    semiring.output_type(op_type))  # fmt: skip
+    values, here = scatter_segments(
+        np,
+        rows[walk.owner][walk.present],
+        walk.products[walk.present],
+        semiring.monoid,
+        edges.nrows,
+        semiring.output_type(op_type),
+    )
     return values, here, examined

@@ -34,8 +34,13 @@ __all__ = ["run", "pull", "allowed_rows"]
 ROWS_KERNEL_THREADS = 256
 
 
-def run(product: Product, spec: OutputSpec, *, may_build: bool = True,
-        stats: dict[str, int] | None = None) -> Vector:  # fmt: skip
+def run(
+    product: Product,
+    spec: OutputSpec,
+    *,
+    may_build: bool = True,
+    stats: dict[str, int] | None = None,
+) -> Vector:
     """``w<mask> accum= E ⊕.⊗ u``, walking only the rows of the product's edge matrix ``E``
     that ``spec``'s mask allows, written as ``spec`` says. With ``stats``,
     ``stats['edges']`` receives the number of edges examined (``may_build`` is not used: the
@@ -43,9 +48,16 @@ def run(product: Product, spec: OutputSpec, *, may_build: bool = True,
     edges, u, mask = product.edges, product.u, spec.mask
     u_values, u_present = u.as_bitmap()
     rows, allowed = allowed_rows(mask, edges.xp)
-    values, present, examined = pull(edges, u_values, None if u.nnz == u.size else u_present,
-                                     product.semiring, flip=product.flip, rows=rows,
-                                     allowed=allowed, count=stats is not None)  # fmt: skip
+    values, present, examined = pull(
+        edges,
+        u_values,
+        None if u.nnz == u.size else u_present,
+        product.semiring,
+        flip=product.flip,
+        rows=rows,
+        allowed=allowed,
+        count=stats is not None,
+    )
     if stats is not None:
         stats["edges"] = examined
     if spec.out is None and spec.accum is None:  # only allowed outputs were computed
@@ -69,9 +81,17 @@ def allowed_rows(mask: Mask | None, xp: Any) -> tuple[Any, Any]:
     return None, mask.allowed()
 
 
-def pull(edges: Any, u_values: Any, u_present: Any | None, semiring: Semiring, *, flip: bool,
-         rows: Any | None, allowed: Any | None, count: bool = False
-         ) -> tuple[Any, Any, int | None]:  # fmt: skip
+def pull(
+    edges: Any,
+    u_values: Any,
+    u_present: Any | None,
+    semiring: Semiring,
+    *,
+    flip: bool,
+    rows: Any | None,
+    allowed: Any | None,
+    count: bool = False,
+) -> tuple[Any, Any, int | None]:
     """The bitmap ``(values, present)`` of the product over the outputs ``rows`` lists, or
     else those ``allowed`` allows (every output when both are None), and, with ``count`` (or
     on the CPU), the number of edges examined. ``u_present`` None means every input is
@@ -82,24 +102,37 @@ def pull(edges: Any, u_values: Any, u_present: Any | None, semiring: Semiring, *
         if rows is None and allowed is not None:
             rows = np.flatnonzero(allowed)
         return emulation.pull(edges, rows, x, u_present, semiring, op_type, flip=flip)
-    return _pull_cuda(edges, x, u_present, semiring, op_type, flip=flip, rows=rows,
-                      allowed=allowed, count=count)  # fmt: skip
+    return _pull_cuda(
+        edges, x, u_present, semiring, op_type, flip=flip, rows=rows, allowed=allowed, count=count
+    )
 
 
 @functools.lru_cache(maxsize=256)
-def _kernels(semiring: Semiring, op_type: np.dtype, ids: np.dtype,
-             flags: tuple[Any, ...]) -> tuple[Any, Any]:  # fmt: skip
+def _kernels(
+    semiring: Semiring, op_type: np.dtype, ids: np.dtype, flags: tuple[Any, ...]
+) -> tuple[Any, Any]:
     """(rows kernel, block kernel) for one specialization (cached)."""
     flip, all_present, rows, count = flags
-    names = (_k.rows_name(ids, flip, all_present, rows, count),
-             _k.block_name(ids, flip, all_present, count))  # fmt: skip
+    names = (
+        _k.rows_name(ids, flip, all_present, rows, count),
+        _k.block_name(ids, flip, all_present, count),
+    )
     module = compile_module(_k.specialize(semiring, op_type), names)
     return module.get_function(names[0]), module.get_function(names[1])
 
 
-def _pull_cuda(edges: Any, x: Any, x_present: Any | None, semiring: Semiring,
-               op_type: np.dtype, *, flip: bool, rows: Any | None, allowed: Any | None,
-               count: bool) -> tuple[Any, Any, int | None]:  # fmt: skip
+def _pull_cuda(
+    edges: Any,
+    x: Any,
+    x_present: Any | None,
+    semiring: Semiring,
+    op_type: np.dtype,
+    *,
+    flip: bool,
+    rows: Any | None,
+    allowed: Any | None,
+    count: bool,
+) -> tuple[Any, Any, int | None]:
     xp = edges.xp
     out_type = semiring.output_type(op_type)
     n = edges.nrows
@@ -112,8 +145,7 @@ def _pull_cuda(edges: Any, x: Any, x_present: Any | None, semiring: Semiring,
         return values, present, 0 if count else None
     heavy = heavy_rows(edges)
     all_present = x_present is None
-    walk, block = _kernels(semiring, op_type, edges.indptr.dtype,
-                           (flip, all_present, mode, count))  # fmt: skip
+    walk, block = _kernels(semiring, op_type, edges.indptr.dtype, (flip, all_present, mode, count))
     a = values_as(edges, op_type)
     unused = placeholder(xp, np.bool_)
     flags = unused if all_present else x_present.astype(bool, copy=False)
@@ -122,11 +154,30 @@ def _pull_cuda(edges: Any, x: Any, x_present: Any | None, semiring: Semiring,
     operands = (edges.indptr, edges.indices, a, x, flags, values, present, examined)
     with translate_oom("pull SpMV"):
         blocks = -(-walkers // ROWS_KERNEL_THREADS)
-        launch(walk, (blocks,), (ROWS_KERNEL_THREADS,),
-               (np.int64(walkers), listed, allowed_flags, np.int64(_k.THREAD_EDGES),
-                np.int64(HEAVY_ROW), *operands))  # fmt: skip
+        launch(
+            walk,
+            (blocks,),
+            (ROWS_KERNEL_THREADS,),
+            (
+                np.int64(walkers),
+                listed,
+                allowed_flags,
+                np.int64(_k.THREAD_EDGES),
+                np.int64(HEAVY_ROW),
+                *operands,
+            ),
+        )
         if heavy.size:
-            launch(block, (int(heavy.size),), (BLOCK_KERNEL_THREADS,),
-                   (np.int64(heavy.size), heavy, allowed_flags,
-                    np.int32(allowed is not None), *operands))  # fmt: skip
+            launch(
+                block,
+                (int(heavy.size),),
+                (BLOCK_KERNEL_THREADS,),
+                (
+                    np.int64(heavy.size),
+                    heavy,
+                    allowed_flags,
+                    np.int32(allowed is not None),
+                    *operands,
+                ),
+            )
     return values, present, int(examined[0]) if count else None

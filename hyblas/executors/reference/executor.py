@@ -16,14 +16,25 @@ from .spmv import spmv
 __all__ = ["run", "run_matrix_product"]
 
 
-def run(product: Product, spec: OutputSpec, *, may_build: bool = True,
-        stats: dict[str, int] | None = None) -> Vector:  # fmt: skip
+def run(
+    product: Product,
+    spec: OutputSpec,
+    *,
+    may_build: bool = True,
+    stats: dict[str, int] | None = None,
+) -> Vector:
     """``w<mask> accum= E ⊕.⊗ u`` over every stored entry, written as ``spec`` says
     (``may_build`` and ``stats`` are not used: it needs no layout)."""
     u = product.u
     u_values, u_present = u.as_bitmap()
-    values, present, nnz = spmv(product.edges, u_values, u_present, product.semiring,
-                                flip=product.flip, all_present=u.nnz == u.size)  # fmt: skip
+    values, present, nnz = spmv(
+        product.edges,
+        u_values,
+        u_present,
+        product.semiring,
+        flip=product.flip,
+        all_present=u.nnz == u.size,
+    )
     return write_vector(spec, values, present, nnz=nnz)
 
 
@@ -32,8 +43,7 @@ def run_matrix_product(product: MatrixProduct, spec: OutputSpec) -> Matrix:
     ``spec`` says."""
     A, B = product.A, product.B  # noqa: N806 - math spelling
     mask = spec.mask
-    rows_of_mask = None if mask is None else MaskRows(mask.parent, mask.structural,
-                                                      mask.complement)  # fmt: skip
+    rows_of_mask = None if mask is None else MaskRows(mask.parent, mask.structural, mask.complement)
     keys, values = spgemm(A, B, product.semiring, mask=rows_of_mask)
     if spec.out is None:  # the product already holds only what the mask allows
         spec = dataclasses.replace(spec, mask=None)

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from ...backend import to_numpy
-from ...operators.classes import Semiring
 from ...device import arrays as _prim
+from ...operators.classes import Semiring
 from .spmv import spmv
 
 __all__ = ["spgemm", "MaskRows", "PRODUCT_BUDGET", "DENSE_ROW_FRACTION"]
@@ -53,8 +53,9 @@ class MaskRows:
         m = self.parent
         xp = m.xp
         lo, hi = int(m.indptr[row_start]), int(m.indptr[row_stop])
-        rows = row_start + _prim.row_ids(xp, m.indptr[row_start:row_stop + 1] - lo,
-                                         row_stop - row_start)  # fmt: skip
+        rows = row_start + _prim.row_ids(
+            xp, m.indptr[row_start : row_stop + 1] - lo, row_stop - row_start
+        )
         keys = rows * np.int64(max(m.ncols, 1)) + m.indices[lo:hi].astype(np.int64)
         return keys if self.structural else keys[m.values[lo:hi].astype(bool)]
 
@@ -63,9 +64,7 @@ class MaskRows:
         return ~hit if self.complement else hit
 
 
-def spgemm(
-    a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None
-) -> tuple[Any, Any]:
+def spgemm(a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None) -> tuple[Any, Any]:
     """``C = A ⊕.⊗ B`` (restricted to what ``mask`` allows) as ascending keys and values.
 
     Keys are linear, ``i * ncols(B) + j``.
@@ -89,10 +88,11 @@ def spgemm(
     budget = PRODUCT_BUDGET[a.backend]
     dense_from = max(b.nnz // DENSE_ROW_FRACTION, DENSE_ROW_MIN)
     parts = [
-        _dense_row(a, b, start, semiring, mask, out_type) if dense
+        _dense_row(a, b, start, semiring, mask, out_type)
+        if dense
         else _saxpy(a, b, start, stop, counts, semiring, mask, op_type, out_type)
         for start, stop, dense in _plan(row_products, budget, dense_from)
-    ]  # fmt: skip
+    ]
     if len(parts) == 1:
         return parts[0]
     return xp.concatenate([p[0] for p in parts]), xp.concatenate([p[1] for p in parts])
@@ -119,13 +119,22 @@ def _plan(row_totals: np.ndarray, budget: int, dense_from: int) -> list[tuple[in
     return plan
 
 
-def _saxpy(a: Any, b: Any, row_start: int, row_stop: int, counts: Any, semiring: Semiring,
-           mask: MaskRows | None, op_type: np.dtype,
-           out_type: np.dtype) -> tuple[Any, Any]:  # fmt: skip
+def _saxpy(
+    a: Any,
+    b: Any,
+    row_start: int,
+    row_stop: int,
+    counts: Any,
+    semiring: Semiring,
+    mask: MaskRows | None,
+    op_type: np.dtype,
+    out_type: np.dtype,
+) -> tuple[Any, Any]:
     xp = a.xp
     lo, hi = int(a.indptr[row_start]), int(a.indptr[row_stop])
-    a_rows = row_start + _prim.row_ids(xp, a.indptr[row_start:row_stop + 1] - lo,
-                                       row_stop - row_start)  # fmt: skip
+    a_rows = row_start + _prim.row_ids(
+        xp, a.indptr[row_start : row_stop + 1] - lo, row_stop - row_start
+    )
     a_cols = a.indices[lo:hi].astype(np.int64)
     entry_counts = counts[lo:hi]
     source = _prim.expand(xp, entry_counts)
@@ -136,8 +145,9 @@ def _saxpy(a: Any, b: Any, row_start: int, row_stop: int, counts: Any, semiring:
     if mask is not None:
         chosen = mask.allows(keys, row_start, row_stop)
         keys, source, b_pos = keys[chosen], source[chosen], b_pos[chosen]
-    products = semiring.binaryop.numpy(_cast(a.values[lo:hi][source], op_type),
-                                       _cast(b.values[b_pos], op_type))  # fmt: skip
+    products = semiring.binaryop.numpy(
+        _cast(a.values[lo:hi][source], op_type), _cast(b.values[b_pos], op_type)
+    )
     return _reduce_sorted(xp, keys, _cast(products, out_type), semiring)
 
 
@@ -148,8 +158,9 @@ def _reduce_sorted(xp: Any, keys: Any, products: Any, semiring: Semiring) -> tup
     return keys[starts], _cast(reduced, products.dtype)
 
 
-def _dense_row(a: Any, b: Any, row: int, semiring: Semiring, mask: MaskRows | None,
-               out_type: np.dtype) -> tuple[Any, Any]:  # fmt: skip
+def _dense_row(
+    a: Any, b: Any, row: int, semiring: Semiring, mask: MaskRows | None, out_type: np.dtype
+) -> tuple[Any, Any]:
     """Row ``row`` of the product as one vector-matrix product ``a_row ⊕.⊗ B`` over ``Bᵀ``."""
     xp = a.xp
     lo, hi = int(a.indptr[row]), int(a.indptr[row + 1])
@@ -180,8 +191,9 @@ def _dot_cost(a: Any, b: Any, keys: Any) -> int:
     return int(xp.minimum(a_len, b_len).sum())
 
 
-def _dot(a: Any, b: Any, semiring: Semiring, keys: Any, op_type: np.dtype,
-         out_type: np.dtype) -> tuple[Any, Any]:  # fmt: skip
+def _dot(
+    a: Any, b: Any, semiring: Semiring, keys: Any, op_type: np.dtype, out_type: np.dtype
+) -> tuple[Any, Any]:
     """Each allowed ``(i, j)``: ``⊕_k A_ik ⊗ B_kj`` over the k in both row i of A and column j
     of B, walking the shorter of the two and binary-searching the other."""
     xp = a.xp
@@ -210,8 +222,9 @@ def _dot(a: Any, b: Any, semiring: Semiring, keys: Any, op_type: np.dtype,
             group, group_len = entries[begin:stop], lengths[begin:stop]
             owner = _prim.expand(xp, group_len)
             run_first = xp.cumsum(group_len) - group_len
-            walked = firsts[begin:stop][owner] + (xp.arange(owner.size, dtype=np.int64)
-                                                  - run_first[owner])  # fmt: skip
+            walked = firsts[begin:stop][owner] + (
+                xp.arange(owner.size, dtype=np.int64) - run_first[owner]
+            )
             if walk_a:  # k from row i of A, looked up in row j of Bᵀ
                 k = a.indices[walked].astype(np.int64)
                 wanted = cols[group][owner] * inner + k
@@ -225,9 +238,12 @@ def _dot(a: Any, b: Any, semiring: Semiring, keys: Any, op_type: np.dtype,
                 found = a_keys[pos] == wanted if a_keys.size else xp.zeros(owner.size, bool)
                 a_pos, b_pos = pos, walked
             owner, a_pos, b_pos = owner[found], a_pos[found], b_pos[found]
-            products = _cast(semiring.binaryop.numpy(_cast(a.values[a_pos], op_type),
-                                                     _cast(bt.values[b_pos], op_type)),
-                             out_type)  # fmt: skip
+            products = _cast(
+                semiring.binaryop.numpy(
+                    _cast(a.values[a_pos], op_type), _cast(bt.values[b_pos], op_type)
+                ),
+                out_type,
+            )
             starts = _prim.segment_starts(xp, owner)
             reduced = _prim.segment_reduce(xp, products, starts, semiring.monoid.binaryop)
             targets = group[owner[starts]]

@@ -25,9 +25,14 @@ def _cast(values: Any, dtype: np.dtype) -> Any:
 
 
 def spmv(
-    matrix: Any, u_values: Any, u_present: Any, semiring: Semiring, *, flip: bool,
+    matrix: Any,
+    u_values: Any,
+    u_present: Any,
+    semiring: Semiring,
+    *,
+    flip: bool,
     all_present: bool,
-) -> tuple[Any, Any, int | None]:  # fmt: skip
+) -> tuple[Any, Any, int | None]:
     """``t_i = ⊕_j mult(A_ij, u_j)`` over present ``u_j`` (``mult(u_j, A_ij)`` if ``flip``).
 
     ``all_present`` says every ``u_j`` is present. Returns the bitmap ``(values, present)`` of
@@ -39,8 +44,9 @@ def spmv(
     if matrix.backend == "cuda":
         if all_present and cusparse_applies(semiring, op_type, matrix):
             return _spmv_cusparse(matrix, u_values, op_type)
-        values, present = kernels.spmv_csr(matrix, u_values, u_present, semiring, op_type,
-                                           flip=flip, all_present=all_present)  # fmt: skip
+        values, present = kernels.spmv_csr(
+            matrix, u_values, u_present, semiring, op_type, flip=flip, all_present=all_present
+        )
         return values, present, None
     rows = _prim.row_ids(xp, matrix.indptr, matrix.nrows)
     cols = matrix.indices
@@ -54,8 +60,7 @@ def spmv(
     x = _cast(u_values[cols], op_type)
     products = semiring.binaryop.numpy(x, a) if flip else semiring.binaryop.numpy(a, x)
     products = _cast(products, out_type)
-    values, present = scatter_segments(xp, rows, products, semiring.monoid, matrix.nrows,
-                                        out_type)  # fmt: skip
+    values, present = scatter_segments(xp, rows, products, semiring.monoid, matrix.nrows, out_type)
     return values, present, None
 
 
@@ -73,8 +78,7 @@ def cusparse_applies(semiring: Semiring, op_type: np.dtype, matrix: Any) -> bool
 def _spmv_cusparse(matrix: Any, u_values: Any, op_type: np.dtype) -> tuple[Any, Any, int]:
     key = ("cusparse", op_type.str)
     if key not in matrix.cache:  # a cupyx view sharing the matrix's arrays: no copy
-        matrix.cache[key] = cupyx_csr(matrix.indptr, matrix.indices, matrix.values,
-                                       matrix.shape)  # fmt: skip
+        matrix.cache[key] = cupyx_csr(matrix.indptr, matrix.indices, matrix.values, matrix.shape)
     nonempty, count = nonempty_rows(matrix)
     # rows without entries are absent; cuSPARSE wrote 0 there
     return matrix.cache[key] @ _cast(u_values, op_type), nonempty.copy(), count

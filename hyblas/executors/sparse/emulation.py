@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...operators.classes import Semiring
 from ...device import arrays as _prim
+from ...operators.classes import Semiring
 from .layout import SparseLayout
 from .params import INPUTS_PER_BLOCK, THREADS, WARP, SparseParams
 
 __all__ = ["walk_plan", "push"]
 
 
-def walk_plan(layout: SparseLayout, params: SparseParams, active: np.ndarray, *,
-              segments: bool = True) -> dict[str, tuple[np.ndarray, np.ndarray]]:  # fmt: skip
+def walk_plan(
+    layout: SparseLayout, params: SparseParams, active: np.ndarray, *, segments: bool = True
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Which path takes each edge of the active inputs: ``{path: (edges, owner)}``.
 
     ``owner`` is the position in ``active``. Paths: ``'spread'`` (gathered inputs: more than
@@ -53,9 +54,17 @@ def walk_plan(layout: SparseLayout, params: SparseParams, active: np.ndarray, *,
     }
 
 
-def push(layout: SparseLayout, params: SparseParams, active: np.ndarray, x: np.ndarray,
-         semiring: Semiring, op_type: np.dtype, *, flip: bool,
-         allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def push(
+    layout: SparseLayout,
+    params: SparseParams,
+    active: np.ndarray,
+    x: np.ndarray,
+    semiring: Semiring,
+    op_type: np.dtype,
+    *,
+    flip: bool,
+    allowed: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
     """``t = Eᵀ-push of x`` over the active inputs, masked by ``allowed`` (None: no mask).
 
     ``x[k]`` is the value of input ``active[k]`` in ``op_type``. Returns the sorted user ids
@@ -92,6 +101,6 @@ def push(layout: SparseLayout, params: SparseParams, active: np.ndarray, x: np.n
     keep = slice(None) if allowed is None else allowed[user]
     users.append(user[keep])
     values.append(combined[keep])
-    return _prim.combine_by_key(np, np.concatenate(users),
-                                np.concatenate(values).astype(out_type), add)  # fmt: skip
-
+    return _prim.combine_by_key(
+        np, np.concatenate(users), np.concatenate(values).astype(out_type), add
+    )

@@ -17,8 +17,18 @@ from typing import Any
 
 import numpy as np
 
-from ...backend import (PreparedLaunch, compile_module, count_mailbox, elapsed_ms, launch,
-                        record_event, run_behind, translate_oom, wait_for, zero_async)
+from ...backend import (
+    PreparedLaunch,
+    compile_module,
+    count_mailbox,
+    elapsed_ms,
+    launch,
+    record_event,
+    run_behind,
+    translate_oom,
+    wait_for,
+    zero_async,
+)
 from ...containers.mask import Mask
 from ...containers.matrix import Matrix
 from ...containers.vector import SPARSE_BELOW, Vector
@@ -33,9 +43,21 @@ from . import kernels as _k
 from .layout import SparseLayout, layout_key, layout_of
 from .params import INPUTS_PER_BLOCK, THREADS, SparseParams, current_params
 
-__all__ = ["run", "has_layout", "push", "kernel_timing", "segment_bytes", "kernels_for",
-           "workspace_for", "blocks", "Workspace", "SparseKernels", "ONE_CALL", "ROUND_XS",
-           "ROUND_WS"]
+__all__ = [
+    "run",
+    "has_layout",
+    "push",
+    "kernel_timing",
+    "segment_bytes",
+    "kernels_for",
+    "workspace_for",
+    "blocks",
+    "Workspace",
+    "SparseKernels",
+    "ONE_CALL",
+    "ROUND_XS",
+    "ROUND_WS",
+]
 
 # the push and spread kernels' `rounds` mode (HYBLAS_ONE_CALL ... in sparse_push.cu)
 ONE_CALL, ROUND_XS, ROUND_WS = np.int32(0), np.int32(1), np.int32(2)
@@ -63,8 +85,13 @@ def kernel_timing() -> Iterator[list[dict[str, float]]]:
     finally:
         _timed = None
         for e0, e1, e2, e3 in events:
-            calls.append({"walk_ms": elapsed_ms(e0, e1), "finish_ms": elapsed_ms(e1, e2),
-                          "sync_gap_ms": elapsed_ms(e2, e3)})  # fmt: skip
+            calls.append(
+                {
+                    "walk_ms": elapsed_ms(e0, e1),
+                    "finish_ms": elapsed_ms(e1, e2),
+                    "sync_gap_ms": elapsed_ms(e2, e3),
+                }
+            )
 
 
 @dataclass
@@ -94,8 +121,13 @@ class Result:
         return t_values, t_present
 
 
-def run(product: Product, spec: OutputSpec, *, may_build: bool = True,
-        stats: dict[str, int] | None = None) -> Vector:  # fmt: skip
+def run(
+    product: Product,
+    spec: OutputSpec,
+    *,
+    may_build: bool = True,
+    stats: dict[str, int] | None = None,
+) -> Vector:
     """``w<mask> accum= E ⊕.⊗ u`` by pushing from ``u``'s entries over the sparse layout of the
     product's edge matrix ``E``, written as ``spec`` says. ``may_build=False`` (the policy
     chose): push over the flat layout when the grouped one is not built yet and the flat one
@@ -103,13 +135,15 @@ def run(product: Product, spec: OutputSpec, *, may_build: bool = True,
     frontier's out-edges)."""
     edges, u, semiring = product.edges, product.u, product.semiring
     active, u_values = u.as_sparse()
-    result = push(edges, active, u_values, semiring, flip=product.flip, mask=spec.mask,
-                  build=may_build)  # fmt: skip
+    result = push(
+        edges, active, u_values, semiring, flip=product.flip, mask=spec.mask, build=may_build
+    )
     out_type = _types(semiring, edges.dtype, u.dtype)[1]
     if spec.out is None and spec.accum is None:  # the mask was applied in the walk
         if result.sparse is not None:
-            return Vector(edges.nrows, out_type, backend=spec.backend, sparse=result.sparse,
-                          nnz=result.count).settle()  # fmt: skip
+            return Vector(
+                edges.nrows, out_type, backend=spec.backend, sparse=result.sparse, nnz=result.count
+            ).settle()
         return Vector.wrap_bitmap(*result.bitmap, backend=spec.backend, nnz=result.count)
     t_values, t_present = result.as_bitmap(edges.xp, edges.nrows)
     return write_vector(spec, t_values, t_present, nnz=result.count)
@@ -119,13 +153,23 @@ def has_layout(edges: Matrix, params: SparseParams | None = None) -> bool:
     """Whether a push over ``edges`` needs no layout built: its grouped layout for ``params``
     (default: the current set) is cached, or the flat one is at hand (the CSR of the
     transpose)."""
-    return (layout_key(params or current_params()) in edges.cache
-            or edges.transpose_at_hand() is not None)  # fmt: skip
+    return (
+        layout_key(params or current_params()) in edges.cache
+        or edges.transpose_at_hand() is not None
+    )
 
 
-def push(edges: Matrix, active: Any, u_values: Any, semiring: Semiring, *, flip: bool,
-         mask: Mask | None = None, params: SparseParams | None = None,
-         build: bool = True) -> Result:  # fmt: skip
+def push(
+    edges: Matrix,
+    active: Any,
+    u_values: Any,
+    semiring: Semiring,
+    *,
+    flip: bool,
+    mask: Mask | None = None,
+    params: SparseParams | None = None,
+    build: bool = True,
+) -> Result:
     """The masked product from the inputs ``active`` (any order, no repeats) with values
     ``u_values``, in the semiring's output type (``build`` as ``may_build`` in
     :func:`run`)."""
@@ -135,11 +179,13 @@ def push(edges: Matrix, active: Any, u_values: Any, semiring: Semiring, *, flip:
     x = u_values.astype(op_type, copy=False)
     if edges.backend == "cpu":
         allowed = None if mask is None else mask.allowed()
-        indices, values = emulation.push(layout, params, active, x, semiring, op_type,
-                                         flip=flip, allowed=allowed)  # fmt: skip
+        indices, values = emulation.push(
+            layout, params, active, x, semiring, op_type, flip=flip, allowed=allowed
+        )
         return Result(int(indices.size), sparse=(indices, values))
-    return _push_cuda(layout, params, edges.xp, active, x, semiring, op_type, out_type,
-                      flip=flip, mask=mask)  # fmt: skip
+    return _push_cuda(
+        layout, params, edges.xp, active, x, semiring, op_type, out_type, flip=flip, mask=mask
+    )
 
 
 def segment_bytes(params: SparseParams, out_type: np.dtype) -> int:
@@ -188,8 +234,9 @@ class Workspace:
     spare: tuple[Any, Any] | None = None
 
 
-def workspace_for(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring,
-                  out_type: np.dtype) -> Workspace:  # fmt: skip
+def workspace_for(
+    layout: SparseLayout, xp: Any, module: Any, semiring: Semiring, out_type: np.dtype
+) -> Workspace:
     """The :class:`Workspace` of ``layout`` for ``semiring``'s results of ``out_type`` (made,
     waited for and filled as needed; ``module`` holds the fill kernel)."""
     cache = layout.__dict__.setdefault("_workspaces", {})
@@ -206,16 +253,26 @@ def workspace_for(layout: SparseLayout, xp: Any, module: Any, semiring: Semiring
                 claims=xp.empty(-(-max(layout.high_count, 1) // 32), dtype=np.uint32),
                 blocked=xp.empty(bit_words if key[3] else 1, dtype=np.uint32),
                 high_words=xp.empty(max(layout.high_count, 1), dtype=word),
-            )  # fmt: skip
+            )
     if entry.refilled is not None:
         if entry.refilled.done:
             entry.refilled = None
         else:
             wait_for(entry.refilled)
     if not entry.clean:
-        launch(module.get_function(_k.FILL), (blocks(layout.nrows),), (THREADS,),
-               (np.int64(layout.nrows), entry.words, entry.presence, np.int64(layout.high_count),
-                entry.high_words, entry.claims))  # fmt: skip
+        launch(
+            module.get_function(_k.FILL),
+            (blocks(layout.nrows),),
+            (THREADS,),
+            (
+                np.int64(layout.nrows),
+                entry.words,
+                entry.presence,
+                np.int64(layout.high_count),
+                entry.high_words,
+                entry.claims,
+            ),
+        )
         entry.clean = True
     return entry
 
@@ -231,8 +288,7 @@ def _spare_work_words(xp: Any, workspace: Workspace, refill: PreparedLaunch) -> 
         workspace.spare = (spare, run_behind(lambda: refill.run(spare), keep=spare))
 
 
-def _hand_over_work_words(layout: SparseLayout, key: tuple[Any, ...],
-                          workspace: Workspace) -> Any:  # fmt: skip
+def _hand_over_work_words(layout: SparseLayout, key: tuple[Any, ...], workspace: Workspace) -> Any:
     """The work words of ``workspace`` (cached under ``key``), handed over to become a bitmap
     result's values (the finish left them as they are): the cache gets a new entry whose work
     words are the spare (:func:`_spare_work_words`), which the next call waits for. A new
@@ -240,7 +296,8 @@ def _hand_over_work_words(layout: SparseLayout, key: tuple[Any, ...],
     to its arrays) sees that it is not the cached one."""
     spare, refilled = workspace.spare
     layout.__dict__["_workspaces"][key] = dataclasses.replace(
-        workspace, words=spare, clean=True, refilled=refilled, spare=None)
+        workspace, words=spare, clean=True, refilled=refilled, spare=None
+    )
     return workspace.words
 
 
@@ -263,8 +320,12 @@ def _types(semiring: Semiring, edge_type: np.dtype, u_type: np.dtype) -> tuple[n
 def _workspace_key(semiring: Semiring, out_type: np.dtype) -> tuple[Any, ...]:
     """What a workspace serves: word size, result type, identity, and whether the monoid is
     ``any``."""
-    return (out_type.itemsize == 8, out_type.str, repr(semiring.monoid.identity(out_type)),
-            _is_any(semiring))  # fmt: skip
+    return (
+        out_type.itemsize == 8,
+        out_type.str,
+        repr(semiring.monoid.identity(out_type)),
+        _is_any(semiring),
+    )
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: one per specialization
@@ -284,17 +345,30 @@ class SparseKernels:
 
 
 @functools.lru_cache(maxsize=256)
-def kernels_for(semiring: Semiring, op_type: np.dtype, ids: np.dtype,
-                mask_dtype: np.dtype | None, flags: tuple[bool, ...]) -> SparseKernels:  # fmt: skip
+def kernels_for(
+    semiring: Semiring,
+    op_type: np.dtype,
+    ids: np.dtype,
+    mask_dtype: np.dtype | None,
+    flags: tuple[bool, ...],
+) -> SparseKernels:
     """The :class:`SparseKernels` of one specialization (cached: building the source and
     looking the module up cost more than a small frontier's kernels). ``flags``: flip, iso,
     and the mask's three; an ``any`` call's push and spread do not read the mask (the claims
     kernel folds it into the presence bits first)."""
     source = _k.specialize(semiring, op_type, index_dtype=ids, mask_dtype=mask_dtype)
     walk_flags = (*flags[:2], False, False, False) if _is_any(semiring) else flags
-    names = (_k.push_name(*walk_flags), _k.spread_name(*walk_flags), _k.FINISH,
-             _k.FINISH_CALL, _k.claims_name(*flags[2:]), _k.ADVANCE, _k.FINISH_HIGH,
-             _k.REFILL, _k.FILL)  # fmt: skip
+    names = (
+        _k.push_name(*walk_flags),
+        _k.spread_name(*walk_flags),
+        _k.FINISH,
+        _k.FINISH_CALL,
+        _k.claims_name(*flags[2:]),
+        _k.ADVANCE,
+        _k.FINISH_HIGH,
+        _k.REFILL,
+        _k.FILL,
+    )
     module = compile_module(source, names)
     return SparseKernels(module, *(module.get_function(name) for name in names[:8]))
 
@@ -327,8 +401,15 @@ class _Plan:
     unread: Any  # a placeholder array for the arguments a call neither reads nor writes
 
 
-def _plan(layout: SparseLayout, params: SparseParams, xp: Any, kernels: SparseKernels,
-          op_type: np.dtype, out_type: np.dtype, claiming: bool) -> _Plan:  # fmt: skip
+def _plan(
+    layout: SparseLayout,
+    params: SparseParams,
+    xp: Any,
+    kernels: SparseKernels,
+    op_type: np.dtype,
+    out_type: np.dtype,
+    claiming: bool,
+) -> _Plan:
     """The plan for ``kernels`` (from :func:`kernels_for`, which fix the operand and result
     types) on ``layout``, cached on it."""
     key = (kernels, params.segment, params.reach, params.segment_min_edges, params.spread_blocks)
@@ -339,8 +420,15 @@ def _plan(layout: SparseLayout, params: SparseParams, xp: Any, kernels: SparseKe
     return plan
 
 
-def _make_plan(layout: SparseLayout, params: SparseParams, xp: Any, kernels: SparseKernels,
-               op_type: np.dtype, out_type: np.dtype, claiming: bool) -> _Plan:  # fmt: skip
+def _make_plan(
+    layout: SparseLayout,
+    params: SparseParams,
+    xp: Any,
+    kernels: SparseKernels,
+    op_type: np.dtype,
+    out_type: np.dtype,
+    claiming: bool,
+) -> _Plan:
     push_kernel, spread_kernel, finish_call = kernels.push, kernels.spread, kernels.finish_call
     claims, finish_high, refill = kernels.claims, kernels.finish_high, kernels.refill
     iso = layout.iso_value is not None
@@ -352,35 +440,131 @@ def _make_plan(layout: SparseLayout, params: SparseParams, xp: Any, kernels: Spa
     shared = segment_bytes(params, out_type) if layout.high_count and not claiming else 0
     plan_claims = plan_high = None
     if claiming:
-        plan_claims = PreparedLaunch(claims, (blocks(layout.nrows),), (THREADS,), (
-            np.int64(layout.nrows), np.int64(layout.high_count), layout.output_order,
-            array, array, array, array, array,
-        ), variable=(3, 4, 5, 6, 7))  # the mask's values and presence, the bits  # fmt: skip
-    plan_push = PreparedLaunch(push_kernel, (1,), (THREADS,), (
-        count, array, array, layout.push_indptr, layout.push_split, layout.push_dst, weights,
-        iso_value, layout.output_order, np.int64(layout.high_count), np.int32(params.segment),
-        np.int64(params.reach), np.int64(params.segment_min_edges), array, array, array, array,
-        array, array, array, array, array, count, no_queue, ONE_CALL,
-    ), shared, variable=(0, 1, 2, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22))  # fmt: skip
-    plan_spread = PreparedLaunch(spread_kernel, (params.spread_blocks,), (THREADS,), (
-        array, array, layout.push_indptr, layout.push_split, layout.push_dst, weights, iso_value,
-        layout.output_order, array, array, array, array, array, array, array, array, array,
-        count, no_queue, ONE_CALL,
-    ), variable=(0, 1, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17))  # fmt: skip
-    if layout.high_count and not claiming:
-        plan_high = PreparedLaunch(finish_high, (blocks(layout.high_count),), (THREADS,), (
-            np.int64(layout.high_count), layout.output_order, array, array, array, array, array,
+        plan_claims = PreparedLaunch(
+            claims,
+            (blocks(layout.nrows),),
+            (THREADS,),
+            (
+                np.int64(layout.nrows),
+                np.int64(layout.high_count),
+                layout.output_order,
+                array,
+                array,
+                array,
+                array,
+                array,
+            ),
+            variable=(3, 4, 5, 6, 7),
+        )  # the mask's values and presence, the bits
+    plan_push = PreparedLaunch(
+        push_kernel,
+        (1,),
+        (THREADS,),
+        (
+            count,
             array,
-        ), variable=(2, 3, 4, 5, 6, 7))  # fmt: skip
+            array,
+            layout.push_indptr,
+            layout.push_split,
+            layout.push_dst,
+            weights,
+            iso_value,
+            layout.output_order,
+            np.int64(layout.high_count),
+            np.int32(params.segment),
+            np.int64(params.reach),
+            np.int64(params.segment_min_edges),
+            array,
+            array,
+            array,
+            array,
+            array,
+            array,
+            array,
+            array,
+            array,
+            count,
+            no_queue,
+            ONE_CALL,
+        ),
+        shared,
+        variable=(0, 1, 2, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22),
+    )
+    plan_spread = PreparedLaunch(
+        spread_kernel,
+        (params.spread_blocks,),
+        (THREADS,),
+        (
+            array,
+            array,
+            layout.push_indptr,
+            layout.push_split,
+            layout.push_dst,
+            weights,
+            iso_value,
+            layout.output_order,
+            array,
+            array,
+            array,
+            array,
+            array,
+            array,
+            array,
+            array,
+            array,
+            count,
+            no_queue,
+            ONE_CALL,
+        ),
+        variable=(0, 1, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    )
+    if layout.high_count and not claiming:
+        plan_high = PreparedLaunch(
+            finish_high,
+            (blocks(layout.high_count),),
+            (THREADS,),
+            (
+                np.int64(layout.high_count),
+                layout.output_order,
+                array,
+                array,
+                array,
+                array,
+                array,
+                array,
+            ),
+            variable=(2, 3, 4, 5, 6, 7),
+        )
     hand_over = not claiming and word_holds_value(out_type)
-    plan_finish = PreparedLaunch(finish_call, (_finish_blocks(layout.nrows),), (THREADS,), (
-        np.int64(layout.nrows), array, array, array, array, array,
-        np.int64(SPARSE_BELOW), np.int32(hand_over), array, array, np.uint64(0), np.uint64(0),
-    ), variable=(1, 2, 3, 4, 5, 8, 9, 10, 11))  # the last two: the count's mailbox, tag
+    plan_finish = PreparedLaunch(
+        finish_call,
+        (_finish_blocks(layout.nrows),),
+        (THREADS,),
+        (
+            np.int64(layout.nrows),
+            array,
+            array,
+            array,
+            array,
+            array,
+            np.int64(SPARSE_BELOW),
+            np.int32(hand_over),
+            array,
+            array,
+            np.uint64(0),
+            np.uint64(0),
+        ),
+        variable=(1, 2, 3, 4, 5, 8, 9, 10, 11),
+    )  # the last two: the count's mailbox, tag
     plan_refill = None
     if hand_over:
-        plan_refill = PreparedLaunch(refill, (_finish_blocks(layout.nrows),), (THREADS,),
-                                     (np.int64(layout.nrows), array), variable=(1,))  # fmt: skip
+        plan_refill = PreparedLaunch(
+            refill,
+            (_finish_blocks(layout.nrows),),
+            (THREADS,),
+            (np.int64(layout.nrows), array),
+            variable=(1,),
+        )
     return _Plan(plan_claims, plan_push, plan_spread, plan_high, plan_finish, plan_refill, array)
 
 
@@ -407,16 +591,28 @@ def _call_arrays(layout: SparseLayout, xp: Any, n_active: int) -> _CallArrays:
         arrays = layout.__dict__["_call_arrays"] = _CallArrays(
             counters=xp.empty(2, dtype=np.uint64),
             listed=xp.empty(max(layout.nrows, 1), dtype=layout.push_dst.dtype),
-            gathered=xp.empty(gathered_slots, dtype=np.int64), zeroed=False)  # fmt: skip
+            gathered=xp.empty(gathered_slots, dtype=np.int64),
+            zeroed=False,
+        )
     if not arrays.zeroed:
         zero_async(arrays.counters)
     arrays.zeroed = False
     return arrays
 
 
-def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any, x: Any,
-               semiring: Semiring, op_type: np.dtype, out_type: np.dtype, *, flip: bool,
-               mask: Mask | None) -> Result:  # fmt: skip
+def _push_cuda(
+    layout: SparseLayout,
+    params: SparseParams,
+    xp: Any,
+    active: Any,
+    x: Any,
+    semiring: Semiring,
+    op_type: np.dtype,
+    out_type: np.dtype,
+    *,
+    flip: bool,
+    mask: Mask | None,
+) -> Result:
     n_active = int(active.size)
     if n_active == 0 or layout.nnz == 0:
         return Result(0, sparse=(xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=out_type)))
@@ -429,9 +625,13 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         mask_values, mask_present = placeholder(xp, mask.parent.dtype), mask.parent.presence()
     elif has_mask:
         mask_values, mask_present = mask.parent.as_bitmap()
-    kernels = kernels_for(semiring, op_type, layout.push_dst.dtype,
-                       mask_values.dtype if has_mask else None,
-                       (flip, iso, has_mask, structural, complement))  # fmt: skip
+    kernels = kernels_for(
+        semiring,
+        op_type,
+        layout.push_dst.dtype,
+        mask_values.dtype if has_mask else None,
+        (flip, iso, has_mask, structural, complement),
+    )
     claiming = _is_any(semiring)
     plan = _plan(layout, params, xp, kernels, op_type, out_type, claiming)
     if not has_mask:
@@ -448,11 +648,36 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         events = [record_event()] if _timed is not None else None
         if plan.claims is not None:
             plan.claims.run(mask_values, mask_present, presence, claim_bits, blocked)
-        plan.push.run(inputs, active, x, mask_values, mask_present, ws, presence, claim_bits,
-                      high_ws, listed, counters, gathered, inputs,
-                      grid=(-(-n_active // INPUTS_PER_BLOCK),))  # fmt: skip
-        plan.spread.run(active, x, mask_values, mask_present, ws, presence, claim_bits,
-                        high_ws, listed, counters, gathered, inputs)  # fmt: skip
+        plan.push.run(
+            inputs,
+            active,
+            x,
+            mask_values,
+            mask_present,
+            ws,
+            presence,
+            claim_bits,
+            high_ws,
+            listed,
+            counters,
+            gathered,
+            inputs,
+            grid=(-(-n_active // INPUTS_PER_BLOCK),),
+        )
+        plan.spread.run(
+            active,
+            x,
+            mask_values,
+            mask_present,
+            ws,
+            presence,
+            claim_bits,
+            high_ws,
+            listed,
+            counters,
+            gathered,
+            inputs,
+        )
         if plan.finish_high is not None:
             plan.finish_high.run(high_ws, claim_bits, ws, presence, listed, counters)
         if events is not None:
@@ -462,8 +687,9 @@ def _push_cuda(layout: SparseLayout, params: SparseParams, xp: Any, active: Any,
         present = xp.empty(layout.nrows, dtype=bool)
         mailbox = count_mailbox()
         tag = mailbox.next_tag()
-        plan.finish_call.run(listed, ws, presence, blocked, counters, values, present,
-                             mailbox.address, tag)  # fmt: skip
+        plan.finish_call.run(
+            listed, ws, presence, blocked, counters, values, present, mailbox.address, tag
+        )
         if plan.refill is not None:  # a bitmap result would take the work words
             _spare_work_words(xp, workspace, plan.refill)
         if events is not None:

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from ...backend import to_numpy
-from ...device import arrays as _prim
 from ...containers import derived
+from ...device import arrays as _prim
 from .params import SparseParams
 
 __all__ = ["SparseLayout", "build_layout", "layout_of", "flat_layout", "FLAT_KEY"]
@@ -65,9 +65,11 @@ class SparseLayout:
     def nbytes(self) -> int:
         """Device bytes the layout holds (not the per-call or cached work arrays, nor the
         arrays it borrows)."""
-        return sum(int(v.nbytes) for k, v in vars(self).items()
-                   if hasattr(v, "shape") and not k.startswith("_")
-                   and k not in self.borrowed)  # fmt: skip
+        return sum(
+            int(v.nbytes)
+            for k, v in vars(self).items()
+            if hasattr(v, "shape") and not k.startswith("_") and k not in self.borrowed
+        )
 
     def weights_as(self, dtype: np.dtype) -> Any:
         """``push_weights`` cast to ``dtype`` (cached)."""
@@ -131,16 +133,29 @@ def flat_layout(matrix: Any) -> SparseLayout | None:
     dst = transpose.indices.astype(ids, copy=False)
     values = transpose.values
     iso_value = derived.iso_value(transpose)
-    borrowed = tuple(name for name, array, own in (("push_indptr", indptr, transpose.indptr),
-                                                   ("push_dst", dst, transpose.indices))
-                     if array is own)  # fmt: skip
+    borrowed = tuple(
+        name
+        for name, array, own in (
+            ("push_indptr", indptr, transpose.indptr),
+            ("push_dst", dst, transpose.indices),
+        )
+        if array is own
+    )
     layout = SparseLayout(
-        nrows=m, ncols=n, group_bounds=(), group_start=(0, m), high_count=0,
-        output_order=xp.zeros(0, dtype=ids), push_indptr=indptr, push_split=indptr[:-1],
-        push_dst=dst, push_weights=None if iso_value is not None else values,
-        iso_value=iso_value, build_seconds=time.perf_counter() - started,
+        nrows=m,
+        ncols=n,
+        group_bounds=(),
+        group_start=(0, m),
+        high_count=0,
+        output_order=xp.zeros(0, dtype=ids),
+        push_indptr=indptr,
+        push_split=indptr[:-1],
+        push_dst=dst,
+        push_weights=None if iso_value is not None else values,
+        iso_value=iso_value,
+        build_seconds=time.perf_counter() - started,
         borrowed=(*borrowed, "push_split", "push_weights"),
-    )  # fmt: skip
+    )
     matrix.cache[FLAT_KEY] = layout
     return layout
 
@@ -190,8 +205,16 @@ def build_layout(matrix: Any, params: SparseParams) -> SparseLayout:
     iso_value = derived.iso_value(matrix)
     weights = None if iso_value is not None else values[order]
     return SparseLayout(
-        nrows=m, ncols=n, group_bounds=bounds, group_start=group_start, high_count=high_count,
-        output_order=output_order.astype(ids), push_indptr=push_indptr,
-        push_split=push_split.astype(np.int64), push_dst=push_dst, push_weights=weights,
-        iso_value=iso_value, build_seconds=time.perf_counter() - started,
-    )  # fmt: skip
+        nrows=m,
+        ncols=n,
+        group_bounds=bounds,
+        group_start=group_start,
+        high_count=high_count,
+        output_order=output_order.astype(ids),
+        push_indptr=push_indptr,
+        push_split=push_split.astype(np.int64),
+        push_dst=push_dst,
+        push_weights=weights,
+        iso_value=iso_value,
+        build_seconds=time.perf_counter() - started,
+    )

@@ -18,8 +18,17 @@ from typing import Any
 from ...errors import InvalidValue
 from ..params import ParamStack
 
-__all__ = ["SparseParams", "DEFAULT_PARAMS", "current_params", "sparse_params",
-           "INPUTS_PER_BLOCK", "THREADS", "WARP", "VIRTUAL_WARP", "MAX_SEGMENT"]  # fmt: skip
+__all__ = [
+    "SparseParams",
+    "DEFAULT_PARAMS",
+    "current_params",
+    "sparse_params",
+    "INPUTS_PER_BLOCK",
+    "THREADS",
+    "WARP",
+    "VIRTUAL_WARP",
+    "MAX_SEGMENT",
+]
 
 INPUTS_PER_BLOCK = 64
 THREADS = 256
@@ -83,26 +92,36 @@ class SparseParams:
 
     def __post_init__(self) -> None:
         bounds = self.group_bounds
-        if (not isinstance(bounds, tuple) or not bounds
-                or not all(isinstance(b, int) and b >= 1 for b in bounds)
-                or any(a <= b for a, b in zip(bounds, bounds[1:]))):  # fmt: skip
-            raise InvalidValue("SparseParams.group_bounds must be a non-empty tuple of "
-                               f"strictly descending positive ints, got {bounds!r}")  # fmt: skip
+        if (
+            not isinstance(bounds, tuple)
+            or not bounds
+            or not all(isinstance(b, int) and b >= 1 for b in bounds)
+            or any(a <= b for a, b in zip(bounds, bounds[1:]))
+        ):
+            raise InvalidValue(
+                "SparseParams.group_bounds must be a non-empty tuple of "
+                f"strictly descending positive ints, got {bounds!r}"
+            )
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
             if field.name == "group_bounds":
                 continue
-            lowest = 0 if field.name in ("shared_groups", "segment_min_edges",
-                                         "graph_rounds") else 1  # fmt: skip
+            lowest = (
+                0 if field.name in ("shared_groups", "segment_min_edges", "graph_rounds") else 1
+            )
             if not isinstance(value, int) or isinstance(value, bool) or value < lowest:
-                raise InvalidValue(f"SparseParams.{field.name} must be an int >= {lowest}, got "
-                                   f"{value!r}")  # fmt: skip
+                raise InvalidValue(
+                    f"SparseParams.{field.name} must be an int >= {lowest}, got {value!r}"
+                )
         if self.shared_groups > len(bounds):
-            raise InvalidValue(f"SparseParams.shared_groups must be at most the {len(bounds)} "
-                               f"bounded groups, got {self.shared_groups}")  # fmt: skip
+            raise InvalidValue(
+                f"SparseParams.shared_groups must be at most the {len(bounds)} "
+                f"bounded groups, got {self.shared_groups}"
+            )
         if self.segment > MAX_SEGMENT:
-            raise InvalidValue(f"SparseParams.segment must be at most {MAX_SEGMENT}, got "
-                               f"{self.segment}")  # fmt: skip
+            raise InvalidValue(
+                f"SparseParams.segment must be at most {MAX_SEGMENT}, got {self.segment}"
+            )
 
 
 DEFAULT_PARAMS = SparseParams()
@@ -114,8 +133,9 @@ def current_params() -> SparseParams:
     return _STACK.current()
 
 
-def sparse_params(params: SparseParams | None = None,
-                  **changes: Any) -> contextlib.AbstractContextManager[SparseParams]:  # fmt: skip
+def sparse_params(
+    params: SparseParams | None = None, **changes: Any
+) -> contextlib.AbstractContextManager[SparseParams]:
     """Run a block with other sparse-executor parameters.
 
     ``with sparse_params(reach=1024): ...`` changes some fields of the current set;

@@ -15,13 +15,24 @@ from pathlib import Path
 import numpy as np
 
 from .... import dtypes as _dt
-from ....operators.classes import BinaryOp, Semiring
 from ....device.words import accumulator_substitutions, atomic_combine, word_bytes
 from ....operators import BUILTIN_NAMES, NAMESPACES
+from ....operators.classes import BinaryOp, Semiring
 
-__all__ = ["specialize", "heavy_name", "light_name", "phase1_name", "reduce_name",
-           "unpermute_name", "chunks_name", "SPLIT_INIT", "UNPERMUTE_ROWS", "word_bytes",
-           "atomic_combine", "builtin_specializations"]  # fmt: skip
+__all__ = [
+    "specialize",
+    "heavy_name",
+    "light_name",
+    "phase1_name",
+    "reduce_name",
+    "unpermute_name",
+    "chunks_name",
+    "SPLIT_INIT",
+    "UNPERMUTE_ROWS",
+    "word_bytes",
+    "atomic_combine",
+    "builtin_specializations",
+]
 
 SPLIT_INIT = "hyblas_dense_split_init"
 UNPERMUTE_ROWS = 4  # rows per thread of the unpermute pass: HYBLAS_UNPERMUTE_BATCH
@@ -35,9 +46,13 @@ def _text() -> str:
 
 
 def specialize(
-    semiring: Semiring, op_type: np.dtype, *, out_dtype: np.dtype | None = None,
-    mask_dtype: np.dtype | None = None, accum: BinaryOp | None = None,
-) -> str:  # fmt: skip
+    semiring: Semiring,
+    op_type: np.dtype,
+    *,
+    out_dtype: np.dtype | None = None,
+    mask_dtype: np.dtype | None = None,
+    accum: BinaryOp | None = None,
+) -> str:
     """``dense_spmv.cu`` for ``semiring`` on ``op_type``, writing ``out_dtype`` through a mask of
     ``mask_dtype`` values with ``accum`` (each optional)."""
     op_type = np.dtype(op_type)
@@ -78,17 +93,33 @@ def chunks_name(all_present: bool) -> str:
     return f"hyblas_dense_reduce_chunks<{_flag(all_present)}>"
 
 
-def reduce_name(all_present: bool, permuted: bool, has_mask: bool, structural: bool,
-                complement: bool, has_out: bool, accum: bool, replace: bool) -> str:  # fmt: skip
-    flags = ", ".join(_flag(f) for f in (all_present, permuted, has_mask, structural,
-                                         complement, has_out, accum, replace))  # fmt: skip
+def reduce_name(
+    all_present: bool,
+    permuted: bool,
+    has_mask: bool,
+    structural: bool,
+    complement: bool,
+    has_out: bool,
+    accum: bool,
+    replace: bool,
+) -> str:
+    flags = ", ".join(
+        _flag(f)
+        for f in (all_present, permuted, has_mask, structural, complement, has_out, accum, replace)
+    )
     return f"hyblas_dense_reduce<{flags}>"
 
 
-def unpermute_name(has_mask: bool, structural: bool, complement: bool, has_out: bool,
-                   accum: bool, replace: bool, row_index: str = "int") -> str:  # fmt: skip
-    flags = ", ".join(_flag(f) for f in (has_mask, structural, complement, has_out, accum,
-                                         replace))  # fmt: skip
+def unpermute_name(
+    has_mask: bool,
+    structural: bool,
+    complement: bool,
+    has_out: bool,
+    accum: bool,
+    replace: bool,
+    row_index: str = "int",
+) -> str:
+    flags = ", ".join(_flag(f) for f in (has_mask, structural, complement, has_out, accum, replace))
     return f"hyblas_dense_unpermute<{flags}, {row_index}>"
 
 
@@ -100,23 +131,40 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     for a permuted layout) and two of the permuted layout's unpermute pass; plus_times
     additionally with a value mask of another type and a ``plus`` accumulator.
     """
-    names = [heavy_name(False, False, False), heavy_name(True, True, True),
-             light_name(False, False, False), light_name(True, True, True),
-             phase1_name(False, False, False), phase1_name(True, True, True),
-             reduce_name(True, False, False, False, False, False, False, False),
-             reduce_name(False, False, True, True, True, True, False, True),
-             reduce_name(True, True, False, False, False, False, False, False),
-             unpermute_name(False, False, False, False, False, False),
-             unpermute_name(True, True, True, True, False, True, "long long"),
-             chunks_name(True), chunks_name(False), SPLIT_INIT]  # fmt: skip
+    names = [
+        heavy_name(False, False, False),
+        heavy_name(True, True, True),
+        light_name(False, False, False),
+        light_name(True, True, True),
+        phase1_name(False, False, False),
+        phase1_name(True, True, True),
+        reduce_name(True, False, False, False, False, False, False, False),
+        reduce_name(False, False, True, True, True, True, False, True),
+        reduce_name(True, True, False, False, False, False, False, False),
+        unpermute_name(False, False, False, False, False, False),
+        unpermute_name(True, True, True, True, False, True, "long long"),
+        chunks_name(True),
+        chunks_name(False),
+        SPLIT_INIT,
+    ]
     for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
         semiring = NAMESPACES["semiring"][semiring_name]
         for op_type in sorted(semiring.types, key=lambda d: d.name):
             yield f"dense_{semiring_name}_{op_type.name}", specialize(semiring, op_type), names
     plus_times = NAMESPACES["semiring"]["plus_times"]
     plus = NAMESPACES["binary"]["plus"]
-    source = specialize(plus_times, np.dtype(np.float32), out_dtype=np.dtype(np.float64),
-                        mask_dtype=np.dtype(np.int8), accum=plus)  # fmt: skip
-    yield "dense_plus_times_accum", source, [
-        reduce_name(False, False, True, False, False, True, True, False),
-        unpermute_name(True, False, False, True, True, False)]
+    source = specialize(
+        plus_times,
+        np.dtype(np.float32),
+        out_dtype=np.dtype(np.float64),
+        mask_dtype=np.dtype(np.int8),
+        accum=plus,
+    )
+    yield (
+        "dense_plus_times_accum",
+        source,
+        [
+            reduce_name(False, False, True, False, False, True, True, False),
+            unpermute_name(True, False, False, True, True, False),
+        ],
+    )

@@ -16,13 +16,21 @@ from pathlib import Path
 
 import numpy as np
 
-from ....operators.classes import Semiring
 from ....device.codegen import cuda_literal
-from ...reference.kernels import INDEX_TYPES, specialize_spmv
 from ....operators import BUILTIN_NAMES, NAMESPACES
+from ....operators.classes import Semiring
+from ...reference.kernels import INDEX_TYPES, specialize_spmv
 
-__all__ = ["specialize", "rows_name", "block_name", "stop_condition", "builtin_specializations",
-           "THREAD_EDGES", "THREAD_STEP", "ROWS_MODES"]
+__all__ = [
+    "specialize",
+    "rows_name",
+    "block_name",
+    "stop_condition",
+    "builtin_specializations",
+    "THREAD_EDGES",
+    "THREAD_STEP",
+    "ROWS_MODES",
+]
 
 _SOURCE = Path(__file__).with_name("pull.cu")
 
@@ -58,12 +66,13 @@ def _flags(*values: bool) -> str:
     return ", ".join("true" if v else "false" for v in values)
 
 
-def rows_name(index_dtype: np.dtype, flip: bool, all_present: bool, rows: str,
-              count: bool) -> str:  # fmt: skip
+def rows_name(index_dtype: np.dtype, flip: bool, all_present: bool, rows: str, count: bool) -> str:
     """The rows kernel's name; ``rows`` is a key of :data:`ROWS_MODES`."""
     index = INDEX_TYPES[np.dtype(index_dtype)]
-    return (f"hyblas_pull_rows<{index}, {_flags(flip, all_present)}, {ROWS_MODES[rows]}, "
-            f"{_flags(count)}>")
+    return (
+        f"hyblas_pull_rows<{index}, {_flags(flip, all_present)}, {ROWS_MODES[rows]}, "
+        f"{_flags(count)}>"
+    )
 
 
 def block_name(index_dtype: np.dtype, flip: bool, all_present: bool, count: bool) -> str:
@@ -75,12 +84,25 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     """``(label, source, kernel name expressions)`` for every built-in semiring and dtype
     (compiled by the CI compile test with ``nvcc -arch=sm_90``); every flag combination for
     lor_land and plus_times, two instances for the others."""
-    every = [rows_name(i, f, p, mode, c) for i in INDEX_TYPES for f in (False, True)
-             for p in (False, True) for mode in ROWS_MODES for c in (False, True)]
-    every += [block_name(i, f, p, c) for i in INDEX_TYPES for f in (False, True)
-              for p in (False, True) for c in (False, True)]  # fmt: skip
-    some = [rows_name(np.int32, True, False, "allowed", False),
-            block_name(np.int64, False, True, True)]
+    every = [
+        rows_name(i, f, p, mode, c)
+        for i in INDEX_TYPES
+        for f in (False, True)
+        for p in (False, True)
+        for mode in ROWS_MODES
+        for c in (False, True)
+    ]
+    every += [
+        block_name(i, f, p, c)
+        for i in INDEX_TYPES
+        for f in (False, True)
+        for p in (False, True)
+        for c in (False, True)
+    ]
+    some = [
+        rows_name(np.int32, True, False, "allowed", False),
+        block_name(np.int64, False, True, True),
+    ]
     for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
         semiring = NAMESPACES["semiring"][semiring_name]
         for op_type in sorted(semiring.types, key=lambda d: d.name):

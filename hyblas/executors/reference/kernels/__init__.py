@@ -23,8 +23,15 @@ from ....device.segments import HEAVY_ROW
 from ....operators import BUILTIN_NAMES, NAMESPACES
 from ....operators.classes import Semiring
 
-__all__ = ["specialize_spmv", "spmv_name", "spmv_csr", "builtin_specializations",
-           "WARP_KERNEL_THREADS", "BLOCK_KERNEL_THREADS", "INDEX_TYPES"]
+__all__ = [
+    "specialize_spmv",
+    "spmv_name",
+    "spmv_csr",
+    "builtin_specializations",
+    "WARP_KERNEL_THREADS",
+    "BLOCK_KERNEL_THREADS",
+    "INDEX_TYPES",
+]
 
 _HERE = Path(__file__).parent
 # Light rows (at most HEAVY_ROW entries): one warp each, WARP_KERNEL_THREADS / 32 rows per
@@ -57,9 +64,15 @@ def spmv_name(kernel: str, index_dtype: np.dtype, flip: bool, all_present: bool)
 
 
 def spmv_csr(
-    matrix: Any, u_values: Any, u_present: Any, semiring: Semiring, op_type: np.dtype, *,
-    flip: bool, all_present: bool = False,
-) -> tuple[Any, Any]:  # fmt: skip
+    matrix: Any,
+    u_values: Any,
+    u_present: Any,
+    semiring: Semiring,
+    op_type: np.dtype,
+    *,
+    flip: bool,
+    all_present: bool = False,
+) -> tuple[Any, Any]:
     """Run the generic CSR SpMV kernels; returns the bitmap ``(values, present)``.
 
     ``all_present`` promises that every input entry is present (its flags are then not read).
@@ -81,11 +94,15 @@ def spmv_csr(
     operands = (matrix.indptr, matrix.indices, a, u, present, out, out_present)
     with translate_oom("CSR SpMV"):
         blocks = (nrows * 32 + WARP_KERNEL_THREADS - 1) // WARP_KERNEL_THREADS
-        module.get_function(names[0])((blocks,), (WARP_KERNEL_THREADS,),
-                                      (np.int64(nrows), np.int64(HEAVY_ROW), *operands))
+        module.get_function(names[0])(
+            (blocks,), (WARP_KERNEL_THREADS,), (np.int64(nrows), np.int64(HEAVY_ROW), *operands)
+        )
         if heavy.size:
-            module.get_function(names[1])((int(heavy.size),), (BLOCK_KERNEL_THREADS,),
-                                          (np.int64(heavy.size), heavy, *operands))
+            module.get_function(names[1])(
+                (int(heavy.size),),
+                (BLOCK_KERNEL_THREADS,),
+                (np.int64(heavy.size), heavy, *operands),
+            )
     return out, out_present
 
 
@@ -96,8 +113,13 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     dtype) source is instantiated twice (both kernels, different template flags); plus_times
     is instantiated for every combination of index type and flags.
     """
-    every = [spmv_name(k, i, f, p) for k in ("warp", "block") for i in INDEX_TYPES
-             for f in (False, True) for p in (False, True)]  # fmt: skip
+    every = [
+        spmv_name(k, i, f, p)
+        for k in ("warp", "block")
+        for i in INDEX_TYPES
+        for f in (False, True)
+        for p in (False, True)
+    ]
     some = [spmv_name("warp", np.int32, False, False), spmv_name("block", np.int64, True, True)]
     for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
         semiring = NAMESPACES["semiring"][semiring_name]

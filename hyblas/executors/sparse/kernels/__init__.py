@@ -15,12 +15,23 @@ from pathlib import Path
 import numpy as np
 
 from .... import dtypes as _dt
-from ....operators.classes import Semiring
 from ....device.words import accumulator_substitutions
 from ....operators import BUILTIN_NAMES, NAMESPACES
+from ....operators.classes import Semiring
 
-__all__ = ["specialize", "push_name", "spread_name", "claims_name", "FINISH", "FINISH_CALL",
-           "FINISH_HIGH", "FILL", "REFILL", "ADVANCE", "builtin_specializations"]  # fmt: skip
+__all__ = [
+    "specialize",
+    "push_name",
+    "spread_name",
+    "claims_name",
+    "FINISH",
+    "FINISH_CALL",
+    "FINISH_HIGH",
+    "FILL",
+    "REFILL",
+    "ADVANCE",
+    "builtin_specializations",
+]
 
 _SOURCE = Path(__file__).with_name("sparse_push.cu")
 FINISH = "hyblas_sparse_finish"
@@ -36,8 +47,13 @@ def _text() -> str:
     return _SOURCE.read_text()
 
 
-def specialize(semiring: Semiring, op_type: np.dtype, *, index_dtype: np.dtype,
-               mask_dtype: np.dtype | None = None) -> str:  # fmt: skip
+def specialize(
+    semiring: Semiring,
+    op_type: np.dtype,
+    *,
+    index_dtype: np.dtype,
+    mask_dtype: np.dtype | None = None,
+) -> str:
     """``sparse_push.cu`` for ``semiring`` on ``op_type`` over a layout of ``index_dtype`` ids,
     reading a mask of ``mask_dtype`` values (optional)."""
     return string.Template(_text()).substitute(
@@ -56,8 +72,7 @@ def push_name(flip: bool, iso: bool, has_mask: bool, structural: bool, complemen
     return f"hyblas_sparse_push<{_flags(flip, iso, has_mask, structural, complement)}>"
 
 
-def spread_name(flip: bool, iso: bool, has_mask: bool, structural: bool,
-                complement: bool) -> str:  # fmt: skip
+def spread_name(flip: bool, iso: bool, has_mask: bool, structural: bool, complement: bool) -> str:
     return f"hyblas_sparse_spread<{_flags(flip, iso, has_mask, structural, complement)}>"
 
 
@@ -74,19 +89,43 @@ def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:
     that mask, the three finish kernels, the fill and refill kernels and the rounds' advance
     kernel; one more, plus_times with int64 ids and an int8 mask, instantiates the other flags.
     """
-    names = [push_name(True, False, True, False, True), spread_name(True, False, True, False, True),
-             claims_name(True, False, True), FINISH, FINISH_CALL, FINISH_HIGH, FILL, REFILL,
-             ADVANCE]  # fmt: skip
+    names = [
+        push_name(True, False, True, False, True),
+        spread_name(True, False, True, False, True),
+        claims_name(True, False, True),
+        FINISH,
+        FINISH_CALL,
+        FINISH_HIGH,
+        FILL,
+        REFILL,
+        ADVANCE,
+    ]
     int32 = np.dtype(np.int32)
     for semiring_name in sorted(BUILTIN_NAMES["semiring"]):
         semiring = NAMESPACES["semiring"][semiring_name]
         for op_type in sorted(semiring.types, key=lambda d: d.name):
-            yield (f"sparse_{semiring_name}_{op_type.name}",
-                   specialize(semiring, op_type, index_dtype=int32), names)  # fmt: skip
+            yield (
+                f"sparse_{semiring_name}_{op_type.name}",
+                specialize(semiring, op_type, index_dtype=int32),
+                names,
+            )
     plus_times = NAMESPACES["semiring"]["plus_times"]
-    source = specialize(plus_times, np.dtype(np.float32), index_dtype=np.dtype(np.int64),
-                        mask_dtype=np.dtype(np.int8))  # fmt: skip
-    yield "sparse_plus_times_int64_ids", source, [
-        push_name(False, True, False, False, False), push_name(False, False, True, True, False),
-        spread_name(False, True, False, False, False), claims_name(False, False, False),
-        claims_name(True, True, False), FINISH, FILL]
+    source = specialize(
+        plus_times,
+        np.dtype(np.float32),
+        index_dtype=np.dtype(np.int64),
+        mask_dtype=np.dtype(np.int8),
+    )
+    yield (
+        "sparse_plus_times_int64_ids",
+        source,
+        [
+            push_name(False, True, False, False, False),
+            push_name(False, False, True, True, False),
+            spread_name(False, True, False, False, False),
+            claims_name(False, False, False),
+            claims_name(True, True, False),
+            FINISH,
+            FILL,
+        ],
+    )
