@@ -33,8 +33,8 @@ def connected_components(
     highest degree): the giant component, and on a connected mesh everything. The other
     vertices have no edge into that component, so the rest is the subgraph they induce, where
     FastSV runs. A denser graph has a low diameter, where FastSV alone converges in a few
-    rounds (H100, 2026-11-21: grid2048 72 ms with the BFS, 728 without; kron22 396 with, 345
-    without).
+    rounds and a BFS first would not pay for itself; on a mesh FastSV alone needs many
+    rounds of several products each, where the BFS's rounds run in the device loop.
 
     FastSV (Zhang, Azad & Hu, "FastSV: a distributed-memory connected component algorithm
     with fast convergence", 2020). Every vertex keeps a parent ``f`` (initially itself) and

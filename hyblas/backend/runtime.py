@@ -116,10 +116,9 @@ class PreparedLaunch:
     """A kernel launch whose argument block is built once; each :meth:`run` writes only the
     arguments that change and calls the driver.
 
-    A CuPy launch converts every argument on every call: 12.4 us of host time for a kernel of
-    25 arguments on the H100 machine's host, against 6.5 us for a prepared block with four
-    pointers rewritten (a first version of this class, 2026-11-25). The host time before a
-    product's first kernel is time the GPU waits.
+    A CuPy launch converts every argument on every call, which for a kernel of many arguments
+    is host time that grows with their number; a prepared block rewrites only the few pointers
+    that change. The host time before a product's first kernel is time the GPU waits.
 
     Parameters
     ----------
@@ -159,7 +158,7 @@ class PreparedLaunch:
         self._pointers = np.array(
             [base + _ARG_BYTES * i for i in range(len(args))], dtype=np.uint64
         )
-        self._pointers_at = int(self._pointers.ctypes.data)  # ndarray.ctypes costs a microsecond
+        self._pointers_at = int(self._pointers.ctypes.data)  # ndarray.ctypes is slow to read: once
         self._keep = list(args)  # the fixed arrays stay alive as long as the launch
         self._variable = tuple(variable)
         self._scalar_views: dict[int, Any] = {}

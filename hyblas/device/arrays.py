@@ -88,7 +88,7 @@ def segment_reduce(xp: ModuleType, values: Any, starts: Any, op: BinaryOp) -> An
 
     ``starts`` must be strictly increasing and start with 0 (no empty segments). On the CPU a
     ufunc-backed operator uses ``reduceat``; on the GPU one kernel folds every run
-    (:mod:`hyblas.ops.kernels.segments`); otherwise (a CPU operator without a ufunc) a
+    (:mod:`hyblas.device.segments`); otherwise (a CPU operator without a ufunc) a
     segmented Hillis-Steele scan in ⌈log2(longest run)⌉ vectorized steps.
     """
     if starts.size == 0:
@@ -268,7 +268,7 @@ def member(xp: ModuleType, sorted_set: Any, queries: Any) -> Any:
 def to_bitmap(xp: ModuleType, size: int, ids: Any, values: Any) -> tuple[Any, Any]:
     """Fresh bitmap arrays ``(values, presence)`` of ``size`` positions holding ``values`` at
     ``ids`` (no repeats), zeros and False elsewhere. On the GPU one kernel writes both
-    (:mod:`hyblas.ops.kernels.scatter`)."""
+    (:mod:`hyblas.device.scatter`)."""
     if xp is not np:
         return scatter_bitmap(xp, size, ids, values)
     out = np.zeros(size, dtype=values.dtype)
@@ -280,7 +280,7 @@ def to_bitmap(xp: ModuleType, size: int, ids: Any, values: Any) -> tuple[Any, An
 
 def full_bitmap(xp: ModuleType, size: int, value: Any, dtype: Any) -> tuple[Any, Any]:
     """Fresh bitmap arrays ``(values, presence)`` of ``size`` positions, each holding ``value``
-    (cast to ``dtype``). On the GPU one kernel writes both (:mod:`hyblas.ops.kernels.fill`)."""
+    (cast to ``dtype``). On the GPU one kernel writes both (:mod:`hyblas.device.fill`)."""
     if xp is not np:
         return fill_bitmap(xp, size, value, dtype)
     return np.full(size, value, dtype=dtype), np.ones(size, dtype=bool)

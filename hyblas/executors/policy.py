@@ -78,15 +78,13 @@ PULL_WALK_CAP = 512  # a sampled row is walked at most this far (beyond: assumed
 # branch-free path). GPU figures, H100: "fixed" (which holds the host's work per call: mask and
 # frontier conversions, allocations, launches), "entries_generic", "entries_partial_input",
 # "frontier_edges", "pull_edges" and "allowed" are a non-negative least-squares fit, per
-# executor, to the product times of every BFS level of kron22 and kron24 run on each single
-# executor (2026-11-22, benchmarks/results/policies_bfs_fit_h100_2026-11-22.json; within 30%
-# of each level's time except the smallest calls, whose time is all overhead);
-# "entries_full_input" is the full-input dense products of 2026-11-22 (kron22 0.59-0.73 ms,
-# kron24 2.8 ms for 520M entries); "entries_cusparse" cuSPARSE's kron22 SpMV (1.2 ms for 128M
-# entries, 2026-11-21). CPU figures: fitted to BFS levels of kron12 on this project's
-# CI-class machine, where the reference path works on the frontier's edges only, the dense
-# emulation walks every tile, and the pull emulation reduces every edge of the allowed rows
-# (it counts, but does not skip, what the early exit saves).
+# executor, to the per-level product times of BFS on kron22 and kron24 run on each single
+# executor (benchmarks/policies.py; the smallest calls' time is all overhead, which "fixed"
+# holds); "entries_full_input" is from the full-input dense products of kron22 and kron24, and
+# "entries_cusparse" from cuSPARSE's kron22 SpMV. CPU figures: fitted to BFS levels of kron12
+# on this project's CI-class machine, where the reference path works on the frontier's edges
+# only, the dense emulation walks every tile, and the pull emulation reduces every edge of the
+# allowed rows (it counts, but does not skip, what the early exit saves).
 COSTS: dict[str, dict[str, dict[str, float]]] = {
     "cuda": {
         "reference": {"fixed": 340.0, "entries_cusparse": 1.4e-5, "entries_generic": 1.2e-5},
@@ -103,11 +101,10 @@ COSTS: dict[str, dict[str, dict[str, float]]] = {
 }
 
 # Microseconds to build an executor's layout, warm: "fixed" per build plus "entries" per
-# stored entry. GPU: "entries" from an H200 on 2026-11-22 (kron22: dense 103 ms, sparse 39 ms;
-# grid2048: 16 ms, 5.4 ms); "fixed" from the H100 on 2026-11-22 (kron8 to kron16: dense 6.7 to
-# 14 ms, sparse 1.6 to 3.1 ms; a build is a few hundred array calls whatever the size). CPU:
-# kron14 on this project's CI-class machine (kron8 to kron16 take 0.2-0.3 us an entry, no
-# visible fixed part).
+# stored entry. GPU: "entries" from warm builds on kron22 and grid2048 (an H200), "fixed" from
+# builds of kron8 to kron16 on an H100 (a build is a few hundred array calls whatever the
+# size). CPU: kron14 builds on this project's CI-class machine (kron8 to kron16 take about the
+# same time per entry, with no visible fixed part).
 LAYOUT_BUILD: dict[str, dict[str, dict[str, float]]] = {
     "cuda": {
         "dense": {"fixed": 6700.0, "entries": 8e-4},

@@ -1,6 +1,6 @@
 """Operator classes: UnaryOp, BinaryOp, IndexUnaryOp, Monoid, Semiring.
 
-Each operator carries a CUDA C expression (spliced into kernels, see ``hyblas/ops/kernels``)
+Each operator carries a CUDA C expression (spliced into kernels, see :mod:`hyblas.device.codegen`)
 and a vectorized NumPy implementation. The NumPy implementation must be written with NumPy
 ufuncs / array functions so that it also runs on CuPy arrays (NumPy dispatches to CuPy through
 ``__array_ufunc__`` / ``__array_function__``).

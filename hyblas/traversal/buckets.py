@@ -1,8 +1,8 @@
 """Bucketed rounds (``propagate(delta=...)``): which frontier vertices a round expands.
 
 Frontier Bellman-Ford expands every vertex that improved, and on a high-diameter weighted
-graph most of those improvements are later beaten: the grid2048 SSSP walks its edges ~85
-times. Delta-stepping (Meyer & Sanders) and the GPU near-far queue (Davidson et al.,
+graph most of those improvements are later beaten, so an SSSP on a grid walks its edges many
+times over. Delta-stepping (Meyer & Sanders) and the GPU near-far queue (Davidson et al.,
 IPDPS 2014) expand only the frontier vertices whose value is below a threshold and let the
 others wait, so that a vertex is mostly expanded once, with its final value.
 

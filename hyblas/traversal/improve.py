@@ -3,8 +3,8 @@
 A round's products ``reached`` improve the state where ``state ⊕ reached`` differs from the
 state (or the state has no entry yet); those entries are written into the state and are the
 next frontier. Written with the GraphBLAS operations (:func:`improve_with_ops`) that is four
-calls, each a pass over every position of the vector (a mask, a bitmap, a scatter): on kron24
-about 5 ms a round on the H100, more than the dense product itself. :func:`improve` does the
+calls, each a pass over every position of the vector (a mask, a bitmap, a scatter), which on
+a large graph take longer a round than the dense product itself. :func:`improve` does the
 same on the storages as they are: a pass over ``reached``'s entries when it is sparse, one
 element-wise pass over the positions when it is a bitmap (on the GPU one kernel,
 ``kernels/improve_bitmap.cu``).

@@ -54,8 +54,7 @@ class LoopParams:
         In a round of more than ``warp_vertices`` light vertices, a warp takes 32 of them,
         and one with at most this many out-edges is walked by its own lane (the others by
         the whole warp, one after the other): a warp per vertex would leave 28 of 32 lanes
-        idle on a grid's degree-4 vertices (plain Bellman-Ford on grid2048: 917 -> 229 ms on
-        the H100).
+        idle on a grid's degree-4 vertices.
     heavy : int
         A queued vertex with more out-edges than this is walked by a thread block instead of
         a warp.

@@ -97,7 +97,7 @@ def spy(
     """Draw the pattern of ``A``: entries counted per cell of an at most ``max_cells`` grid.
 
     Unlike ``matplotlib.pyplot.spy`` this never densifies: the counting is one vectorized pass
-    over the stored entries on the matrix's backend (see :func:`hyblas.display.pattern_counts`),
+    over the stored entries on the matrix's backend (see :func:`hyblas.viz.display.pattern_counts`),
     so it suits matrices with hundreds of millions of entries. Cells without entries are white.
 
     Parameters
@@ -272,9 +272,9 @@ def trace(t: Any, *, ax: Axes | None = None, log: bool = True) -> Axes:
     """Plot a :func:`hyblas.trace`: the input size of each product, coloured by its executor.
 
     One bar per ``mxv`` / ``vxm`` in call order, its height the input vector's entries (the
-    frontier), its colour the executor that ran it (``hyblas.ops.trace.EXECUTOR_COLORS``): the
-    picture of how the hybrid moves between executors as a traversal's frontier grows and
-    shrinks. The legend gives each executor's calls and total time.
+    frontier), its colour the executor that ran it (``hyblas.executors.trace.EXECUTOR_COLORS``): the
+    picture of how the hybrid moves between executors as a traversal's frontier grows and shrinks.
+    The legend gives each executor's calls and total time.
 
     Parameters
     ----------

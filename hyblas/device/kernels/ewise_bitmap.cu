@@ -1,4 +1,4 @@
-// hyblas element-wise over two bitmap vectors in one pass (hyblas/ops/kernels/ewise.py): each
+// hyblas element-wise over two bitmap vectors in one pass (hyblas/device/ewise.py): each
 // position's value and presence. UNION (eWiseAdd): op(x, y) where both are present, the one
 // present value otherwise; else (eWiseMult) op(x, y) where both are. An absent position's
 // value is 0 (a placeholder). FULL: both are known to hold every position, so no flag is read

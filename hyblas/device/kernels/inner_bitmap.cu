@@ -1,4 +1,4 @@
-// hyblas inner product of two bitmap vectors in one pass (hyblas/ops/kernels/inner.py): the add
+// hyblas inner product of two bitmap vectors in one pass (hyblas/device/inner.py): the add
 // monoid over the positions where both are present of x_i (mult) y_i. Each block folds its
 // positions and writes one partial and whether it found any; the host folds the partials. No
 // identity seeds a fold (the "any" monoid's would be taken for a value): a flag says whether a

@@ -1,5 +1,5 @@
 // hyblas: a sparse vector's entries written into a bitmap whose arrays are zeroed before the
-// launch (hyblas/ops/kernels/scatter.py): values[ids[i]] = x[i], present[ids[i]] = true, for
+// launch (hyblas/device/scatter.py): values[ids[i]] = x[i], present[ids[i]] = true, for
 // the `count` entries (ids without repeats). ${W} is an unsigned integer type of the values'
 // size: the bits are copied, never converted. Specialized per size by string.Template.
 

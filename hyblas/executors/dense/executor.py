@@ -216,8 +216,8 @@ def _prepare(
 @dataclass(frozen=True)
 class _Plan:
     """Everything about a product on one layout and specialization except its arrays, made
-    once and kept on the layout: working it out per product cost a small product's worth of
-    host time (grid2048 on the H100), which the GPU spends idle."""
+    once and kept on the layout: working it out per product costs as much host time as a small
+    product takes on the GPU, which the GPU spends idle."""
 
     phase1: tuple[PreparedLaunch, ...]  # heavy and light in one launch, or each in its own
     split_init: PreparedLaunch | None

@@ -99,7 +99,7 @@ class DenseLayout:
     split_panels: int  # row panels reduced in chunks (a host int: no device read per product)
     reorder: str = "none"  # the renumbering applied ('auto' resolved)
     build_seconds: float = 0.0
-    # the executor's launch plans, one per specialization (hyblas.ops.dense.executor)
+    # the executor's launch plans, one per specialization (hyblas.executors.dense.executor)
     plans: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property

@@ -1,9 +1,8 @@
 """The dense executor's parameter set, and how to change it for a block of code.
 
-The defaults were tuned on the H100 (see ``benchmarks/results/dense_tuning_*.json`` and
-``benchmarks/dense_tuning.py``, which produced them; ``phase1_launches`` and the last sweep of
-``reduce_chunk_slots`` and ``heavy_team_edges`` with it:
-``benchmarks/results/dense_pagerank_ab_h100_2026-11-25-onelaunch.json``).
+The defaults were tuned on an H100 with ``benchmarks/dense_tuning.py``; ``phase1_launches``,
+and the last sweep of ``reduce_chunk_slots`` and ``heavy_team_edges`` with it, were chosen by
+A/B runs of PageRank on kron24 with the dense executor.
 """
 
 from __future__ import annotations
@@ -65,7 +64,8 @@ class DenseParams:
         1: the heavy teams and light units run in one launch, the light units spread among the
         teams, wherever their blocks have the same number of threads (else two launches): the
         heavy walk is bound by instructions and the light stream by memory, so they overlap
-        (kron24 float64 SpMV on the H100: 2.62 -> 2.42 ms). 2: a launch each, heavy first.
+        instead of the light launch waiting for the heavy one to end. 2: a launch each, heavy
+        first.
     reorder : {'auto', 'none', 'columns', 'both'}
         Internal renumbering by descending degree: of inputs (``'columns'``) or of inputs and
         outputs (``'both'``), so that power-law hubs gather into heavy blocks. ``'auto'`` takes

@@ -436,7 +436,7 @@ def _make_plan(
     iso_value = np.dtype(op_type).type(layout.iso_value if iso else 0)
     array = placeholder(xp, np.bool_)  # the example of an argument each call passes
     count = np.int64(0)  # and of a count each call passes
-    no_queue = placeholder(xp, layout.push_dst.dtype)  # read in rounds only (.rounds)
+    no_queue = placeholder(xp, layout.push_dst.dtype)  # read in graph rounds only
     shared = segment_bytes(params, out_type) if layout.high_count and not claiming else 0
     plan_claims = plan_high = None
     if claiming:

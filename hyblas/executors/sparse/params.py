@@ -69,17 +69,17 @@ class SparseParams:
         Thread blocks of the spreading kernel, and of the push kernel in graph rounds.
     graph_rounds : int
         :func:`hyblas.ops.propagate` runs BFS-like rounds (levels, the ``any`` monoid) with
-        ``executor='sparse'`` on the GPU as graph rounds (:mod:`hyblas.ops.sparse.rounds`):
+        ``executor='sparse'`` on the GPU as graph rounds (:mod:`hyblas.traversal.graph_rounds`):
         the kernels of this many rounds are launched as one CUDA graph, and the host reads
         the rounds' state once a launch instead of once a round. 0: host rounds (one ``vxm``
         each).
 
     The defaults of ``segment``, ``segment_min_edges``, ``reach`` and ``spread_blocks`` were
-    tuned on an H100 (``benchmarks/results/sparse_tuning_h100_2026-11-25.json``: kron24 BFS on
-    every level, a 1% frontier's SpMSpV and one from the source's neighbours);
-    ``spread_blocks`` is 8 blocks on each of its 132 SMs. The segment walk paid on none of
-    those: its threshold is set high (32768 edges into high outputs a block), where the
-    products took the same time as with no segment walk at all.
+    tuned on an H100 with ``benchmarks/sparse_tuning.py`` (a kron24 BFS on every level, a 1%
+    random frontier's SpMSpV and one from the source's neighbours); ``spread_blocks`` is 8
+    blocks on each of its 132 SMs. The segment walk paid on none of those: its threshold is
+    set high (32768 edges into high outputs a block), where the products take the same time
+    as with no segment walk at all.
     """
 
     group_bounds: tuple[int, ...] = (2048, 1024, 512, 256, 128)

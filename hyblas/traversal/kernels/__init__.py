@@ -2,7 +2,7 @@
 
 ``frontier_loop.cu`` is written against ``string.Template`` placeholders (listed at its top);
 :func:`specialize` fills them. The state and the round's results live in 4- or 8-byte
-accumulator words (:mod:`hyblas.ops.kernels.words`).
+accumulator words (:mod:`hyblas.device.words`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 // hyblas: a frontier's out-edges and its widest vertex in one pass, for propagate's test of
-// whether the device loop takes the next rounds (hyblas/ops/loop/__init__.py, _entering).
+// whether the device loop takes the next rounds (hyblas/traversal/propagation.py, _entering).
 // Specialized per CSR indptr type ${P} by string.Template.
 //
 // The frontier is `count` vertices ids[i] (sparse), or the vertices i < count with present[i].

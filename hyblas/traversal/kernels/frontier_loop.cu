@@ -1,7 +1,7 @@
 // hyblas device loop: many rounds of `frontier ⊕.⊗ A` in one persistent cooperative kernel,
 // with a grid-wide barrier between rounds instead of a kernel launch and a host round trip.
-// See hyblas/ops/loop/__init__.py for what a round computes (propagate) and
-// hyblas/ops/loop/emulation.py for the same protocol in NumPy.
+// See hyblas/traversal/propagation.py for what a round computes (propagate) and
+// hyblas/traversal/emulation.py for the same protocol in NumPy.
 //
 // Specialized per (semiring, operand type, index types) by string.Template:
 //   ${T} operand type, ${Z} result type, ${MULT} / ${ADD} expressions in x and y,
@@ -20,7 +20,7 @@
 // same decision to stop or go on.
 //
 // LEVELS (propagate(levels=True)): a vertex is reached once, and the setup is O(frontier), not
-// O(n) (ws and stamp are kept between calls, hyblas/ops/loop/stamps.py). A vertex was reached
+// O(n) (ws and stamp are kept between calls, hyblas/traversal/stamps.py). A vertex was reached
 // before the call if visited[v] (the state's presence, when check_visited) or stamp[v] ==
 // prestamp (the host stamps a sparse state's vertices so); stamps from earlier calls are below
 // prestamp, and round r of this call stamps r + stamp_offset (above it). Contributions of the
@@ -39,7 +39,7 @@
 // round that queued v; a contribution that changes the state (or makes it present) queues v. The
 // queues alternate between two regions by round parity.
 //
-// BUCKETED improve rounds (propagate(delta=...), hyblas/ops/loop/buckets.py): a round first
+// BUCKETED improve rounds (propagate(delta=...), hyblas/traversal/buckets.py): a round first
 // sets its threshold from the queue's minimum (combined into minima[parity], as an order key
 // for one native atomicMin, while the queue's values were given out), then walks only the near
 // vertices and carries the far ones into the next queue (deduplicated by the same round stamp
@@ -60,7 +60,7 @@ typedef ${I} hyblas_i;
 #define HYBLAS_THREADS 256   // THREADS in params.py
 #define HYBLAS_WARP 32
 #define HYBLAS_BLOCKS_PER_SM ${BLOCKS_PER_SM}
-#define HYBLAS_HUGE_LIST 256  // HUGE_LIST in executor.py; at most HYBLAS_THREADS
+#define HYBLAS_HUGE_LIST 256  // HUGE_LIST in device_loop.py; at most HYBLAS_THREADS
 #define HYBLAS_PULL_STEP 4
 
 __device__ __forceinline__ hyblas_z hyblas_mult(hyblas_t x, hyblas_t y) { return (hyblas_z)(${MULT}); }
@@ -259,8 +259,8 @@ __device__ __forceinline__ void hyblas_loop_range(const hyblas_loop_view& v, lon
 // Queue the first round's frontier (see the kernel) into `q`: each block takes a contiguous
 // range of it, counts its light and other vertices and their edges, reserves their slots with
 // one atomic per counter, and writes them, 256 at a time, ranked within the block. (An atomic
-// per warp on the shared counters stalled on a large bitmap frontier: 2 ms on kron24.) With
-// `minimum`, the values' minimum is combined into it as an order key. Every thread calls this.
+// per warp on the shared counters stalled on a large bitmap frontier.) With `minimum`, the
+// values' minimum is combined into it as an order key. Every thread calls this.
 #define HYBLAS_BLOCK_WARPS (HYBLAS_THREADS / HYBLAS_WARP)
 __device__ __forceinline__ void hyblas_first_queue(const hyblas_loop_view& v,
                                                    const hyblas_queue& q, int sparse,

@@ -1,4 +1,4 @@
-// hyblas: an improving round's state update over bitmaps in one pass (hyblas/ops/loop/improve.py):
+// hyblas: an improving round's state update over bitmaps in one pass (hyblas/traversal/improve.py):
 // where reached[i] is present and the state has no entry, or add(reached, state) differs from
 // the state's value, that value goes into the state and into the round's improved vector.
 // Specialized per value type ${Z} and add operator ${ADD} (in x = reached, y = state) by

@@ -1,8 +1,8 @@
 // hyblas device loop, levels rounds: after a stay, give every vertex it reached its round in the
-// state's bitmap, in one pass over the vertices (hyblas/ops/loop/executor.py, _fill_levels).
+// state's bitmap, in one pass over the vertices (hyblas/traversal/device_loop.py, _fill_levels).
 // Specialized per state type ${V} by string.Template.
 //
-// The stay stamped round r's vertices r + offset, r = first .. last (hyblas/ops/loop/stamps.py);
+// The stay stamped round r's vertices r + offset, r = first .. last (hyblas/traversal/stamps.py);
 // every other stamp is below first + offset.
 
 typedef ${V} hyblas_v;

@@ -2,7 +2,7 @@
 
 ``dense_spmv.cu`` is written against ``string.Template`` placeholders (listed at its top);
 :func:`specialize` fills them from a semiring, the accumulator and the output and mask types.
-The shared-memory accumulator is a 4- or 8-byte word (:mod:`hyblas.ops.kernels.words`).
+The shared-memory accumulator is a 4- or 8-byte word (:mod:`hyblas.device.words`).
 """
 
 from __future__ import annotations

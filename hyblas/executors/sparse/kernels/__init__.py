@@ -2,7 +2,7 @@
 
 ``sparse_push.cu`` is written against ``string.Template`` placeholders (listed at its top);
 :func:`specialize` fills them. The work array holds 4- or 8-byte accumulator words
-(:mod:`hyblas.ops.kernels.words`).
+(:mod:`hyblas.device.words`).
 """
 
 from __future__ import annotations

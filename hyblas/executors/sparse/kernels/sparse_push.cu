@@ -1,5 +1,5 @@
 // hyblas sparse-frontier SpMSpV (MultiGraphS): push from the active inputs over the layout of
-// hyblas/ops/sparse/layout.py, masked in the kernel, the output compacted into a list.
+// hyblas/executors/sparse/layout.py, masked in the kernel, the output compacted into a list.
 //
 // Specialized per (semiring, operand type, index type, mask type) by string.Template:
 //   ${T} operand type, ${Z} result type, ${MULT} / ${ADD} expressions in x and y,
@@ -28,7 +28,7 @@
 // stay in L1, and skip the read of `order`), and the segment walk is not used: there is nothing
 // to combine in shared memory.
 //
-// Rounds (hyblas/ops/sparse/rounds.py, levels rounds in the `any` monoid): the push and spread
+// Rounds (hyblas/traversal/graph_rounds.py, levels rounds in the `any` monoid): the push and spread
 // kernels take a `rounds` mode, and `counters` is then the rounds' state (HYBLAS_R_*). A round's
 // inputs are queue[lo, hi), its outputs are listed after them (the queue is the output list),
 // and hyblas_sparse_advance makes them the next round's inputs; the claims stay set from round
@@ -46,13 +46,13 @@ typedef ${M} hyblas_m;
 #define HYBLAS_THREADS 256   // THREADS
 #define HYBLAS_WARP 32
 #define HYBLAS_VWARP 4       // HYBLAS_THREADS / HYBLAS_INPUTS: one virtual warp per input
-// edges a thread walks at once (hyblas_edges): 4 cut the walk of a 1% frontier of kron24 by
-// 17%; `any` calls claim, and batching made a kron24 BFS slower (9.6 -> 11.6 ms): one at a time
+// edges a thread walks at once (hyblas_edges): a batch keeps that many edges' chains of
+// dependent accesses in flight; `any` calls claim, where batching made a BFS slower: one at a time
 #define HYBLAS_BATCH (HYBLAS_ANY ? 1 : 4)
 #define HYBLAS_ANY ${ANY}
 // Blocks of the push kernel an SM must hold. Rounds (`any`) launch it on a fixed grid of 8 an SM
 // (SparseParams.spread_blocks): 40 registers a thread (once stages 2 and 3 took chunks of several
-// inputs) left room for 6, and the last 2 ran as a second wave (a kron24 BFS: 9.3 -> 9.8 ms).
+// inputs) left room for 6, and the last 2 ran as a second wave, which made a BFS slower.
 // Otherwise 4, the 64 registers the compiler picks unbounded (a bound of 1 block made it 96).
 #define HYBLAS_PUSH_MIN_BLOCKS (HYBLAS_ANY ? 8 : 4)
 #define HYBLAS_NONE 0x7fffffffffffffffLL
@@ -62,15 +62,15 @@ typedef ${M} hyblas_m;
 #define HYBLAS_CHUNK_MASK ((1ull << HYBLAS_CHUNK_BITS) - 1ull)
 // Outputs a block stages in shared memory before it lists them with one global atomic: one
 // counter for the whole list, taken by every warp, was the walk's bottleneck (the push kernel
-// took 3.8x as long as without listing on a 1% frontier of kron24). Each warp stages into its
-// own HYBLAS_WARP_STAGE outputs of the area, so that staging needs no block barrier (barrier
-// waits between the stages were 46% of the push kernel's stalls on that frontier); a warp
+// spent most of its time listing on a sparse frontier). Each warp stages into its own
+// HYBLAS_WARP_STAGE outputs of the area, so that staging needs no block barrier (barrier waits
+// between the stages were a large part of the push kernel's stalls on such a frontier); a warp
 // whose part is full lists it alone (one global atomic), and the block lists what all its warps
 // staged at the end of a group (hyblas_flush: one global atomic).
 #define HYBLAS_STAGE 2048
 #define HYBLAS_WARPS (HYBLAS_THREADS / HYBLAS_WARP)
 #define HYBLAS_WARP_STAGE (HYBLAS_STAGE / HYBLAS_WARPS)
-// The rounds' state in `counters` (LO, HI, ... STATE_WORDS in rounds.py): [0] and [1] as in
+// The rounds' state in `counters` (LO, HI, ... STATE_WORDS in graph_rounds.py): [0] and [1] as in
 // one call (the list's end is the queue's), then the round's inputs queue[lo, hi), the round
 // running, whether the rounds are done, the last round allowed, the edges walked, and from
 // HYBLAS_R_BOUNDS the end of each round's outputs (slot: round mod the slots)
@@ -760,8 +760,8 @@ __global__ void hyblas_sparse_finish(
 // output's edges are high edges), its presence bit into the flags, its id onto the list; the
 // high words and bits are reset for the next call. A block of HYBLAS_THREADS threads takes
 // HYBLAS_THREADS outputs at a time (whole bits words: lanes converge) and lists its touched
-// ones with one global atomic: one a warp, all on the list's one counter, made this kernel
-// take 25 us for kron24's 209,707 high outputs.
+// ones with one global atomic: one a warp, all on the list's one counter, serialized this kernel
+// on that counter (a power-law graph has hundreds of thousands of high outputs).
 __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_finish_high(
     const long long high_count, const hyblas_i* __restrict__ order, hyblas_word* high_ws,
     unsigned int* high_bits, hyblas_word* ws, unsigned int* flags, hyblas_i* list,
@@ -815,8 +815,8 @@ __global__ void __launch_bounds__(HYBLAS_THREADS) hyblas_sparse_finish_high(
 // and value size, not `any`), and a new one, filled by hyblas_sparse_refill, becomes the
 // workspace's. Work words (unless handed over) and flags are reset for the next call, as in
 // hyblas_sparse_finish. The bitmap is one pass over all
-// n outputs, coalesced, where the list would cost a few random accesses per output (measured
-// slower down to n/32 outputs): a thread takes 4 outputs (their presence one 4-byte store), and
+// n outputs, coalesced, where the list would cost a few random accesses per output (slower
+// unless the outputs are few): a thread takes 4 outputs (their presence one 4-byte store), and
 // whole warps take the 8 quads of a flags word, so that the word is reset once all have read it.
 // `published`: a pinned host word (hyblas.backend.CountMailbox) that the first thread writes
 // `tag << 40 | count` into (40: CountMailbox.COUNT_BITS) first of all, so that the host builds
