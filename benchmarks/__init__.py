@@ -1,1 +1,3 @@
-"""hyblas benchmarks: run on the GPU machine; results go to benchmarks/results/ as JSON."""
+"""hyblas benchmarks: the harness (``python -m benchmarks.run``), its peers and the experiment
+modules; output goes to ./out or $OUT, and a full ``--canonical`` run's set to
+benchmarks/results/ (docs/benchmarks.md)."""

@@ -1,6 +1,7 @@
 """Tune and measure the dense executor's SpMV against cuSPARSE on the same graphs, same run.
 
-    python -m benchmarks.dense_tuning --out result.json [--graphs kron22,grid2048] [--grid quick]
+    python -m benchmarks.dense_tuning [--out out/dense_tuning.json] [--graphs kron22,grid2048]
+                                      [--grid quick]
 
 For each graph: cuSPARSE (cupyx ``A @ x``) on float32; then, for every parameter set of the
 grid, the layout build time (``build_s``: a second build; ``build_cold_s``: the first, which on
@@ -21,7 +22,6 @@ import itertools
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,7 +33,7 @@ from hyblas.executors.dense import DEFAULT_PARAMS, DenseParams, dense_params
 from hyblas.executors.dense.layout import DenseLayout, build_layout
 
 from .graphs import build as build_graph
-from .meta import commit_id
+from .meta import commit_id, experiment_out
 from .mxv_reference import relative_error
 from .timing import copy_bandwidth_tbps, time_gpu_ms
 
@@ -82,9 +82,8 @@ GRIDS = {
         )
     ],
     # after the heavy kernel's middle runs became plain stores: smaller units for meshes
-    # (H100, 2026-11-25: 16384-entry units took grid2048 from 0.135 to 0.125 ms but kron24 from
-    # 2.15 to 2.34 ms, 131072-entry teams kron24 to 2.08 ms but kron22 from 0.62 to 0.67 ms; the
-    # defaults stayed)
+    # (on the H100 smaller units helped the grid and slowed kron24, larger teams the reverse for
+    # kron24 and kron22: the defaults stayed; commit bb997ec's message has the numbers)
     "units2": [
         dataclasses.replace(DEFAULT_PARAMS, heavy_unit_edges=u, heavy_team_edges=t)
         for u, t in (
@@ -296,8 +295,11 @@ def main(argv: list[str] | None = None) -> int:
         help="graphs that run the whole grid; others run the defaults only",
     )
     parser.add_argument("--repeats", type=int, default=20)
-    parser.add_argument("--out", required=True)
+    parser.add_argument(
+        "--out", help="the JSON written (default: $OUT/dense_tuning.json, ./out without OUT)"
+    )
     args = parser.parse_args(argv)
+    out = experiment_out(args.out, "dense_tuning")
     copy_tbps = copy_bandwidth_tbps()
     report: dict[str, Any] = {
         "device": device_name(),
@@ -310,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.graphs.split(","):
         grid = GRIDS[args.grid] if name in args.grid_graphs.split(",") else [DEFAULT_PARAMS]
         report["graphs"].append(measure_graph(name, grid, args.repeats, copy_tbps, True))
-        Path(args.out).write_text(json.dumps(report, indent=1))
+        out.write_text(json.dumps(report, indent=1))
         free_gpu_memory_pool()
     print(json.dumps(report, indent=1))
     return 0

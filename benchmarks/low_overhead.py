@@ -2,7 +2,8 @@
 rounds on the host, and the peers, in one run; each level's cost split into overhead and edge
 work.
 
-    python -m benchmarks.low_overhead --out result.json [--graphs grid2048,kron24,kron22]
+    python -m benchmarks.low_overhead [--out out/low_overhead.json]
+                                      [--graphs grid2048,kron24,kron22]
                                       [--algorithms bfs,sssp,cc]
                                       [--peers cupyx-naive,suitesparse] [--repeats 5]
                                       [--skip hyblas:sparse,...] [--interleave 9]
@@ -38,7 +39,6 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -52,7 +52,7 @@ from hyblas.traversal import loop_params
 from . import hyblas_ops
 from .graphs import build as build_graph
 from .graphs import describe
-from .meta import commit_id
+from .meta import commit_id, experiment_out
 from .run import hyblas_impl, mismatch, peer_impl, peer_modules
 from .timing import time_cpu_ms, time_gpu_ms
 
@@ -240,8 +240,11 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="then time hyblas:auto and hyblas:auto-host-rounds this many times each, alternating",
     )
-    parser.add_argument("--out", required=True)
+    parser.add_argument(
+        "--out", help="the JSON written (default: $OUT/low_overhead.json, ./out without OUT)"
+    )
     args = parser.parse_args(argv)
+    out = experiment_out(args.out, "low_overhead")
     hb.set_backend(args.backend)
     skip = frozenset(name for name in args.skip.split(",") if name)
     peers = []
@@ -265,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
             entry["algorithms"].append(
                 measure(algorithm, graph, args.backend, peers, args.repeats, skip, args.interleave)
             )
-            Path(args.out).write_text(json.dumps(report, indent=1, default=str))
+            out.write_text(json.dumps(report, indent=1, default=str))
         graph.release()
         free_gpu_memory_pool()
     print(table(report))

@@ -1,6 +1,6 @@
 """Reference-executor ``mxv`` on the GPU against a bare cupyx ``A @ x``, same run, same graph.
 
-    python -m benchmarks.mxv_reference --scale 22 --out result.json
+    python -m benchmarks.mxv_reference [--scale 22] [--out out/mxv_reference.json]
 
 Targets (issue "Foundation"): plus_times float32 within 1.2x of cupyx, min_plus float32 within
 4x. Each result is checked against a float64 reference before it is timed; the bandwidth floor
@@ -13,7 +13,6 @@ import argparse
 import datetime
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,7 +20,7 @@ import numpy as np
 import hyblas as hb
 from hyblas.backend import device_name, to_numpy, xp_for
 
-from .meta import commit_id
+from .meta import commit_id, experiment_out
 from .timing import copy_bandwidth_tbps, time_gpu_ms
 
 
@@ -154,16 +153,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=22)
     parser.add_argument("--repeats", type=int, default=20)
-    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--out", help="the JSON written (default: $OUT/mxv_reference.json, ./out without OUT)"
+    )
     parser.add_argument("--tune", action="store_true", help="sweep the kernel parameters")
     args = parser.parse_args(argv)
     if hb.backend() != "cuda":
         print("mxv_reference needs the 'cuda' backend", file=sys.stderr)
         return 2
+    out = experiment_out(args.out, "mxv_reference")
     result = run(args.scale, args.repeats, tune=args.tune)
     text = json.dumps(result, indent=2)
-    if args.out:
-        args.out.write_text(text)
+    out.write_text(text)
     print(text)
     return 0
 

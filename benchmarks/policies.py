@@ -1,7 +1,7 @@
 """Compare the executor policies per iteration: every single executor, the per-iteration oracle,
 and the three policies of ``executor='auto'`` (sampling, beamer, density), same graphs, same run.
 
-    python -m benchmarks.policies --out result.json [--graphs kron22,kron24,grid2048]
+    python -m benchmarks.policies [--out out/policies.json] [--graphs kron22,kron24,grid2048]
                                   [--algorithms bfs,sssp] [--repeats 3]
 
 For each graph and algorithm (BFS from the graph's source; SSSP from it with the benchmark's
@@ -28,7 +28,6 @@ import datetime
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import hyblas as hb
@@ -36,7 +35,7 @@ from hyblas.backend import device_name, free_gpu_memory_pool, synchronize
 
 from .graphs import build as build_graph
 from .graphs import describe
-from .meta import commit_id
+from .meta import commit_id, experiment_out
 from .timing import time_cpu_ms, time_gpu_ms
 
 SINGLE = ("reference", "dense", "sparse", "pull")
@@ -105,8 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--algorithms", default="bfs,sssp")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--backend", default="cuda")
-    parser.add_argument("--out", required=True)
+    parser.add_argument(
+        "--out", help="the JSON written (default: $OUT/policies.json, ./out without OUT)"
+    )
     args = parser.parse_args(argv)
+    out = experiment_out(args.out, "policies")
     hb.set_backend(args.backend)
     report: dict[str, Any] = {
         "device": device_name(),
@@ -133,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
         report["graphs"].append(entry)
-        Path(args.out).write_text(json.dumps(report, indent=1, default=str))
+        out.write_text(json.dumps(report, indent=1, default=str))
         graph.release()
         free_gpu_memory_pool()
     print(

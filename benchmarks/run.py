@@ -1,8 +1,8 @@
 """The benchmark harness: standard graphs, hyblas executors and peers measured in one run.
 
-    python -m benchmarks.run                      # every graph, op and peer (needs a GPU)
     python -m benchmarks.run --smoke              # tiny graphs on the CPU, seconds (CI)
     python -m benchmarks.run --graphs kron22 --ops bfs,sssp --executors reference,auto
+    python -m benchmarks.run --canonical          # the full run: benchmarks/results/<kind>.*
 
 For each graph (built, measured, then freed before the next) and each operation, every hyblas
 executor asked for and every available peer runs once as warm-up; that result is checked
@@ -13,7 +13,16 @@ take some runs; at most ``hyblas_ops.SETTLE_RUNS``); then the run is timed: CUDA
 median of ``--repeats`` on the GPU; wall clock, median of
 ``--cpu-repeats`` on the CPU. A run longer than ``--run-limit-s`` is stopped and recorded as
 such, with its lower bound, instead of being timed. Output: ``<out>/<device>-<date>.json``
-(schema in :func:`result_document`), a markdown table next to it and a PNG chart of ratios.
+(schema in :func:`result_document`), a markdown table next to it and a PNG chart of ratios;
+``--out`` defaults to ./out and may not lie in benchmarks/results.
+
+``--canonical`` is the full run (every standard graph, op, hyblas executor and peer; GPU only;
+no narrowing option): staged as ``<out>/canonical-<kind>.json``, then written as the canonical
+set ``benchmarks/results/<kind>.json`` / ``.md`` / ``.png`` (replacing that kind's previous
+set) and the results README regenerated (``python -m benchmarks.report --readme``). ``<kind>``
+comes from the device name (:func:`benchmarks.meta.device_kind`: "NVIDIA H100 80GB HBM3" ->
+h100). A canonical run cut short (a time limit) continues with ``--canonical --resume``: the
+(graph, op) groups the staged file finished are kept, the others measured.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ import dataclasses
 import datetime
 import gc
 import json
+import os
 import re
 import signal
 import sys
@@ -46,7 +56,7 @@ from hyblas.backend import (
 
 from . import graphs as _graphs
 from . import hyblas_ops, peers
-from .meta import commit_id
+from .meta import RESULTS_DIR, commit_id, device_kind, in_results
 from .timing import copy_bandwidth_tbps, time_cpu_ms, time_gpu_ms
 
 OPS = (
@@ -235,6 +245,18 @@ class Settings:
     run_limit_s: float
     backend: str
     out: Path
+    canonical: bool = False  # write the canonical set of the device's kind into ``results``
+    results: Path = RESULTS_DIR
+
+
+def is_full(settings: Settings) -> bool:
+    """Whether the settings ask for every standard graph, op, hyblas executor and peer."""
+    return (
+        set(_graphs.FULL_GRAPHS) <= set(settings.graphs)
+        and set(OPS) <= set(settings.ops)
+        and set(EXECUTORS) <= set(settings.executors)
+        and set(PEERS) <= set(settings.peers)
+    )
 
 
 def measure(
@@ -320,7 +342,11 @@ def run_graph(
     settings: Settings,
     copy_tbps: float | None,
     emit: Callable[[dict[str, Any]], None],
+    ops: tuple[str, ...] | None = None,
+    op_done: Callable[[str, str], None] | None = None,
 ) -> dict[str, Any]:
+    """Measure ``ops`` (default: the settings') on graph ``name``; ``op_done(graph, op)`` after
+    each op's rows are all emitted. Returns the graph's details."""
     free_gpu_memory_pool()
     started = time.perf_counter()
     graph = _graphs.build(name, settings.backend)
@@ -332,7 +358,7 @@ def run_graph(
         started = time.perf_counter()
         graph.peer_graph()
         info["peer_graph_s"] = time.perf_counter() - started
-    for op in settings.ops:
+    for op in settings.ops if ops is None else ops:
         expected: dict[str, Any] = {}
         for impl in impls:
             if not impl.ops(MULTI_SOURCE.get(op, op)):
@@ -359,6 +385,8 @@ def run_graph(
             if "median_ms" not in row:  # a stopped run may leave blocks behind
                 free_gpu_memory_pool()
         expected.clear()
+        if op_done is not None:
+            op_done(name, op)
     info["peak_gpu_pool_GB"] = max(peak, gpu_memory_pool_bytes()) / 1e9
     graph.release()
     del graph
@@ -373,24 +401,27 @@ def result_document(
     graphs_info: list[dict],
     copy_tbps: float | None,
     device: str,
+    complete: bool = True,
 ) -> dict[str, Any]:
-    """``{"device", "date", "commit", "copy_TBps", "rows": [row...]}`` plus run details.
+    """``{"device", "kind", "date", "commit", "copy_TBps", "full", "canonical", "rows": [row...]}``
+    plus run details.
 
     row = ``{"graph", "op", "impl", "median_ms", "n", "nnz", "semiring"?, "dtype"?, "gteps"?,
     "levels"?, "floor_ms"?}``; a row that was not timed has ``"skipped"`` or ``"error"``
-    instead of ``"median_ms"``.
+    instead of ``"median_ms"``. ``full``: every standard graph, op, executor and peer was
+    asked for and the run got to its end with every peer usable (``complete``).
     """
     return {
         "device": device,
+        "kind": device_kind(device),
         "date": datetime.date.today().isoformat(),
         "commit": commit_id(),
         "copy_TBps": copy_tbps,
+        "full": complete and is_full(settings),
+        "canonical": settings.canonical,
         "rows": rows,
         "graphs": graphs_info,
-        "settings": {
-            k: (str(v) if isinstance(v, Path) else v)
-            for k, v in dataclasses.asdict(settings).items()
-        },
+        "settings": settings_document(settings),
         "python": sys.version.split()[0],
         "notes": {
             "timing": "warm-up run checked against the first implementation; hyblas then runs "
@@ -406,8 +437,17 @@ def result_document(
     }
 
 
+def settings_document(settings: Settings) -> dict[str, Any]:
+    """The settings as they read back from the JSON (paths as text, tuples as lists)."""
+    return json.loads(json.dumps(dataclasses.asdict(settings), default=str))
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+#: The narrowing options: none of them goes with --canonical.
+NARROWING = ("graphs", "ops", "executors", "peers")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -418,19 +458,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--graphs",
-        default=",".join(_graphs.FULL_GRAPHS),
-        help=f"comma list of {', '.join(_graphs.GRAPHS)}",
+        help=f"comma list of {', '.join(_graphs.GRAPHS)} (default: "
+        f"{','.join(_graphs.FULL_GRAPHS)})",
     )
     parser.add_argument(
-        "--ops", default=",".join(OPS), help=f"comma list of {', '.join(OPS + tuple(MULTI_SOURCE))}"
+        "--ops",
+        help=f"comma list of {', '.join(OPS + tuple(MULTI_SOURCE))} (default: {','.join(OPS)})",
     )
     parser.add_argument(
         "--executors",
-        default="reference",
-        help=f"hyblas executors, comma list of {', '.join(EXECUTORS)}",
+        help=f"hyblas executors, comma list of {', '.join(EXECUTORS)} (default: reference; "
+        "every one with --canonical)",
     )
     parser.add_argument(
-        "--peers", default=",".join(PEERS), help=f"comma list of {', '.join(PEERS)} ('' for none)"
+        "--peers",
+        help=f"comma list of {', '.join(PEERS)} ('' for none; default: all)",
     )
     parser.add_argument("--repeats", type=int, default=5, help="GPU timed runs (median)")
     parser.add_argument("--cpu-repeats", type=int, default=3, help="CPU timed runs (median)")
@@ -446,33 +488,76 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="hyblas backend (default: cuda when usable)",
     )
-    parser.add_argument("--out", type=Path, default=Path("out"), help="output directory")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("out"),
+        help="output directory (default ./out; never inside benchmarks/results)",
+    )
     parser.add_argument(
         "--smoke",
         action="store_true",
         help="tiny graphs on the CPU, 1 repeat: checks the harness in seconds",
     )
+    parser.add_argument(
+        "--canonical",
+        action="store_true",
+        help="the full run (every graph, op, executor and peer; GPU only; no narrowing option), "
+        "written as the canonical set <results>/<kind>.json/.md/.png",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --canonical: continue the run staged in --out (same device, commit and "
+        "settings), keeping the (graph, op) groups it finished",
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=RESULTS_DIR,
+        help="with --canonical: where the canonical set goes (default: benchmarks/results)",
+    )
     args = parser.parse_args(argv)
+    if args.canonical:
+        narrowed = [f"--{name}" for name in NARROWING if getattr(args, name) is not None]
+        narrowed += ["--smoke"] if args.smoke else []
+        if narrowed:
+            parser.error(f"--canonical is the full run: it takes no {', '.join(narrowed)}")
+        if args.backend == "cpu" or not hb.cuda_available():
+            parser.error(
+                "--canonical needs a GPU: the canonical sets are per GPU kind (a CPU run lacks "
+                "the GPU peers, and its times depend on the host)"
+            )
+        if commit_id() == "unknown":
+            parser.error("no git here: set HYBLAS_COMMIT to the commit of the measured tree")
+        args.executors = ",".join(EXECUTORS)
+    elif args.resume:
+        parser.error("--resume continues a --canonical run")
+    if in_results(args.out):
+        parser.error(f"--out {args.out} lies in {RESULTS_DIR}, which holds only canonical sets")
     if args.smoke:
         args.graphs = ",".join(_graphs.SMOKE_GRAPHS)
         args.backend = "cpu"
         args.repeats = args.cpu_repeats = 1
     backend = args.backend or ("cuda" if hb.cuda_available() else "cpu")
     settings = Settings(
-        graphs=_names(args.graphs, _graphs.GRAPHS, "graph"),
-        ops=_names(args.ops, OPS + tuple(MULTI_SOURCE), "op"),
-        executors=_names(args.executors, EXECUTORS, "executor"),
-        peers=_names(args.peers, tuple(PEERS), "peer"),
+        graphs=_names(args.graphs, ",".join(_graphs.FULL_GRAPHS), _graphs.GRAPHS, "graph"),
+        ops=_names(args.ops, ",".join(OPS), OPS + tuple(MULTI_SOURCE), "op"),
+        executors=_names(args.executors, "reference", EXECUTORS, "executor"),
+        peers=_names(args.peers, ",".join(PEERS), tuple(PEERS), "peer"),
         repeats=max(args.repeats, 1),
         cpu_repeats=max(args.cpu_repeats, 1),
         run_limit_s=args.run_limit_s,
         backend=backend,
         out=args.out,
+        canonical=args.canonical,
+        results=args.results,
     )
-    return run(settings)
+    return run(settings, resume=args.resume)
 
 
-def _names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
+def _names(text: str | None, default: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
+    text = default if text is None else text
     chosen = tuple(t for t in (s.strip() for s in text.split(",")) if t)
     unknown = [t for t in chosen if t not in known]
     if unknown:
@@ -480,9 +565,34 @@ def _names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
     return chosen
 
 
-def run(settings: Settings) -> int:
-    """Run every graph; write JSON, markdown and PNG under ``settings.out``. Exit status 1 if
-    any implementation disagreed with the reference or failed."""
+def _write(path: Path, text: str) -> None:
+    """Replace ``path``'s content at once (a run killed while writing leaves the old file)."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(text)
+    os.replace(part, path)
+
+
+def resumable(path: Path, settings: Settings, device: str) -> dict[str, Any]:
+    """The staged document of an unfinished run of the same device, commit and settings, its
+    rows cut to the (graph, op) groups it finished; SystemExit when there is none."""
+    if not path.exists():
+        raise SystemExit(f"nothing to resume: {path} does not exist")
+    doc = json.loads(path.read_text())
+    mine, theirs = settings_document(settings), doc.get("settings", {})
+    differ = [k for k in mine if k not in ("out", "results") and theirs.get(k) != mine[k]]
+    differ += [k for k, v in (("device", device), ("commit", commit_id())) if doc.get(k) != v]
+    if differ:
+        raise SystemExit(f"cannot resume {path}: its {', '.join(differ)} differ from this run's")
+    done = {(graph, op) for graph, op in doc.get("done", [])}
+    doc["rows"] = [row for row in doc["rows"] if (row["graph"], row["op"]) in done]
+    return doc
+
+
+def run(settings: Settings, *, resume: bool = False) -> int:
+    """Run every graph; write JSON, markdown and PNG under ``settings.out``, and with
+    ``settings.canonical`` the canonical set under ``settings.results`` once every (graph, op)
+    is done. ``resume``: continue the canonical run staged in ``settings.out``. Exit status 1
+    if any implementation disagreed with the reference or failed."""
     with hb.using_backend(settings.backend):
         device = device_name()
         copy_tbps = copy_bandwidth_tbps() if settings.backend == "cuda" else None
@@ -496,33 +606,85 @@ def run(settings: Settings) -> int:
                 impls.append(peer_impl(module))
             else:
                 unavailable.append({"impl": module.NAME, "skipped": reason})
+        if settings.canonical and unavailable:
+            raise SystemExit(
+                "--canonical measures every peer; not usable here: "
+                + "; ".join(f"{p['impl']} ({p['skipped']})" for p in unavailable)
+            )
         settings.out.mkdir(parents=True, exist_ok=True)
-        stem = f"{slug(device)}-{datetime.date.today().isoformat()}"
-        rows: list[dict[str, Any]] = []
-        graphs_info: list[dict[str, Any]] = []
+        if settings.canonical:
+            stem = f"canonical-{device_kind(device)}"
+        else:
+            stem = f"{slug(device)}-{datetime.date.today().isoformat()}"
+        path = settings.out / f"{stem}.json"
+        earlier = resumable(path, settings, device) if resume else {}
+        rows: list[dict[str, Any]] = earlier.get("rows", [])
+        graphs_info: list[dict[str, Any]] = earlier.get("graphs", [])
+        done = {(graph, op): None for graph, op in earlier.get("done", [])}
+        parts = [*earlier.get("parts", []), {"started": _now()}]
+        todo = [(g, op) for g in settings.graphs for op in settings.ops if (g, op) not in done]
 
-        def save() -> Path:
-            doc = result_document(settings, rows, graphs_info, copy_tbps, device)
+        def save() -> None:
+            complete = all(key in done for key in todo) and not unavailable
+            doc = result_document(settings, rows, graphs_info, copy_tbps, device, complete)
             doc["unavailable_peers"] = unavailable
-            path = settings.out / f"{stem}.json"
-            path.write_text(json.dumps(doc, indent=1, default=_json_default))
-            (settings.out / f"{stem}.md").write_text(markdown(doc))
-            return path
+            doc["done"] = list(done)
+            doc["parts"] = parts
+            _write(path, json.dumps(doc, indent=1, default=_json_default))
+            _write(path.with_suffix(".md"), markdown(doc))
 
         def emit(row: dict[str, Any]) -> None:
             rows.append(row)
             print(one_line(row), flush=True)
             save()  # partial results survive a run that is cut short
 
+        def op_done(graph: str, op: str) -> None:
+            done[graph, op] = None
+            save()
+
         for name in settings.graphs:
-            graphs_info.append(run_graph(name, impls, settings, copy_tbps, emit))
-        path = save()
+            ops = tuple(op for op in settings.ops if (name, op) not in done)
+            if ops:
+                graphs_info.append(
+                    run_graph(name, impls, settings, copy_tbps, emit, ops=ops, op_done=op_done)
+                )
+        save()
         from .report import bar_chart  # matplotlib only here
 
-        bar_chart(json.loads(path.read_text()), path.with_suffix(".png"))
-        print(markdown(json.loads(path.read_text())))
+        doc = json.loads(path.read_text())
+        bar_chart(doc, path.with_suffix(".png"))
+        print(markdown(doc))
         print(f"wrote {path}, {path.with_suffix('.md')}, {path.with_suffix('.png')}")
+        if settings.canonical:
+            written = write_canonical(path, settings.results, device_kind(device))
+            print(f"canonical set: {', '.join(str(p) for p in written)}")
     return 1 if any("error" in row for row in rows) else 0
+
+
+def write_canonical(staged: Path, results: Path, kind: str) -> list[Path]:
+    """Copy the finished run staged at ``staged`` to the canonical set of ``kind`` in
+    ``results`` (JSON, markdown, PNG), replacing that kind's previous set; regenerate the
+    README there when ``results`` is this checkout's results folder."""
+    from .report import bar_chart, write_readme
+
+    results.mkdir(parents=True, exist_ok=True)
+    text = staged.read_text()
+    doc = json.loads(text)
+    written = [results / f"{kind}.json", results / f"{kind}.md"]
+    _write(written[0], text)
+    _write(written[1], markdown(doc))
+    png = results / f"{kind}.png"
+    if bar_chart(doc, png) is None:
+        png.unlink(missing_ok=True)  # no stale chart of an earlier run beside the new numbers
+    else:
+        written.append(png)
+    if results.resolve() == RESULTS_DIR:
+        written.append(write_readme(results))
+    return written
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
 def _json_default(value: Any) -> Any:

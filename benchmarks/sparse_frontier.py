@@ -1,7 +1,7 @@
 """Measure the sparse-frontier executor on the GPU: BFS with it on every level, and one SpMSpV
 from a 1%-of-vertices random frontier against cuSPARSE's full SpMV, same graphs, same run.
 
-    python -m benchmarks.sparse_frontier --out result.json [--graphs kron24,grid2048]
+    python -m benchmarks.sparse_frontier [--out out/sparse_frontier.json] [--graphs kron24,grid2048]
 
 For each graph:
 
@@ -34,7 +34,6 @@ import json
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -48,7 +47,7 @@ from hyblas.traversal.graph_rounds import launch_timing
 
 from .graphs import build as build_graph
 from .graphs import describe
-from .meta import commit_id
+from .meta import commit_id, experiment_out
 from .mxv_reference import relative_error
 from .peers import cupyx_naive
 from .timing import time_gpu_ms
@@ -234,8 +233,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--graphs", default="kron24,grid2048")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--out", required=True)
+    parser.add_argument(
+        "--out", help="the JSON written (default: $OUT/sparse_frontier.json, ./out without OUT)"
+    )
     args = parser.parse_args(argv)
+    out = experiment_out(args.out, "sparse_frontier")
     report: dict[str, Any] = {
         "device": device_name(),
         "date": datetime.date.today().isoformat(),
@@ -245,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     for name in args.graphs.split(","):
         report["graphs"].append(measure_graph(name, args.repeats))
-        Path(args.out).write_text(json.dumps(report, indent=1, default=str))
+        out.write_text(json.dumps(report, indent=1, default=str))
         free_gpu_memory_pool()
         summary = {k: v for k, v in report["graphs"][-1].items() if k != "bfs_per_level"}
         summary["bfs_graph_rounds"] = {

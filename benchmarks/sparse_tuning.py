@@ -2,7 +2,8 @@
 SpMSpV from a 1% random frontier and one from a frontier of hubs' neighbours, for each
 parameter set of a small grid, same graph, same run.
 
-    python -m benchmarks.sparse_tuning --out result.json [--graph kron24] [--repeats 5]
+    python -m benchmarks.sparse_tuning [--out out/sparse_tuning.json] [--graph kron24]
+                                       [--repeats 5]
 
 The grid varies what shapes the kernels, not the layout: ``segment`` (outputs a block
 accumulates in shared memory at once: its shared memory also bounds the blocks an SM holds),
@@ -22,7 +23,6 @@ import datetime
 import json
 import statistics
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,7 +33,7 @@ from hyblas.executors.sparse import DEFAULT_PARAMS, sparse_params
 from hyblas.executors.sparse.executor import kernel_timing
 
 from .graphs import build as build_graph
-from .meta import commit_id
+from .meta import commit_id, experiment_out
 from .sparse_frontier import random_frontier
 from .timing import time_gpu_ms
 
@@ -112,8 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--graph", default="kron24")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--out", required=True)
+    parser.add_argument(
+        "--out", help="the JSON written (default: $OUT/sparse_tuning.json, ./out without OUT)"
+    )
     args = parser.parse_args(argv)
+    out = experiment_out(args.out, "sparse_tuning")
     graph = build_graph(args.graph, "cuda")
     report = {
         "device": device_name(),
@@ -123,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         "defaults": DEFAULT_PARAMS.__dict__,
         "grid": measure(graph.A, graph.source, args.repeats),
     }
-    Path(args.out).write_text(json.dumps(report, indent=1, default=str))
+    out.write_text(json.dumps(report, indent=1, default=str))
     return 0
 
 
