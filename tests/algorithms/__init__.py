@@ -1,0 +1,1 @@
+"""The graph algorithms (hyblas.algorithms) against networkx and scipy."""

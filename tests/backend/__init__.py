@@ -1,0 +1,1 @@
+"""The backend (hyblas.backend): its launch helpers."""

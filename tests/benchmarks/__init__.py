@@ -1,0 +1,1 @@
+"""The benchmark harness and its peers (benchmarks/)."""

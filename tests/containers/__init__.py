@@ -1,0 +1,1 @@
+"""Matrix and Vector (hyblas.containers)."""

@@ -1,0 +1,1 @@
+"""The device primitives (hyblas.device): bitmap fills and scatters, segmented reductions."""

@@ -1,0 +1,245 @@
+"""``executor='auto'``: every policy's choice gives the reference result; the trace records one
+row per product with what was chosen and why; the policies switch where they say they do."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import hyblas as hb
+from hyblas.backend import to_numpy
+from hyblas.containers.derived import column_counts
+from hyblas.errors import InvalidValue, MissingDependency
+from hyblas.executors import policy as hybrid
+from hyblas.executors.sparse.layout import layout_key as sparse_layout_key
+from hyblas.executors.sparse.params import current_params as sparse_current_params
+from hyblas.ops.dispatch import Product
+from tests.support import model
+from tests.support import strategies as S
+from tests.support.checks import assert_matches, expected_after, run_op, semiring_and_dtype
+
+
+@pytest.fixture(scope="session", params=hybrid.POLICIES)
+def policy_name(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+def _frontier(data: st.DataObject, size: int, dtype: np.dtype) -> S.VectorData:
+    u = data.draw(S.vectors(size=size, dtype=dtype))
+    keep = data.draw(st.integers(0, size))
+    return S.VectorData(size, u.indices[:keep], u.values[:keep])
+
+
+@given(data=st.data())
+def test_auto_equals_the_model_under_every_policy(
+    backend: str, policy_name: str, data: st.DataObject
+) -> None:
+    """The matrix has had a product before, so layouts are in play and any executor may win."""
+    sr, dtype = data.draw(semiring_and_dtype())
+    A = data.draw(S.matrices(dtype=dtype))
+    vxm = data.draw(st.booleans())
+    size = A.nrows if vxm else A.ncols
+    u = _frontier(data, size, dtype)
+    A_h, u_h = A.hyblas(backend), u.hyblas(backend)
+    with hb.policy(policy_name):
+        if vxm:
+            t = model.vxm(model.of(u), model.of(A), sr)
+            hb.ops.vxm(u_h, A_h, sr)  # an earlier product on the same matrix
+            ctl = data.draw(S.write_controls((A.ncols,), t.dtype, accum=sr.monoid.name != "any"))
+            result = run_op(hb.ops.vxm, ctl, backend, u_h, A_h, sr)
+        else:
+            t = model.mxv(model.of(A), model.of(u), sr)
+            hb.ops.mxv(A_h, u_h, sr)
+            ctl = data.draw(S.write_controls((A.nrows,), t.dtype, accum=sr.monoid.name != "any"))
+            result = run_op(hb.ops.mxv, ctl, backend, A_h, u_h, sr)
+    assert_matches(result, expected_after(ctl, t))
+
+
+def _levels_by_policy(A: hb.Matrix, source: int) -> dict[str, tuple[hb.Vector, hb.Trace]]:  # noqa: N803
+    out = {}
+    for name in hybrid.POLICIES:
+        # the policy's choice for every level: no device loop
+        with hb.policy(name), hb.trace() as t, hb.ops.loop.loop_params(device_loop=False):
+            out[name] = (hb.algorithms.bfs(A, source), t)
+    return out
+
+
+def test_bfs_under_every_policy_equals_reference(backend: str) -> None:
+    with hb.using_backend(backend):
+        for A in (hb.generators.kronecker(11, 8, seed=3), hb.generators.grid_2d(20, 30)):
+            want = hb.algorithms.bfs(A, 5, executor="reference")
+            for name, (got, t) in _levels_by_policy(A, 5).items():
+                assert got.isequal(want), name
+                assert len(t) >= 1
+
+
+def test_the_trace_has_one_row_per_product_with_its_fields(backend: str) -> None:
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(10, 8, seed=2)
+        want = hb.algorithms.bfs(A, 1, executor="reference")
+        depth = int(want.to_coo()[1].max())
+        with hb.trace() as t, hb.ops.loop.loop_params(device_loop=False):  # a vxm per level
+            got = hb.algorithms.bfs(A, 1)
+            u = hb.Vector.from_coo([0, 3], [1.0, 2.0], size=A.nrows)
+            hb.ops.mxv(A, u, "plus_times", executor="reference")
+    assert got.isequal(want)
+    # one product per level, the last one finding nothing, then the explicit mxv
+    assert len(t) == depth + 2
+    assert [r.call for r in t] == list(range(len(t)))
+    assert {r.op for r in t[:-1]} == {"vxm"} and t[-1].op == "mxv"
+    assert t[-1].executor == "reference" and t[-1].asked == "reference"
+    assert t[-1].reason == "asked for" and t[-1].estimates_us == {} and t[-1].allowed is None
+    assert t[-1].edges == A.nnz and t[-1].input_nnz == 2
+    _, levels = want.to_coo()
+    for level, row in enumerate(t[:-1]):
+        assert row.asked == "auto" and row.policy == hb.get_policy()
+        assert row.executor in ("reference", "dense", "sparse", "pull")
+        assert row.input_nnz == int((levels == level).sum())  # the frontier of this level
+        assert row.allowed == A.nrows - int((levels <= level).sum())  # the unvisited
+        assert row.time_ms >= 0 and row.sampling_ms >= 0 and row.edges >= 0
+    assert sum(v["calls"] for v in t.summary().values()) == len(t)
+    text = t.table()
+    assert text.count("\n") == len(t) + 1 and "executor" in text
+    assert len(t.records()) == len(t)
+
+
+def test_tracing_off_records_nothing_and_traces_nest() -> None:
+    A = hb.generators.grid_2d(8, 8)
+    u = hb.Vector.from_coo([0], [1.0], size=A.nrows)
+    with hb.trace() as outer:
+        hb.ops.mxv(A, u, "plus_times")
+        with hb.trace() as inner:
+            hb.ops.vxm(u, A, "min_plus")
+    hb.ops.mxv(A, u, "plus_times")
+    assert [r.op for r in outer] == ["mxv", "vxm"]
+    assert [r.op for r in inner] == ["vxm"] and inner[0].call == 0
+    assert not hb.ops.trace.tracing()
+
+
+def test_to_pandas_without_pandas_is_a_named_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    with hb.trace() as t:
+        hb.ops.mxv(
+            hb.generators.grid_2d(3, 3), hb.Vector.from_coo([0], [1.0], size=9), "plus_times"
+        )
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(MissingDependency, match="pandas"):
+        t.to_pandas()
+
+
+def test_to_pandas() -> None:
+    pd = pytest.importorskip("pandas")
+    with hb.trace() as t:
+        hb.algorithms.bfs(hb.generators.grid_2d(5, 5), 0)
+    frame = t.to_pandas()
+    assert isinstance(frame, pd.DataFrame) and len(frame) == len(t)
+    assert {"executor", "input_nnz", "edges", "time_ms", "sampling_ms"} <= set(frame.columns)
+
+
+def test_policies_switch_where_they_say(backend: str) -> None:
+    """density: push below 1% of the inputs, pull above (masked). beamer: push while the
+    frontier's edges are few, pull once they pass the unexplored edges / 14."""
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(12, 16, seed=1)
+        source = int(np.argmax(hb.ops.reduce_rows(A, "plus").to_dense(fill_value=0)))
+        runs = _levels_by_policy(A, source)
+    n = A.nrows
+    for row in runs["density"][1]:
+        want = "sparse" if row.input_nnz < 0.01 * n else "pull"
+        assert row.executor == want, (row.input_nnz, row.executor)
+    beamer = [r.executor for r in runs["beamer"][1]]
+    assert beamer[0] == "sparse" and "pull" in beamer
+    assert all(r.reason for r in runs["beamer"][1])
+
+
+def test_bad_policy_is_a_named_error_and_the_block_restores() -> None:
+    with pytest.raises(InvalidValue, match="policy must be one of"):
+        hb.set_policy("fastest")
+    before = hb.get_policy()
+    with hb.policy("density"):
+        assert hb.get_policy() == "density"
+    assert hb.get_policy() == before
+
+
+def test_a_layout_is_built_once_its_savings_pay_for_it(backend: str) -> None:
+    """Ski rental: while the layout of the cheapest executor is missing, products run on the
+    best executor that needs none, and the layout's executor takes over at the first call
+    whose savings so far (this call's included) reach the modelled build cost; a one-off
+    product never builds a layout."""
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(12, 16, seed=1)
+        u = hb.Vector.from_coo([7], [1.0], size=A.nrows)
+        want = hb.ops.mxv(A, u, "plus_times", executor="reference")  # edges: A itself
+        saved = {"dense": 0.0, "sparse": 0.0}
+        with hb.trace() as t:
+            for _ in range(2000):
+                got = hb.ops.mxv(A, u, "plus_times")
+                assert got.isequal(want)
+                row = t[-1]
+                ready = min(row.estimates_us[k] for k in ("reference", "pull"))
+                best = min(row.estimates_us, key=row.estimates_us.get)
+                if best in saved:
+                    saved[best] += ready - row.estimates_us[best]
+                if row.executor in saved:
+                    break
+                assert not _layouts(A) and row.executor in ("reference", "pull")
+                assert best not in saved or best in hybrid.pending_layouts(A)
+        chosen = t[-1].executor
+        assert chosen in saved and _layouts(A), "no layout was ever built"
+        assert chosen not in hybrid.pending_layouts(A)
+        assert len(t) > 1  # kron12's build outweighs one call's savings
+        build = hybrid.layout_build_us(backend, chosen, A.nnz)
+        assert saved[chosen] >= build > saved[chosen] - (ready - row.estimates_us[chosen])
+        fresh = hb.generators.kronecker(12, 16, seed=1)
+        hb.ops.mxv(fresh, u, "plus_times")
+        assert not _layouts(fresh)
+
+
+def test_vxm_pushes_over_the_matrix_itself_without_building_a_layout(backend: str) -> None:
+    """``vxm``'s push adjacency is ``A``'s own CSR (the flat layout): a fresh matrix's small
+    frontiers run on the sparse push at once where its estimate is the lowest of the executors
+    with a layout, and no sparse layout is built or waited for."""
+    rng = np.random.default_rng(4)
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(12, 16, seed=1)
+        hub = int(np.argmax(np.diff(to_numpy(A.indptr))))
+        fronts = [[hub], [3], rng.choice(A.nrows, 200, replace=False)]
+        with hb.trace() as t:
+            for keep in fronts:
+                u = hb.Vector.from_coo(keep, 1.0, size=A.nrows)
+                got = hb.ops.vxm(u, A, "plus_times")
+                assert got.isequal(hb.ops.vxm(u, A, "plus_times", executor="reference"))
+        rows = [row for row in t if row.op == "vxm" and row.asked == "auto"]
+        assert len(rows) == len(fronts)
+        assert not _layouts(A.T) and "sparse" not in hybrid.pending_layouts(A.T)
+        for row in rows:  # the lowest estimate among executors needing no new layout
+            ready = {k: v for k, v in row.estimates_us.items() if k != "dense"}
+            assert row.executor == min(ready, key=ready.get) or not ready, row.reason
+        assert "sparse" in {row.executor for row in rows}
+
+
+def _layouts(A: hb.Matrix) -> list:  # noqa: N803
+    sparse = sparse_layout_key(sparse_current_params())
+    return [k for k in A.cache if k == sparse or isinstance(k, tuple) and k[0] == "dense_layout"]
+
+
+def test_a_few_entries_held_in_a_bitmap_are_sampled_as_entries(backend: str) -> None:
+    """A product may hand back a bitmap it did not count (the dense executor's); the
+    sampling policy estimates a frontier of few entries from its entries, as for a sparse
+    vector, not from random positions, which would rarely hit one."""
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(10, 8, seed=3)  # noqa: N806
+        n = A.nrows
+        ids = np.arange(0, n, 97)  # 11 of 1024: far fewer than size / SPARSE_BELOW
+        sparse = hb.Vector.from_coo(ids, np.ones(ids.size), size=n)
+        held = hb.Vector(n, sparse.dtype, backend=backend, bitmap=sparse.as_bitmap())
+        assert held.format == "bitmap"
+        sr = hb.semiring.plus_times[np.float64]
+        want = hybrid.choose(Product("vxm", A.T, sparse, sr), None)
+        A.T.cache.pop("auto_decisions")  # sample again, not remember
+        got = hybrid.choose(Product("vxm", A.T, held, sr), None)
+        degrees = to_numpy(column_counts(A.T))
+    assert got.frontier_edges == want.frontier_edges == float(degrees[ids].sum())

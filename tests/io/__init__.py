@@ -1,0 +1,1 @@
+"""Getting graphs in and out: hyblas.io and hyblas.generators."""

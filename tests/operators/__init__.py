@@ -1,0 +1,1 @@
+"""The operator catalogue (hyblas.operators)."""

@@ -1,0 +1,1 @@
+"""The operations (hyblas.ops): their semantics against the model, and their errors."""

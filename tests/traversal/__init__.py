@@ -1,0 +1,2 @@
+"""The traversal rounds (hyblas.traversal): propagate, improve, the sparse executor's graph
+rounds."""

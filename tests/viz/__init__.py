@@ -1,0 +1,1 @@
+"""The views (hyblas.viz): rich display, plots, progress bars."""
