@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: see OutputSpec
 class Product:
     """One matrix-vector product as an executor runs it: ``w = E ⊕.⊗ u``, where the rows of the
     edge matrix ``E`` are the outputs (``A`` for ``mxv``, ``Aᵀ`` for ``vxm``).
@@ -58,7 +58,7 @@ class Product:
         return self.op == "vxm"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MatrixProduct:
     """``C = A ⊕.⊗ B``."""
 
@@ -125,7 +125,7 @@ EXECUTORS: Sequence[str] = _ExecutorNames()
 
 def check_executor(executor: Any) -> None:
     """InvalidValue unless ``executor`` names a registered executor or ``'auto'``."""
-    if executor not in EXECUTORS:
+    if executor != "auto" and executor not in EXECUTORS:
         raise InvalidValue(f"executor must be one of {tuple(EXECUTORS)}, got {executor!r}")
 
 

@@ -20,9 +20,11 @@ from ..operators.classes import BinaryOp, Monoid
 __all__ = ["OutputSpec", "output_spec", "as_mask", "check_accum", "same_backend"]
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass's __init__ costs about four times a plain one's, host time
+# spent on every operation; nothing changes a spec after output_spec builds it.
+@dataclass(slots=True)
 class OutputSpec:
-    """Where and how an operation's result ``T`` is written.
+    """Where and how an operation's result ``T`` is written (not changed once built).
 
     Attributes
     ----------
