@@ -185,10 +185,14 @@ def main(argv: list[str] | None = None) -> int:
                     sides = {side: operation(pkg, op, graphs[side], executor)
                              for side, pkg in (("base", base), ("new", hb))}  # fmt: skip
                     row = {"graph": name, "op": op, "impl": f"hyblas:{executor}"}
-                    row |= compare(sides, graphs, op,
-                                   repeats=args.heavy_repeats if heavy else args.repeats,
-                                   settle=2 if heavy else args.settle,
-                                   limit_s=args.limit_s)  # fmt: skip
+                    try:
+                        row |= compare(sides, graphs, op,
+                                       repeats=args.heavy_repeats if heavy else args.repeats,
+                                       settle=2 if heavy else args.settle,
+                                       limit_s=args.limit_s)  # fmt: skip
+                    except Exception as exc:  # e.g. out of memory: the other rows still run
+                        row["error"] = f"{type(exc).__name__}: {exc}"
+                        free_gpu_memory_pool()
                     rows.append(row)
                     print(_line(row, args.slower), flush=True)
                     out.write_text(json.dumps({"device": device_name(), "rows": rows},

@@ -64,33 +64,12 @@ def progress_bar(
     desc: str,
     unit: str = "it",
 ) -> ProgressBar:
-    """A progress bar for an algorithm's loop, or a no-op stand-in.
+    """A tqdm bar for an algorithm's loop, or the no-op stand-in: the factory
+    :func:`hyblas.algorithms.reporting.progress_bar` calls (its parameters and errors).
 
-    Parameters
-    ----------
-    progress : bool or None
-        True: always a tqdm bar. False: never (a no-op object; tqdm is not imported).
-        None: a bar only inside a Jupyter kernel and only if tqdm is installed, shown once the
-        call has run for ``NOTEBOOK_DELAY_S`` seconds; no bar in scripts and tests.
-    total : int, optional
-        Expected number of updates (an upper bound is fine); None when unknown.
-    desc : str
-        Label in front of the bar (the algorithm's name).
-    unit : str
-        What one update counts ("iteration", "level", "source"...).
-
-    Returns
-    -------
-    ProgressBar
-        Has ``update(n=1)``, ``set_postfix(**values)``, ``close()`` and works as a context
-        manager (closing the bar on exit, also when the loop raises).
-
-    Raises
-    ------
-    InvalidValue
-        If ``progress`` is not True, False or None.
-    MissingDependency
-        If ``progress`` is True and tqdm is not installed.
+    ``progress=True``: always a tqdm bar (MissingDependency without tqdm); ``None``: a bar only
+    inside a Jupyter kernel and only if tqdm is installed, shown once the call has run for
+    ``NOTEBOOK_DELAY_S`` seconds; no bar in scripts and tests.
     """
     check_progress(progress, desc)
     if progress is False or (progress is None and not in_notebook()):
