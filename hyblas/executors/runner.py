@@ -26,6 +26,10 @@ class ProductRunner:
         """The registered executors, in the order they were registered."""
         return registry.names()
 
+    def knows(self, name: str) -> bool:
+        """Whether ``name`` is a registered executor."""
+        return name in registry.EXECUTORS
+
     def product(self, product: Product, spec: OutputSpec, executor: str) -> Vector:
         """Run ``product`` on ``executor`` (``'auto'``: the policy's choice; a chosen executor
         builds no layout its savings have not paid for) and write it as ``spec`` says."""

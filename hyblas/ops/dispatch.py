@@ -73,6 +73,9 @@ class Runner(Protocol):
     names: tuple[str, ...]
     """The executors registered (``'auto'`` excluded), in the order they were registered."""
 
+    def knows(self, name: str) -> bool:
+        """Whether ``name`` is a registered executor."""
+
     def product(self, product: Product, spec: OutputSpec, executor: str) -> Vector:
         """Run ``product`` on ``executor`` (``'auto'``: the policy's choice) and write it as
         ``spec`` says."""
@@ -114,7 +117,7 @@ class _ExecutorNames(Sequence[str]):
         return iter(self._names())
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and (name == "auto" or name in _runner().names)
+        return isinstance(name, str) and (name == "auto" or _runner().knows(name))
 
     def __repr__(self) -> str:
         return repr(self._names())

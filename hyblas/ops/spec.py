@@ -79,6 +79,10 @@ def _backend_of(obj: Any) -> str:
 def same_backend(op_name: str, **objects: Any) -> str:
     """The one backend all objects (masks included; None skipped) live on; BackendError if
     they differ."""
+    return _one_backend(op_name, objects)
+
+
+def _one_backend(op_name: str, objects: dict[str, Any]) -> str:
     found = None
     for obj in objects.values():
         if obj is None:
@@ -87,13 +91,10 @@ def same_backend(op_name: str, **objects: Any) -> str:
         if found is None:
             found = backend
         elif backend != found:
-            where = ", ".join(
-                f"{k} on {_backend_of(v)!r}" for k, v in objects.items() if v is not None
-            )
-            raise BackendError(
-                f"{op_name}: objects live on different backends ({where}); "
-                "move them with .to_backend()"
-            )
+            where = ", ".join(f"{k} on {_backend_of(v)!r}" for k, v in objects.items()
+                              if v is not None)  # fmt: skip
+            raise BackendError(f"{op_name}: objects live on different backends ({where}); "
+                               "move them with .to_backend()")  # fmt: skip
     return found
 
 
@@ -132,7 +133,8 @@ def output_spec(
     BackendError
         The objects live on different backends.
     """
-    mask = as_mask(mask)
+    if mask is not None:
+        mask = as_mask(mask)
     if out is not None:
         if not isinstance(out, kind):
             raise InvalidObject(
@@ -153,7 +155,8 @@ def output_spec(
             raise DimensionMismatch(
                 f"{op_name}: mask has shape {mask.shape} but the output has shape {tuple(shape)}"
             )
-    backend = same_backend(op_name, **operands, mask=mask, out=out)
-    return OutputSpec(
-        backend=backend, out=out, mask=mask, accum=check_accum(accum), replace=bool(replace)
-    )
+    operands["mask"], operands["out"] = mask, out
+    backend = _one_backend(op_name, operands)
+    if accum is not None:
+        accum = check_accum(accum)
+    return OutputSpec(backend, out, mask, accum, bool(replace))
