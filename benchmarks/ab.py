@@ -65,8 +65,9 @@ def operation(pkg: types.ModuleType, op: str, graph: dict[str, Any], executor: s
         if name == "lor_land":
             pattern = A.dup(dtype=bool)
             u = pkg.Vector.from_dense(graph["x_bool"], backend=backend)
-            return lambda: pkg.ops.mxv(pattern, u, pkg.semiring.lor_land[np.bool_],
-                                       executor=executor)  # fmt: skip
+            return lambda: pkg.ops.mxv(
+                pattern, u, pkg.semiring.lor_land[np.bool_], executor=executor
+            )
         u = pkg.Vector.from_dense(graph["x"], backend=backend)
         sr = pkg.semiring[name][np.float32]
         return lambda: pkg.ops.mxv(A, u, sr, executor=executor)
@@ -77,11 +78,12 @@ def operation(pkg: types.ModuleType, op: str, graph: dict[str, Any], executor: s
         "sssp": lambda: alg.sssp(W, source, executor=executor),
         "pagerank20": lambda: alg.pagerank(A, 0.85, iterations=20, executor=executor),
         "cc": lambda: alg.connected_components(A, executor=executor),
-        "bc": lambda: alg.betweenness_centrality(A, sources=graph["bc_sources"],
-                                                 normalized=False, executor=executor),
+        "bc": lambda: alg.betweenness_centrality(
+            A, sources=graph["bc_sources"], normalized=False, executor=executor
+        ),
         "tc": lambda: alg.triangle_count(A, executor=executor),
         "msbfs": lambda: alg.multi_source_bfs(A, graph["msbfs_sources"], executor=executor),
-    }[op]  # fmt: skip
+    }[op]
 
 
 def _dense(result: Any) -> np.ndarray:
@@ -99,8 +101,9 @@ def _same(a: Any, b: Any, op: str) -> bool:
 
 
 def _cache_size(graph: dict[str, Any]) -> int:
-    return sum(len(m.cache if hasattr(m, "cache") else m._cache) for m in
-               (graph["A"], graph["weights"]))  # fmt: skip
+    return sum(
+        len(m.cache if hasattr(m, "cache") else m._cache) for m in (graph["A"], graph["weights"])
+    )
 
 
 def _timed(run: Callable, count: int, backend: str) -> list[float]:
@@ -109,8 +112,15 @@ def _timed(run: Callable, count: int, backend: str) -> list[float]:
     return [one(run, warmup=0, repeats=1) for _ in range(count)]
 
 
-def compare(sides: dict[str, Callable], graphs: dict[str, dict], op: str, *, repeats: int,
-            settle: int, limit_s: float) -> dict[str, Any]:  # fmt: skip
+def compare(
+    sides: dict[str, Callable],
+    graphs: dict[str, dict],
+    op: str,
+    *,
+    repeats: int,
+    settle: int,
+    limit_s: float,
+) -> dict[str, Any]:
     """Settle both sides, check they agree, then time them in blocks base, new, new, base."""
     results = {}
     backend = graphs["new"]["backend"]
@@ -132,8 +142,14 @@ def compare(sides: dict[str, Callable], graphs: dict[str, dict], op: str, *, rep
     for side in ("base", "new", "new", "base"):
         samples[side] += _timed(sides[side], repeats, backend)
     base, new = statistics.median(samples["base"]), statistics.median(samples["new"])
-    return {"base_ms": base, "new_ms": new, "ratio": new / base, "runs": len(samples["new"]),
-            "base_samples": samples["base"], "new_samples": samples["new"]}  # fmt: skip
+    return {
+        "base_ms": base,
+        "new_ms": new,
+        "ratio": new / base,
+        "runs": len(samples["new"]),
+        "base_samples": samples["base"],
+        "new_samples": samples["new"],
+    }
 
 
 def _graph_for(pkg: types.ModuleType, bench: Any) -> dict[str, Any]:
@@ -146,10 +162,16 @@ def _graph_for(pkg: types.ModuleType, bench: Any) -> dict[str, Any]:
             return m
         return pkg.Matrix(m.indptr, m.indices, m.values, m.shape, backend=backend)
 
-    return {"A": matrix(bench.A), "weights": matrix(bench.weights), "source": bench.source,
-            "backend": backend,
-            "bc_sources": bench.bc_sources, "msbfs_sources": bench.msbfs_sources,
-            "x": bench.x, "x_bool": bench.x_bool}  # fmt: skip
+    return {
+        "A": matrix(bench.A),
+        "weights": matrix(bench.weights),
+        "source": bench.source,
+        "backend": backend,
+        "bc_sources": bench.bc_sources,
+        "msbfs_sources": bench.msbfs_sources,
+        "x": bench.x,
+        "x_bool": bench.x_bool,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -182,21 +204,26 @@ def main(argv: list[str] | None = None) -> int:
                 heavy = op in HEAVY_OPS
                 executors = (args.heavy_executors if heavy else args.executors).split(",")
                 for executor in executors:
-                    sides = {side: operation(pkg, op, graphs[side], executor)
-                             for side, pkg in (("base", base), ("new", hb))}  # fmt: skip
+                    sides = {
+                        side: operation(pkg, op, graphs[side], executor)
+                        for side, pkg in (("base", base), ("new", hb))
+                    }
                     row = {"graph": name, "op": op, "impl": f"hyblas:{executor}"}
                     try:
-                        row |= compare(sides, graphs, op,
-                                       repeats=args.heavy_repeats if heavy else args.repeats,
-                                       settle=2 if heavy else args.settle,
-                                       limit_s=args.limit_s)  # fmt: skip
+                        row |= compare(
+                            sides,
+                            graphs,
+                            op,
+                            repeats=args.heavy_repeats if heavy else args.repeats,
+                            settle=2 if heavy else args.settle,
+                            limit_s=args.limit_s,
+                        )
                     except Exception as exc:  # e.g. out of memory: the other rows still run
                         row["error"] = f"{type(exc).__name__}: {exc}"
                         free_gpu_memory_pool()
                     rows.append(row)
                     print(_line(row, args.slower), flush=True)
-                    out.write_text(json.dumps({"device": device_name(), "rows": rows},
-                                              indent=1))  # fmt: skip
+                    out.write_text(json.dumps({"device": device_name(), "rows": rows}, indent=1))
             bench.release()
             del graphs, bench
             free_gpu_memory_pool()

@@ -91,10 +91,13 @@ def _one_backend(op_name: str, objects: dict[str, Any]) -> str:
         if found is None:
             found = backend
         elif backend != found:
-            where = ", ".join(f"{k} on {_backend_of(v)!r}" for k, v in objects.items()
-                              if v is not None)  # fmt: skip
-            raise BackendError(f"{op_name}: objects live on different backends ({where}); "
-                               "move them with .to_backend()")  # fmt: skip
+            where = ", ".join(
+                f"{k} on {_backend_of(v)!r}" for k, v in objects.items() if v is not None
+            )
+            raise BackendError(
+                f"{op_name}: objects live on different backends ({where}); "
+                "move them with .to_backend()"
+            )
     return found
 
 

@@ -12,9 +12,25 @@ import pytest
 
 import hyblas as hb
 
-OPERATIONS = ("mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "apply", "select", "reduce_rows",
-              "reduce_columns", "reduce_scalar", "inner", "extract", "assign", "transpose",
-              "propagate", "Mask", "EXECUTORS")  # fmt: skip
+OPERATIONS = (
+    "mxv",
+    "vxm",
+    "mxm",
+    "ewise_add",
+    "ewise_mult",
+    "apply",
+    "select",
+    "reduce_rows",
+    "reduce_columns",
+    "reduce_scalar",
+    "inner",
+    "extract",
+    "assign",
+    "transpose",
+    "propagate",
+    "Mask",
+    "EXECUTORS",
+)
 
 FORMER = {
     "hyblas.ops.dense": "hyblas.executors.dense",
@@ -64,11 +80,12 @@ def test_parameters_and_policies_keep_their_former_spellings() -> None:
 
 def test_former_paths_import_in_a_fresh_process() -> None:
     """``from hyblas.ops.dense import DenseParams`` as the first import of a program."""
-    code = ("from hyblas.ops.dense import DenseParams, dense_params\n"
-            "from hyblas.ops.loop import loop_params\n"
-            "from hyblas.ops.sparse import SparseParams\n"
-            "import hyblas.ops.trace, hyblas.plot\n"
-            "assert DenseParams.__module__ == 'hyblas.executors.dense.params'\n")  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    code = (
+        "from hyblas.ops.dense import DenseParams, dense_params\n"
+        "from hyblas.ops.loop import loop_params\n"
+        "from hyblas.ops.sparse import SparseParams\n"
+        "import hyblas.ops.trace, hyblas.plot\n"
+        "assert DenseParams.__module__ == 'hyblas.executors.dense.params'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

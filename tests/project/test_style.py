@@ -16,8 +16,13 @@ TREE = ["hyblas", "tests", "benchmarks", "scripts"]
 
 
 def _ruff(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ruff", *args, *TREE], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", *args, *TREE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_the_tree_is_formatted() -> None:
