@@ -86,16 +86,17 @@ def segment_starts(xp: ModuleType, sorted_ids: Any) -> Any:
 def segment_reduce(xp: ModuleType, values: Any, starts: Any, op: BinaryOp) -> Any:
     """Reduce each run ``values[starts[k]:starts[k+1]]`` with ``op``, keeping order.
 
-    ``starts`` must be strictly increasing and start with 0 (no empty segments). On the CPU a
-    ufunc-backed operator uses ``reduceat``; on the GPU one kernel folds every run
-    (:mod:`hyblas.device.segments`); otherwise (a CPU operator without a ufunc) a
+    ``starts`` must be strictly increasing and start with 0 (no empty segments). On the CPU an
+    operator with a ``reduceat`` (a ufunc, or an
+    :class:`~hyblas.operators.extrema.OrderedExtremum`) uses it; on the GPU one kernel folds
+    every run (:mod:`hyblas.device.segments`); otherwise (a CPU operator without one) a
     segmented Hillis-Steele scan in ⌈log2(longest run)⌉ vectorized steps.
     """
     if starts.size == 0:
         return values[:0].copy()
-    ufunc = op.ufunc
-    if xp is np and ufunc is not None:
-        reduced = ufunc.reduceat(values, starts)
+    reduceat = getattr(op.numpy, "reduceat", None)  # a ufunc's, or an ordered extremum's
+    if xp is np and reduceat is not None:
+        reduced = reduceat(values, starts)
         return reduced.astype(values.dtype, copy=False)
     if xp is not np:
         ends = xp.asarray([values.size], dtype=np.int64)

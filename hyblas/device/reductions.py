@@ -12,6 +12,7 @@ import numpy as np
 
 from ..backend import to_numpy
 from ..operators.classes import BinaryOp, Monoid
+from ..operators.extrema import OrderedExtremum, ordered_max, ordered_min
 from . import arrays as _prim
 from .segments import reduce_offsets
 
@@ -63,7 +64,8 @@ def reduce_all(xp: ModuleType, values: Any, monoid: Monoid, present: Any = None)
     """
     op_type = monoid.input_type(values.dtype)
     out_type = monoid.binaryop.output_type(op_type)
-    whole = _WHOLE_ARRAY_REDUCTIONS.get(monoid.binaryop.ufunc)
+    combine = monoid.binaryop.numpy
+    whole = _WHOLE_ARRAY_REDUCTIONS.get(combine) if _hashable(combine) else None
     if present is not None:
         if whole in _IDENTITY_FILLED:
             fill = values.dtype.type(monoid.identity(op_type))
@@ -80,14 +82,25 @@ def reduce_all(xp: ModuleType, values: Any, monoid: Monoid, present: Any = None)
                 reduced = getattr(xp, whole)(values, dtype=op_type)
             else:
                 reduced = getattr(xp, whole)(_cast(values, op_type))
+        if isinstance(combine, OrderedExtremum):
+            reduced = combine.settle_zero(xp, values, reduced)
         return out_type.type(to_numpy(xp.asarray(reduced).astype(out_type)).reshape(()))
     starts = xp.zeros(1, dtype=np.int64)
     reduced = _prim.segment_reduce(xp, _cast(values, op_type), starts, monoid.binaryop)
     return out_type.type(to_numpy(reduced)[0])
 
 
-# ufunc-backed monoids whose whole-array reduction NumPy and CuPy both provide (the min / max
-# monoids are fmin / fmax, which skip NaN like nanmin / nanmax)
+def _hashable(combine: Any) -> bool:
+    try:
+        hash(combine)
+    except TypeError:
+        return False
+    return True
+
+
+# monoids whose whole-array reduction NumPy and CuPy both provide (the min / max monoids are
+# fmin / fmax, which skip NaN like nanmin / nanmax; a zero result then takes its sign from
+# OrderedExtremum.settle_zero)
 _WHOLE_ARRAY_REDUCTIONS = {
     np.add: "sum",
     np.multiply: "prod",
@@ -95,6 +108,8 @@ _WHOLE_ARRAY_REDUCTIONS = {
     np.maximum: "max",
     np.fmin: "nanmin",
     np.fmax: "nanmax",
+    ordered_min: "nanmin",
+    ordered_max: "nanmax",
     np.logical_or: "any",
     np.logical_and: "all",
 }

@@ -19,6 +19,7 @@ from .classes import (
     min_value,
     zero_for_integers,
 )
+from .extrema import MAX_CUDA, MIN_CUDA, ordered_max, ordered_min
 from .registry import NAMESPACES, register
 
 
@@ -37,9 +38,6 @@ def _copy_of_second(x, y):  # noqa: ANN001, ANN202
 def _ones_like_first(x, y):  # noqa: ANN001, ANN202
     return np.ones_like(x)
 
-
-_MIN_CUDA = "((x) != (x) ? (y) : ((y) < (x) ? (y) : (x)))"  # fmin: a NaN operand is ignored
-_MAX_CUDA = "((x) != (x) ? (y) : ((y) > (x) ? (y) : (x)))"  # fmax
 
 # --- unary ---------------------------------------------------------------------------------
 for _u in (
@@ -66,8 +64,8 @@ for _b in (
     BinaryOp("times", "((x) * (y))", np.multiply),
     BinaryOp("div", "((x) / (y))", np.true_divide, types=FLOAT_TYPES),
     BinaryOp("rdiv", "((y) / (x))", lambda x, y: np.true_divide(y, x), types=FLOAT_TYPES),
-    BinaryOp("min", _MIN_CUDA, np.fmin),
-    BinaryOp("max", _MAX_CUDA, np.fmax),
+    BinaryOp("min", MIN_CUDA, ordered_min),
+    BinaryOp("max", MAX_CUDA, ordered_max),
     BinaryOp("first", "(x)", _copy_of_first),
     BinaryOp("second", "(y)", _copy_of_second),
     BinaryOp("pair", "(1)", _ones_like_first),
