@@ -3,7 +3,11 @@
 Profiles (pick with ``HYPOTHESIS_PROFILE``; else ``ci`` when ``CI`` is set, else ``dev``):
 
 * ``dev`` -- about 30 examples per property, no deadline (quick local runs);
-* ``ci``  -- 200 examples per property, no deadline, ``too_slow`` health check off.
+* ``ci``  -- 200 examples per property, no deadline, ``too_slow`` health check off;
+* ``long`` -- 10,000 examples per property, as ``ci`` otherwise: the long run on the GPU
+  machine (``HYPOTHESIS_PROFILE=long scripts/gpu-check --skip-bench -- tests/ops
+  tests/executors -k "model or property or test_mxv or test_vxm or test_mxm"``); a failure it
+  finds becomes a regular test.
 
 ``HYBLAS_TEST_SEED=<int>`` replays a run: every hypothesis test is seeded with that value
 (the same as ``pytest --hypothesis-seed=<int>``) and the example database is not consulted.
@@ -34,6 +38,7 @@ settings.register_profile(
     print_blob=True,
     **_REPLAY,
 )
+settings.register_profile("long", settings.get_profile("ci"), max_examples=10_000)
 
 
 def _profile_name() -> str:
