@@ -104,9 +104,34 @@ def launch(
     shared_bytes: int = 0,
 ) -> None:
     """Launch ``kernel`` (from :func:`compile_module`) with ``shared_bytes`` of dynamic shared
-    memory, first raising the kernel's limit when it asks for more than the default 48 KiB."""
+    memory, first raising the kernel's limit when it asks for more than the default 48 KiB.
+
+    A launch the driver refuses raises :class:`~hyblas.errors.BackendError` naming the kernel
+    and its configuration (an error inside the kernel surfaces later, at the next wait).
+    """
     _allow_shared(kernel, shared_bytes)
-    kernel(grid, block, args, shared_mem=shared_bytes)
+    try:
+        kernel(grid, block, args, shared_mem=shared_bytes)
+    except Exception as exc:
+        _raise_launch_error(exc, kernel, grid, block, shared_bytes)
+        raise
+
+
+_CUDA_ERRORS = frozenset({"CUDADriverError", "CUDARuntimeError"})
+
+
+def _raise_launch_error(
+    exc: Exception, kernel: Any, grid: Any, block: Any, shared_bytes: int
+) -> None:
+    """Raise ``exc`` again as a BackendError naming the kernel, where CUDA refused the launch;
+    return (to re-raise it as it is) otherwise."""
+    if type(exc).__name__ not in _CUDA_ERRORS:
+        return
+    name = getattr(kernel, "name", None) or repr(kernel)
+    raise BackendError(
+        f"launching the kernel {name} failed (grid {tuple(grid)}, block {tuple(block)}, "
+        f"{shared_bytes} bytes of dynamic shared memory): {exc}"
+    ) from exc
 
 
 _ARG_BYTES = 16  # a slot of the argument block: the widest scalar argument (complex128)
@@ -149,6 +174,7 @@ class PreparedLaunch:
         if kernel.enable_cooperative_groups:
             raise BackendError("PreparedLaunch does not launch cooperative kernels")
         _allow_shared(kernel, shared_bytes)
+        self._kernel = kernel  # named in a launch error
         self._function = kernel.kernel.ptr
         self._grid = _dims(grid)
         self._block = _dims(block)
@@ -206,9 +232,23 @@ class PreparedLaunch:
                 slots[word] = values[k].data.ptr
             for k, view in self._scalar_runs:
                 view[0] = values[k]
-            cp.cuda.driver.launchKernel(
-                self._function, gx, gy, gz, bx, by, bz, self._shared, stream, self._pointers_at, 0
-            )
+            try:
+                cp.cuda.driver.launchKernel(
+                    self._function,
+                    gx,
+                    gy,
+                    gz,
+                    bx,
+                    by,
+                    bz,
+                    self._shared,
+                    stream,
+                    self._pointers_at,
+                    0,
+                )
+            except Exception as exc:
+                _raise_launch_error(exc, self._kernel, (gx, gy, gz), self._block, self._shared)
+                raise
 
 
 def _dims(dims: tuple[int, ...]) -> tuple[int, int, int]:

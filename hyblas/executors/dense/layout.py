@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ...backend import translate_oom
 from ...containers import derived
 from ...device import arrays as _prim
 from ...errors import InvalidValue
@@ -188,7 +189,8 @@ def layout_of(matrix: Any, params: DenseParams) -> DenseLayout:
     """The dense layout of ``matrix`` (as the edge matrix) for ``params``, cached on it."""
     key = layout_key(params)
     if key not in matrix.cache:
-        matrix.cache[key] = build_layout(matrix, params)
+        with translate_oom("building the dense executor's layout"):  # cached only when whole
+            matrix.cache[key] = build_layout(matrix, params)
     return matrix.cache[key]
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ...backend import to_numpy
+from ...backend import to_numpy, translate_oom
 from ...containers import derived
 from ...device import arrays as _prim
 from .params import SparseParams
@@ -112,7 +112,8 @@ def layout_of(matrix: Any, params: SparseParams, *, build: bool = True) -> Spars
             flat = flat_layout(matrix)
             if flat is not None:
                 return flat
-        matrix.cache[key] = build_layout(matrix, params)
+        with translate_oom("building the sparse executor's layout"):  # cached only when whole
+            matrix.cache[key] = build_layout(matrix, params)
     return matrix.cache[key]
 
 
