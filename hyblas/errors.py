@@ -49,17 +49,30 @@ class BackendError(HyblasError, RuntimeError):
 
 
 class OutOfMemory(HyblasError, MemoryError):
-    """An allocation failed; the message says how much was asked for and how much is free."""
+    """An allocation failed; the message says what was being built, how much was asked for
+    and how much is free (where known)."""
 
     def __init__(self, requested_bytes: int | None, free_bytes: int | None, what: str = ""):
         self.requested_bytes = requested_bytes
         self.free_bytes = free_bytes
+        self.what = what
         parts = [f"out of memory{' while ' + what if what else ''}"]
         if requested_bytes is not None:
-            parts.append(f"asked for {requested_bytes / 2**20:.1f} MiB")
+            parts.append(f"asked for {_amount(requested_bytes)}")
         if free_bytes is not None:
-            parts.append(f"{free_bytes / 2**20:.1f} MiB free")
+            parts.append(f"{_amount(free_bytes)} free")
         super().__init__(", ".join(parts))
+
+
+def _amount(count: int) -> str:
+    """A byte count in the largest binary unit that keeps it at least 1 (MiB at least)."""
+    units = ("MiB", "GiB", "TiB", "PiB", "EiB")
+    value, unit = count / 2**20, units[0]
+    for unit in units:
+        if value < 1024 or unit == units[-1]:
+            break
+        value /= 1024
+    return f"{value:.1f} {unit}"
 
 
 class MissingDependency(HyblasError, ImportError):

@@ -9,16 +9,17 @@ same graph on both backends.
 
 from __future__ import annotations
 
+import math
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from . import dtypes as _dt
-from .backend import resolve, xp_for
+from .backend import resolve, translate_oom, xp_for
 from .containers.matrix import Matrix
 from .device import arrays as _prim
-from .errors import InvalidObject, InvalidValue
+from .errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
 
 __all__ = ["kronecker", "grid_2d", "erdos_renyi", "random_weights"]
 
@@ -66,26 +67,64 @@ def _splitmix64(
 
 
 def _counters(xp: ModuleType, count: int, start: int = 0) -> Any:
+    _prim.check_fits(count, np.uint64, f"drawing {count} random numbers")
     return xp.arange(start, start + count, dtype=np.uint64)
 
 
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
 def _check_seed(seed: Any) -> int:
-    if not isinstance(seed, int | np.integer) or isinstance(seed, bool):
+    """A seed: an integer that fits 64 bits (negative ones as their two's complement)."""
+    if not _is_integer(seed):
         raise InvalidObject(f"seed must be an integer, got {seed!r}")
+    if not -(2**63) <= seed < 2**64:
+        raise InvalidValue(f"seed must fit 64 bits (in [-2**63, 2**64)), got {seed}")
     return int(seed)
 
 
 def _check_count(value: Any, argument: str, minimum: int = 0) -> int:
-    if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < minimum:
+    if not _is_integer(value) or value < minimum:
         raise InvalidValue(f"{argument} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
-def _pattern_matrix(xp: ModuleType, keys: Any, n: int, dtype: Any, backend: str) -> Matrix:
+def _check_real(value: Any, argument: str) -> float:
+    """A finite real number (a Python or NumPy int or float; not a bool) as a float."""
+    if not isinstance(value, int | float | np.integer | np.floating) or isinstance(
+        value, bool | np.bool_
+    ):
+        raise InvalidObject(f"{argument} must be a real number, got {value!r}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float64
+        number = math.inf
+    if not math.isfinite(number):
+        raise InvalidValue(f"{argument} must be finite, got {value!r}")
+    return number
+
+
+def _check_flag(value: Any, argument: str) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        raise InvalidObject(f"{argument} must be a bool, got {value!r}")
+    return bool(value)
+
+
+def _check_vertices(n: int, what: str) -> None:
+    """DimensionMismatch when an ``n x n`` graph's edges cannot be numbered by int64 keys."""
+    if not _prim.keys_fit(n, n):
+        raise DimensionMismatch(
+            f"{what} gives {n} vertices; an {n}x{n} matrix has more positions than int64 "
+            f"keys number (at most {math.isqrt(_prim.KEY_SPACE)} vertices)"
+        )
+
+
+def _pattern_matrix(xp: ModuleType, keys: Any, n: int, dtype: np.dtype, backend: str) -> Matrix:
     """An ``n x n`` matrix with value 1 at the strictly increasing linear keys ``row*n+col``."""
     idx = _prim.index_dtype(int(keys.size), n, n)
     indptr, indices = _prim.csr_from_sorted_keys(xp, keys, n, n, idx)
-    values = xp.ones(keys.size, dtype=_dt.lookup(dtype))
+    values = xp.ones(keys.size, dtype=dtype)
     return Matrix(indptr, indices, values, (n, n), backend=backend)
 
 
@@ -145,22 +184,45 @@ def kronecker(
     Raises
     ------
     InvalidValue
-        For a scale outside [0, 31], a negative edge factor, or probabilities that are not a
-        distribution.
+        For a scale outside [0, 31], a negative edge factor, a seed beyond 64 bits, or
+        probabilities that are not a distribution (each finite in [0, 1], a + b + c <= 1).
+    InvalidObject
+        For arguments of the wrong type (a probability that is not a number, a seed that is
+        not an integer, a ``symmetric`` that is not a bool).
+    DomainMismatch
+        For a ``dtype`` hyblas does not store.
+    OutOfMemory
+        If the edges do not fit in memory.
     """
     scale = _check_count(scale, "scale")
     if scale > 31:
         raise InvalidValue(f"scale must be at most 31 (keys are int64), got {scale}")
     edge_factor = _check_count(edge_factor, "edge_factor")
     seed = _check_seed(seed)
-    probs = (float(a), float(b), float(c))
+    probs = (_check_real(a, "a"), _check_real(b, "b"), _check_real(c, "c"))
     if min(probs) < 0 or sum(probs) > 1 + 1e-12:
         raise InvalidValue(f"a, b, c must be >= 0 with a + b + c <= 1, got a={a}, b={b}, c={c}")
+    symmetric = _check_flag(symmetric, "symmetric")
+    dtype = _dt.lookup(dtype)
     name = resolve(backend)
     xp = xp_for(name)
     n = 1 << scale
     m = edge_factor * n
+    with translate_oom(f"generating a Kronecker graph of {n} vertices and {m} edges"):
+        return _kronecker(xp, n, m, scale, seed, probs, symmetric, dtype, name)
 
+
+def _kronecker(
+    xp: ModuleType,
+    n: int,
+    m: int,
+    scale: int,
+    seed: int,
+    probs: tuple[float, float, float],
+    symmetric: bool,
+    dtype: np.dtype,
+    name: str,
+) -> Matrix:
     src, dst = _rmat_endpoints(xp, m, scale, seed, probs)
 
     # Random relabel: the permutation sorting hashed vertex ids (distinct keys: splitmix64 is a
@@ -252,12 +314,30 @@ def grid_2d(rows: int, cols: int, *, dtype: Any = np.float32, backend: str | Non
     -------
     Matrix
         ``(rows*cols) x (rows*cols)``.
+
+    Raises
+    ------
+    InvalidValue
+        For a negative or non-integer ``rows`` or ``cols``.
+    DimensionMismatch
+        If ``rows * cols`` vertices are more than int64 keys number.
+    DomainMismatch
+        For a ``dtype`` hyblas does not store.
+    OutOfMemory
+        If the grid does not fit in memory.
     """
     rows = _check_count(rows, "rows")
     cols = _check_count(cols, "cols")
+    n = rows * cols
+    _check_vertices(n, f"grid_2d({rows}, {cols})")
+    dtype = _dt.lookup(dtype)
     name = resolve(backend)
     xp = xp_for(name)
-    n = rows * cols
+    with translate_oom(f"generating a {rows}x{cols} grid graph"):
+        return _grid(xp, rows, cols, n, dtype, name)
+
+
+def _grid(xp: ModuleType, rows: int, cols: int, n: int, dtype: np.dtype, name: str) -> Matrix:
     ids = xp.arange(n, dtype=np.int64)
     col_of = ids % max(cols, 1)
     right = ids[col_of < cols - 1]  # edges (v, v+1)
@@ -302,11 +382,23 @@ def erdos_renyi(
     Raises
     ------
     InvalidValue
-        If ``m`` exceeds the number of possible edges.
+        If ``m`` exceeds the number of possible edges, for a negative or non-integer ``n`` or
+        ``m``, or a seed beyond 64 bits.
+    InvalidObject
+        For a seed that is not an integer or a ``symmetric`` that is not a bool.
+    DimensionMismatch
+        If ``n`` vertices are more than int64 keys number.
+    DomainMismatch
+        For a ``dtype`` hyblas does not store.
+    OutOfMemory
+        If the edges do not fit in memory.
     """
     n = _check_count(n, "n")
     m = _check_count(m, "m")
     seed = _check_seed(seed)
+    symmetric = _check_flag(symmetric, "symmetric")
+    _check_vertices(n, f"erdos_renyi(n={n})")
+    dtype = _dt.lookup(dtype)
     possible = n * (n - 1) // (2 if symmetric else 1)
     if m > possible:
         kind = "undirected" if symmetric else "directed"
@@ -316,6 +408,13 @@ def erdos_renyi(
         )
     name = resolve(backend)
     xp = xp_for(name)
+    with translate_oom(f"generating a random graph of {n} vertices and {m} edges"):
+        return _erdos_renyi(xp, n, m, seed, symmetric, dtype, name)
+
+
+def _erdos_renyi(
+    xp: ModuleType, n: int, m: int, seed: int, symmetric: bool, dtype: np.dtype, name: str
+) -> Matrix:
     key = _stream_key(seed, _STREAM_ERDOS_RENYI)
     edges = xp.zeros(0, dtype=np.int64)
     drawn = 0
@@ -367,7 +466,7 @@ def random_weights(
     ----------
     A : Matrix
     low, high : float
-        ``low < high``.
+        ``low < high``, both finite.
     seed : int
     dtype : dtype, optional
         Default: ``A.dtype`` if it is a float type, else float64. An integer dtype gets
@@ -377,33 +476,80 @@ def random_weights(
     -------
     Matrix
         On the backend of ``A``.
+
+    Raises
+    ------
+    InvalidObject
+        If ``A`` is not a Matrix, ``low`` or ``high`` not a real number, ``seed`` not an
+        integer.
+    InvalidValue
+        Unless ``low < high`` are finite, ``high - low`` is finite, and ``dtype`` has a value
+        in ``[low, high)`` with both bounds in its range; for a seed beyond 64 bits.
+    DomainMismatch
+        For a ``dtype`` that is not a numeric type hyblas stores (bool included).
     """
     if not isinstance(A, Matrix):
         raise InvalidObject(f"A must be a Matrix, got {type(A).__name__}")
     seed = _check_seed(seed)
-    if not float(low) < float(high):
+    lo_f, hi_f = _check_real(low, "low"), _check_real(high, "high")
+    if not low < high:  # exact for ints beyond 2**53 too
         raise InvalidValue(f"need low < high, got low={low}, high={high}")
+    if not math.isfinite(hi_f - lo_f):
+        raise InvalidValue(f"high - low overflows float64 (low={low}, high={high})")
     target = (
         _dt.lookup(dtype)
         if dtype is not None
         else (A.dtype if A.dtype.kind == "f" else np.dtype(np.float64))
     )
-    xp = A.xp
-    rows = _prim.row_ids(xp, A.indptr, A.nrows)
-    cols = A.indices.astype(np.int64)
-    lo, hi = xp.minimum(rows, cols), xp.maximum(rows, cols)
-    pair = (lo * np.int64(max(A.nrows, A.ncols, 1)) + hi).astype(np.uint64)
-    hashed = _splitmix64(xp, pair, _stream_key(seed, _STREAM_WEIGHTS))
-    unit = (hashed >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)  # [0, 1)
+    if target.kind not in "iuf":
+        raise DomainMismatch(f"random_weights needs a numeric dtype, got {target.name}")
+    span = _integer_span(low, high, target) if target.kind in "iu" else None
     if target.kind == "f":
-        values = (float(low) + (float(high) - float(low)) * unit).astype(target)
-        below = xp.nextafter(xp.asarray(high, dtype=target), xp.asarray(low, dtype=target))
-        values = xp.minimum(values, below)  # rounding must not reach ``high``
-    elif target.kind in "iu":
-        first, stop = int(np.ceil(low)), int(np.ceil(high))
-        if stop <= first:
-            raise InvalidValue(f"no integer lies in [{low}, {high})")
-        values = (first + xp.floor(unit * (stop - first))).astype(target)
-    else:
-        raise InvalidValue(f"random_weights needs a numeric dtype, got {target.name}")
-    return Matrix(A.indptr.copy(), A.indices.copy(), values, A.shape, backend=A.backend)
+        _check_float_bounds(lo_f, hi_f, target)
+    xp = A.xp
+    with translate_oom(f"random weights for {A.nnz} entries"):
+        rows = _prim.row_ids(xp, A.indptr, A.nrows)
+        cols = A.indices.astype(np.int64)
+        lo, hi = xp.minimum(rows, cols), xp.maximum(rows, cols)
+        pair = (lo * np.int64(max(A.nrows, A.ncols, 1)) + hi).astype(np.uint64)
+        hashed = _splitmix64(xp, pair, _stream_key(seed, _STREAM_WEIGHTS))
+        unit = (hashed >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)  # [0, 1)
+        if span is None:
+            values = (lo_f + (hi_f - lo_f) * unit).astype(target)
+            below = xp.nextafter(xp.asarray(hi_f, dtype=target), xp.asarray(lo_f, dtype=target))
+            values = xp.minimum(values, below)  # rounding must not reach ``high``
+        else:
+            first, count = span
+            # offsets in [0, count) as uint64, then shifted by ``first`` with wrapping uint64
+            # arithmetic: exact for every integer type, whatever the size of the range
+            offset = xp.floor(unit * float(count)).astype(np.uint64)
+            offset = xp.minimum(offset, np.uint64(count - 1))
+            values = (offset + np.uint64(first % 2**64)).astype(target)
+        return Matrix(A.indptr.copy(), A.indices.copy(), values, A.shape, backend=A.backend)
+
+
+def _integer_span(low: Any, high: Any, target: np.dtype) -> tuple[int, int]:
+    """(first, count): the integers of ``[low, high)`` are ``first .. first + count - 1``;
+    InvalidValue if there are none or they leave ``target``'s range."""
+    first, stop = (int(v) if _is_integer(v) else math.ceil(v) for v in (low, high))  # exact
+    if stop <= first:
+        raise InvalidValue(f"no integer lies in [{low}, {high})")
+    info = np.iinfo(target)
+    if first < info.min or stop - 1 > info.max:
+        raise InvalidValue(
+            f"the integers of [{low}, {high}) leave the range [{info.min}, {info.max}] of "
+            f"{target.name}"
+        )
+    return first, stop - first
+
+
+def _check_float_bounds(low: float, high: float, target: np.dtype) -> None:
+    """InvalidValue unless ``target`` holds both bounds and a value below ``high``."""
+    with np.errstate(over="ignore"):
+        lo_t, hi_t = target.type(low), target.type(high)
+    if not (np.isfinite(lo_t) and np.isfinite(hi_t)):
+        raise InvalidValue(
+            f"low={low} or high={high} overflows {target.name} (largest {np.finfo(target).max})"
+        )
+    if not lo_t < hi_t:
+        raise InvalidValue(f"no {target.name} value lies in [{low}, {high}): they round alike")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sys
 import threading
 import time
@@ -454,9 +455,14 @@ def profiled() -> Iterator[None]:
 
 
 class translate_oom:  # noqa: N801 - used as a function: ``with translate_oom("..."):``
-    """Turn a CuPy out-of-memory error inside the block into
-    :class:`~hyblas.errors.OutOfMemory` (a class, not a generator: entering costs a fraction
-    of a generator's host time, on every product)."""
+    """Turn an out-of-memory error inside the block into :class:`~hyblas.errors.OutOfMemory`
+    naming ``what`` was being built: CuPy's (with the device memory free), NumPy's
+    ``MemoryError`` (with the bytes asked for and the host memory available) and NumPy's
+    ``ValueError`` for an array whose size in bytes does not even fit a 64-bit integer.
+
+    A class, not a generator: entering costs a fraction of a generator's host time, on every
+    product; the error is looked at only when one leaves the block.
+    """
 
     __slots__ = ("what",)
 
@@ -467,12 +473,29 @@ class translate_oom:  # noqa: N801 - used as a function: ``with translate_oom(".
         return None
 
     def __exit__(self, kind: Any, exc: Any, traceback: Any) -> bool:
-        if exc is None or kind.__name__ != "OutOfMemoryError":
+        if exc is None or isinstance(exc, OutOfMemory):  # none, or translated by an inner block
             return False
-        cp = xp_for("cuda")
-        free, _total = cp.cuda.runtime.memGetInfo()
-        requested = getattr(exc, "_size", None)
-        raise OutOfMemory(requested, free, self.what) from exc
+        if kind.__name__ == "OutOfMemoryError":  # CuPy's (a MemoryError too)
+            free, _total = xp_for("cuda").cuda.runtime.memGetInfo()
+            raise OutOfMemory(getattr(exc, "_size", None), free, self.what) from exc
+        if isinstance(exc, MemoryError):  # NumPy's _ArrayMemoryError knows the bytes
+            raise OutOfMemory(getattr(exc, "_total_size", None), _host_free(), self.what) from exc
+        if kind is ValueError and str(exc).startswith(_TOO_BIG):
+            raise OutOfMemory(
+                None, _host_free(), f"{self.what} (an array of more than 2**63 bytes)"
+            ) from exc
+        return False
+
+
+_TOO_BIG = ("array is too big", "Maximum allowed size exceeded", "Maximum allowed dimension")
+
+
+def _host_free() -> int | None:
+    """Bytes of host memory available now (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def gpu_memory_pool_bytes() -> int:

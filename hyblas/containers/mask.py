@@ -88,7 +88,9 @@ class Mask:
 
     def keys(self) -> Any:
         """The ascending linear keys (``row * ncols + col``) of a matrix mask's entries that
-        allow (before the complement): every entry, or those with a nonzero value."""
+        allow (before the complement): every entry, or those with a nonzero value.
+        DimensionMismatch where such keys overflow int64 (a shape of more than 2**63
+        positions)."""
         parent = self.parent
         keys = _prim.csr_keys(parent.xp, parent.indptr, parent.indices, parent.nrows, parent.ncols)
         if not self.structural:

@@ -8,11 +8,28 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..backend import cupyx_csr, is_cupyx_sparse, resolve, to_backend, to_numpy, xp_for
+from ..backend import (
+    cupyx_csr,
+    is_cupyx_sparse,
+    resolve,
+    to_backend,
+    to_numpy,
+    translate_oom,
+    xp_for,
+)
 from ..device import arrays as _prim
-from ..errors import BackendError, DimensionMismatch, InvalidObject
+from ..errors import BackendError, DimensionMismatch, InvalidObject, InvalidValue
 from ..operators.classes import BinaryOp
-from .arguments import as_index_array, check_bounds, check_shape, values_array
+from .arguments import (
+    array_of,
+    as_index_array,
+    cast_values,
+    check_bounds,
+    check_scalar,
+    check_shape,
+    present_unless,
+    values_array,
+)
 from .mask import Mask
 
 __all__ = ["Matrix"]
@@ -63,13 +80,14 @@ class Matrix:
         name = resolve(backend)
         xp = xp_for(name)
         check_shape(nrows, ncols)
+        dt = _dt.lookup(dtype)
         idx = _prim.index_dtype(nrows, ncols)
+        what = f"building an empty {nrows}x{ncols} Matrix (its {nrows + 1} row pointers)"
+        _prim.check_fits(nrows + 1, idx, what)
+        with translate_oom(what):
+            indptr = xp.zeros(nrows + 1, dtype=idx)
         return cls(
-            xp.zeros(nrows + 1, dtype=idx),
-            xp.zeros(0, dtype=idx),
-            xp.zeros(0, dtype=_dt.lookup(dtype)),
-            (nrows, ncols),
-            backend=name,
+            indptr, xp.zeros(0, dtype=idx), xp.zeros(0, dtype=dt), (nrows, ncols), backend=name
         )
 
     @classmethod
@@ -103,85 +121,128 @@ class Matrix:
         Raises
         ------
         InvalidValue
-            Repeated (row, col) pairs and no ``dup_op``.
+            Repeated (row, col) pairs and no ``dup_op``; a value ``dtype`` cannot hold (not an
+            integer of an integer ``dtype``, out of its range, or overflowing a float one).
         IndexOutOfBounds, DimensionMismatch, InvalidObject, DomainMismatch
+        OutOfMemory
+            If the matrix does not fit in memory.
+
+        The arrays given are never written, and the matrix keeps copies of them.
         """
         name = resolve(backend)
         xp = xp_for(name)
+        if dup_op is not None and not isinstance(dup_op, BinaryOp):
+            raise InvalidObject(f"dup_op must be a BinaryOp, got {dup_op!r}")
         r = as_index_array(xp, rows, "rows")
         c = as_index_array(xp, cols, "cols")
         if r.size != c.size:
             raise DimensionMismatch(f"rows has {r.size} entries but cols has {c.size}")
         vals = values_array(xp, values, r.size, dtype, "values")
-        nrows = int(r.max()) + 1 if nrows is None and r.size else (nrows or 0)
-        ncols = int(c.max()) + 1 if ncols is None and c.size else (ncols or 0)
+        nrows = int(r.max()) + 1 if nrows is None and r.size else (0 if nrows is None else nrows)
+        ncols = int(c.max()) + 1 if ncols is None and c.size else (0 if ncols is None else ncols)
         check_shape(nrows, ncols)
         check_bounds(xp, r, nrows, "rows")
         check_bounds(xp, c, ncols, "cols")
-        if dup_op is not None and not isinstance(dup_op, BinaryOp):
-            raise InvalidObject(f"dup_op must be a BinaryOp, got {dup_op!r}")
-        indptr, indices, vals = _prim.coo_to_csr(xp, r, c, vals, nrows, ncols, dup_op)
+        with translate_oom(f"building a {nrows}x{ncols} Matrix of {r.size} entries"):
+            indptr, indices, vals = _prim.coo_to_csr(xp, r, c, vals, nrows, ncols, dup_op)
         return cls(indptr, indices, vals, (nrows, ncols), backend=name)
 
     @classmethod
     def from_scipy(cls, matrix: Any, *, dtype: Any = None, backend: str | None = None) -> Matrix:
-        """A copy of a scipy.sparse matrix or array (explicit zeros stay stored entries)."""
+        """A copy of a scipy.sparse matrix or array (explicit zeros stay stored entries;
+        repeated entries are summed, as scipy does). ``matrix`` itself is not changed.
+
+        Raises
+        ------
+        InvalidObject
+            If ``matrix`` is not a two-dimensional scipy.sparse matrix.
+        InvalidValue
+            If it is malformed (indices out of range, inconsistent arrays), or holds a value
+            ``dtype`` cannot hold.
+        DomainMismatch
+            For a value type hyblas does not store.
+        """
         import scipy.sparse as sp  # noqa: PLC0415 - scipy is only needed for interop
 
         if not sp.issparse(matrix):
             raise InvalidObject(f"expected a scipy.sparse matrix, got {type(matrix).__name__}")
-        csr = sp.csr_array(matrix)
-        csr.sum_duplicates()
-        csr.sort_indices()
+        if matrix.ndim != 2:
+            raise InvalidObject(f"expected a two-dimensional matrix, got shape {matrix.shape}")
+        own = _dt.lookup(matrix.dtype, argument="matrix")
+        target = _dt.lookup(dtype, argument="dtype") if dtype is not None else own
         name = resolve(backend)
-        idx = _prim.index_dtype(csr.nnz, *csr.shape)
-        target = _dt.lookup(dtype if dtype is not None else csr.dtype, argument="matrix")
-        return cls(
-            to_backend(csr.indptr.astype(idx), name),
-            to_backend(csr.indices.astype(idx), name),
-            to_backend(csr.data.astype(target), name),
-            csr.shape,
-            backend=name,
-        )
+        nrows, ncols = matrix.shape
+        check_shape(int(nrows), int(ncols))
+        with translate_oom(f"copying a {nrows}x{ncols} scipy matrix of {matrix.nnz} entries"):
+            try:
+                # a copy: sum_duplicates and sort_indices work in place, and a csr input would
+                # share its arrays with the conversion
+                csr = sp.csr_array(matrix, copy=True)
+                csr.check_format(full_check=True)
+            except ValueError as exc:
+                raise InvalidValue(
+                    f"matrix is not a well-formed scipy.sparse matrix: {exc}"
+                ) from exc
+            csr.sum_duplicates()
+            csr.sort_indices()
+            idx = _prim.index_dtype(csr.nnz, nrows, ncols)
+            return cls(
+                to_backend(csr.indptr.astype(idx), name),
+                to_backend(csr.indices.astype(idx), name),
+                to_backend(cast_values(np, csr.data, target, "matrix"), name),  # the copy's own
+                (int(nrows), int(ncols)),
+                backend=name,
+            )
 
     @classmethod
     def from_cupyx(cls, matrix: Any, *, dtype: Any = None) -> Matrix:
-        """A copy of a cupyx.scipy.sparse matrix, kept on the GPU."""
+        """A copy of a cupyx.scipy.sparse matrix, kept on the GPU (repeated entries summed);
+        ``matrix`` itself is not changed."""
         if not is_cupyx_sparse(matrix):
             raise InvalidObject(f"expected a cupyx.scipy.sparse matrix, got {type(matrix)}")
-        csr = matrix.tocsr(copy=True)
-        csr.sum_duplicates()
-        target = _dt.lookup(dtype if dtype is not None else csr.dtype, argument="matrix")
-        idx = _prim.index_dtype(csr.nnz, *csr.shape)
-        return cls(
-            csr.indptr.astype(idx),
-            csr.indices.astype(idx),
-            csr.data.astype(target),
-            csr.shape,
-            backend="cuda",
-        )
+        own = _dt.lookup(matrix.dtype, argument="matrix")
+        target = _dt.lookup(dtype, argument="dtype") if dtype is not None else own
+        nrows, ncols = (int(n) for n in matrix.shape)
+        with translate_oom(f"copying a {nrows}x{ncols} cupyx matrix of {matrix.nnz} entries"):
+            csr = matrix.tocsr(copy=True)  # a copy: sum_duplicates works in place
+            if csr is matrix or csr.data is matrix.data:
+                csr = csr.copy()
+            csr.sum_duplicates()
+            csr.sort_indices()
+            idx = _prim.index_dtype(csr.nnz, nrows, ncols)
+            return cls(
+                csr.indptr.astype(idx),
+                csr.indices.astype(idx),
+                cast_values(xp_for("cuda"), csr.data, target, "matrix"),  # the copy's own
+                (nrows, ncols),
+                backend="cuda",
+            )
 
     @classmethod
     def from_dense(
         cls, array: Any, *, missing_value: Any = None, backend: str | None = None
     ) -> Matrix:
-        """Every element of a 2-D array as an entry, except those equal to ``missing_value``."""
+        """Every element of a 2-D array as an entry, except those equal to ``missing_value``
+        (NaN: the NaN elements). ``array`` is not changed, nor shared."""
         name = resolve(backend)
         xp = xp_for(name)
-        arr = to_backend(array, name)
+        arr = array_of(array, "array", "numbers")
         if arr.ndim != 2:
             raise InvalidObject(f"array must be two-dimensional, got shape {arr.shape}")
-        keep = xp.ones(arr.shape, dtype=bool) if missing_value is None else arr != missing_value
-        rows, cols = xp.nonzero(keep)
-        return cls.from_coo(
-            rows,
-            cols,
-            arr[rows, cols],
-            nrows=arr.shape[0],
-            ncols=arr.shape[1],
-            dtype=arr.dtype,
-            backend=name,
-        )
+        _dt.lookup(arr.dtype, argument="array")
+        arr = to_backend(arr, name)
+        keep = present_unless(xp, arr, missing_value)
+        with translate_oom(f"building a {arr.shape[0]}x{arr.shape[1]} Matrix from a dense array"):
+            rows, cols = xp.nonzero(keep)
+            return cls.from_coo(
+                rows,
+                cols,
+                arr[rows, cols],
+                nrows=arr.shape[0],
+                ncols=arr.shape[1],
+                dtype=arr.dtype,
+                backend=name,
+            )
 
     # --- internal interface (for hyblas's operations and executors) ----------------------------
 
@@ -282,9 +343,11 @@ class Matrix:
         return origin() if origin is not None else None
 
     def _csr_of_transpose(self) -> tuple[Any, Any, Any]:
-        return _prim.transpose_csr(
-            self._xp, self._indptr, self._indices, self._values, self._nrows, self._ncols
-        )
+        shape = f"{self._ncols}x{self._nrows}"
+        with translate_oom(f"building the {shape} transpose (its {self._ncols + 1} row pointers)"):
+            return _prim.transpose_csr(
+                self._xp, self._indptr, self._indices, self._values, self._nrows, self._ncols
+            )
 
     # --- export ----------------------------------------------------------------------------
 
@@ -311,9 +374,20 @@ class Matrix:
         )
 
     def to_cupyx(self) -> Any:
-        """A ``cupyx.scipy.sparse.csr_matrix`` copy (cuda backend only)."""
+        """A ``cupyx.scipy.sparse.csr_matrix`` copy (cuda backend only).
+
+        Raises
+        ------
+        DimensionMismatch
+            If the shape or the number of entries does not fit the int32 indices of cupyx.
+        """
         if self._backend != "cuda":
             raise BackendError("to_cupyx() needs a matrix on the 'cuda' backend")
+        if _prim.index_dtype(self.nnz, *self.shape) != np.int32:
+            raise DimensionMismatch(
+                f"to_cupyx: a {self._nrows}x{self._ncols} matrix of {self.nnz} entries does "
+                f"not fit cupyx's int32 indices (each must be below {np.iinfo(np.int32).max})"
+            )
         return cupyx_csr(
             self._indptr.astype(np.int32),
             self._indices.astype(np.int32),
@@ -322,10 +396,12 @@ class Matrix:
         )
 
     def to_dense(self, fill_value: Any = 0) -> np.ndarray:
-        """A NumPy 2-D array with absent entries set to ``fill_value``."""
+        """A NumPy 2-D array with absent entries set to ``fill_value`` (a number or a bool)."""
+        check_scalar(fill_value, "fill_value")
         rows, cols, values = self.to_coo()
         dtype = np.result_type(self._dtype, np.min_scalar_type(fill_value))
-        out = np.full(self.shape, fill_value, dtype=dtype)
+        with translate_oom(f"building a dense {self._nrows}x{self._ncols} array"):
+            out = np.full(self.shape, fill_value, dtype=dtype)
         out[rows, cols] = values
         return out
 
@@ -334,13 +410,14 @@ class Matrix:
         name = resolve(name)
         if name == self._backend:
             return self
-        return Matrix(
-            to_backend(self._indptr, name),
-            to_backend(self._indices, name),
-            to_backend(self._values, name),
-            self.shape,
-            backend=name,
-        )
+        with translate_oom(f"copying a {self._nrows}x{self._ncols} Matrix to {name!r}"):
+            return Matrix(
+                to_backend(self._indptr, name),
+                to_backend(self._indices, name),
+                to_backend(self._values, name),
+                self.shape,
+                backend=name,
+            )
 
     def dup(self, dtype: Any = None) -> Matrix:
         """A deep copy, optionally cast to ``dtype``."""

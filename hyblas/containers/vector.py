@@ -7,11 +7,20 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..backend import is_cuda_array, resolve, to_backend, to_numpy, xp_for
+from ..backend import is_cuda_array, resolve, to_backend, to_numpy, translate_oom, xp_for
 from ..device import arrays as _prim
 from ..errors import IndexOutOfBounds, InvalidObject, InvalidValue
 from ..operators.classes import BinaryOp
-from .arguments import as_index_array, check_bounds, check_size, values_array
+from .arguments import (
+    array_of,
+    as_index_array,
+    check_bounds,
+    check_scalar,
+    check_size,
+    present_unless,
+    scalar_value,
+    values_array,
+)
 from .mask import Mask
 
 __all__ = ["Vector"]
@@ -27,7 +36,10 @@ def _few_on_the_host(indices: Any, values: Any) -> bool:
     """Whether ``from_coo``'s input is host data (not device arrays) of a few entries."""
     if is_cuda_array(indices) or is_cuda_array(values):
         return False
-    return np.size(indices) <= FEW_ON_THE_HOST
+    try:
+        return np.size(indices) <= FEW_ON_THE_HOST
+    except (TypeError, ValueError):  # no array (a ragged list): the checks say so
+        return False
 
 
 class Vector:
@@ -106,6 +118,15 @@ class Vector:
         dup_op : BinaryOp, optional
             Combines values of repeated indices; without it, repeats raise ``InvalidValue``.
         backend : {'cpu', 'cuda'}, optional
+
+        Raises
+        ------
+        InvalidValue
+            Repeated indices and no ``dup_op``; a value ``dtype`` cannot hold (not an integer
+            of an integer ``dtype``, out of its range, or overflowing a float one).
+        IndexOutOfBounds, DimensionMismatch, InvalidObject, DomainMismatch
+
+        The arrays given are never written, and the vector keeps copies of them.
         """
         name = resolve(backend)
         if name != "cpu" and _few_on_the_host(indices, values):
@@ -115,14 +136,14 @@ class Vector:
                 indices, values, size=size, dtype=dtype, dup_op=dup_op, backend="cpu"
             ).to_backend(name)
         xp = xp_for(name)
-        idx = as_index_array(xp, indices, "indices")
-        vals = values_array(xp, values, idx.size, dtype, "values")
-        size = int(idx.max()) + 1 if size is None and idx.size else (size or 0)
-        check_size(size)
-        check_bounds(xp, idx, size, "indices")
         if dup_op is not None and not isinstance(dup_op, BinaryOp):
             raise InvalidObject(f"dup_op must be a BinaryOp, got {dup_op!r}")
-        idx, vals = _prim.sort_by_keys(xp, idx, vals)
+        idx = as_index_array(xp, indices, "indices")
+        vals = values_array(xp, values, idx.size, dtype, "values")
+        size = int(idx.max()) + 1 if size is None and idx.size else (0 if size is None else size)
+        check_size(size)
+        check_bounds(xp, idx, size, "indices")
+        idx, vals = _prim.sort_by_keys(xp, idx, vals)  # new arrays, never the caller's
         starts = _prim.segment_starts(xp, idx)
         if starts.size != idx.size:
             if dup_op is None:
@@ -138,27 +159,41 @@ class Vector:
     def from_dense(
         cls, array: Any, *, missing_value: Any = None, backend: str | None = None
     ) -> Vector:
-        """Every element of a 1-D array as an entry, except those equal to ``missing_value``."""
+        """Every element of a 1-D array as an entry, except those equal to ``missing_value``
+        (NaN: the NaN elements). ``array`` is not changed, nor shared."""
         name = resolve(backend)
         xp = xp_for(name)
-        arr = to_backend(array, name)
+        arr = array_of(array, "array", "numbers")
         if arr.ndim != 1:
             raise InvalidObject(f"array must be one-dimensional, got shape {arr.shape}")
-        arr = arr.astype(_dt.lookup(arr.dtype, argument="array"), copy=True)
-        present = xp.ones(arr.size, dtype=bool) if missing_value is None else arr != missing_value
-        nnz = arr.size if missing_value is None else None
-        return cls(arr.size, arr.dtype, backend=name, bitmap=(arr, present), nnz=nnz).settle()
+        dt = _dt.lookup(arr.dtype, argument="array")
+        with translate_oom(f"building a Vector of size {arr.size} from a dense array"):
+            arr = to_backend(arr, name)
+            present = present_unless(xp, arr, missing_value)
+            arr = arr.astype(dt, copy=True)  # the vector's own copy
+            nnz = arr.size if missing_value is None else None
+            return cls(arr.size, dt, backend=name, bitmap=(arr, present), nnz=nnz).settle()
 
     @classmethod
     def from_scalar(
         cls, value: Any, size: int, *, dtype: Any = None, backend: str | None = None
     ) -> Vector:
-        """A full vector: every one of ``size`` entries holds ``value``."""
+        """A full vector: every one of ``size`` entries holds ``value``.
+
+        Raises
+        ------
+        InvalidValue
+            If ``dtype`` cannot hold ``value`` (not an integer of an integer ``dtype``, out of
+            its range, or overflowing a float one).
+        OutOfMemory
+            If ``size`` entries do not fit in memory.
+        """
         name = resolve(backend)
         xp = xp_for(name)
         check_size(size)
-        dt = _dt.lookup(dtype if dtype is not None else np.asarray(value).dtype)
-        return cls(size, dt, backend=name, bitmap=_prim.full_bitmap(xp, size, value, dt), nnz=size)
+        scalar, dt = scalar_value(value, dtype, "value")
+        bitmap = _prim.full_bitmap(xp, size, scalar, dt)  # OutOfMemory if it does not fit
+        return cls(size, dt, backend=name, bitmap=bitmap, nnz=size)
 
     @property
     def format(self) -> str:
@@ -237,7 +272,8 @@ class Vector:
         without a values array: what a structural mask reads)."""
         if self._bitmap is not None:
             return self._bitmap[1]
-        present = self._xp.zeros(self._size, dtype=bool)
+        with translate_oom(f"building the presence flags of a Vector of size {self._size}"):
+            present = self._xp.zeros(self._size, dtype=bool)
         present[self._sparse[0]] = True
         return present
 
@@ -333,7 +369,11 @@ class Vector:
         ------
         InvalidValue
             If entries are absent and no ``fill_value`` is given.
+        InvalidObject
+            If ``fill_value`` is not a number or a bool.
         """
+        if fill_value is not None:
+            check_scalar(fill_value, "fill_value")
         values, present = self.as_bitmap()
         values, present = to_numpy(values), to_numpy(present)
         if fill_value is None:
@@ -347,7 +387,9 @@ class Vector:
         return np.where(present, values, np.asarray(fill_value, dtype=dtype)).astype(dtype)
 
     def get(self, index: int, default: Any = None) -> Any:
-        """The value at ``index``, or ``default`` when absent."""
+        """The value at ``index`` (negative: from the end), or ``default`` when absent."""
+        if not isinstance(index, int | np.integer) or isinstance(index, bool | np.bool_):
+            raise InvalidObject(f"index must be an integer, got {index!r}")
         if not -self._size <= index < self._size:
             raise IndexOutOfBounds(f"index {index} outside a vector of size {self._size}")
         index %= max(self._size, 1)
@@ -366,8 +408,9 @@ class Vector:
         if name == self._backend:
             return self
         idx, vals = self.as_sparse()
-        moved = (to_backend(idx, name), to_backend(vals, name))
-        return Vector(self._size, self._dtype, backend=name, sparse=moved).settle()
+        with translate_oom(f"copying a Vector of size {self._size} to {name!r}"):
+            moved = (to_backend(idx, name), to_backend(vals, name))
+            return Vector(self._size, self._dtype, backend=name, sparse=moved).settle()
 
     def dup(self, dtype: Any = None) -> Vector:
         """A deep copy, optionally cast to ``dtype``."""

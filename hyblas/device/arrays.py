@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidValue
+from ..backend import translate_oom
+from ..errors import DimensionMismatch, InvalidValue, OutOfMemory
 from ..operators.classes import BinaryOp
 from .fill import fill_bitmap
 from .scatter import scatter_bitmap
@@ -27,6 +28,11 @@ __all__ = [
     "segment_starts",
     "segment_reduce",
     "sort_by_keys",
+    "sort_by_pairs",
+    "KEY_SPACE",
+    "keys_fit",
+    "check_fits",
+    "check_keys_fit",
     "csr_from_sorted_keys",
     "csr_keys",
     "transpose_csr",
@@ -149,30 +155,99 @@ def sort_by_keys(xp: ModuleType, keys: Any, *payload: Any) -> tuple[Any, ...]:
     return (keys[order], *(p[order] for p in payload))
 
 
+#: Linear keys ``row * ncols + col`` are int64: they number at most this many positions.
+KEY_SPACE = 1 << 63
+
+
+def keys_fit(nrows: int, ncols: int) -> bool:
+    """Whether the linear keys ``row * ncols + col`` of an ``nrows x ncols`` matrix fit int64
+    (every key is below ``nrows * ncols``)."""
+    return int(nrows) * int(ncols) <= KEY_SPACE
+
+
+def check_keys_fit(nrows: int, ncols: int) -> None:
+    """DimensionMismatch, before anything is computed, for a matrix whose linear keys would
+    overflow int64 (such a matrix can be built, converted and transposed, not keyed)."""
+    if not keys_fit(nrows, ncols):
+        raise DimensionMismatch(
+            f"a {nrows}x{ncols} matrix has {int(nrows) * int(ncols)} positions, more than the "
+            f"2**63 that int64 linear keys (row * ncols + col) can number; this operation "
+            f"needs such keys and does not run on a matrix of this shape"
+        )
+
+
+#: No array of this many bytes or more exists on either backend.
+_MAX_BYTES = 1 << 63
+
+
+def check_fits(count: int, dtype: Any, what: str) -> None:
+    """OutOfMemory, before asking, for an array of ``count`` elements of ``dtype`` whose size
+    reaches 2**63 bytes: no allocator gives one, and CuPy's ``arange`` wraps such a size
+    instead of failing (its kernel then writes out of bounds and the device is lost)."""
+    requested = int(count) * np.dtype(dtype).itemsize
+    if requested >= _MAX_BYTES:
+        raise OutOfMemory(requested, None, what)
+
+
+def sort_by_pairs(xp: ModuleType, major: Any, minor: Any, *payload: Any) -> tuple[Any, ...]:
+    """``(major, minor, *payload)`` sorted by the pairs ``(major, minor)``, stable for ties:
+    two stable sorts, for pairs whose linear key ``major * extent + minor`` would overflow."""
+    minor, major, *payload = sort_by_keys(xp, minor, major, *payload)
+    return sort_by_keys(xp, major, minor, *payload)
+
+
 def csr_keys(xp: ModuleType, indptr: Any, indices: Any, nrows: int, ncols: int) -> Any:
-    """Linear keys ``row * ncols + col`` of a CSR matrix's entries, ascending (int64)."""
+    """Linear keys ``row * ncols + col`` of a CSR matrix's entries, ascending (int64).
+
+    Raises
+    ------
+    DimensionMismatch
+        If the keys of an ``nrows x ncols`` matrix overflow int64 (:func:`check_keys_fit`).
+    """
+    check_keys_fit(nrows, ncols)
     return row_ids(xp, indptr, nrows) * np.int64(ncols) + indices.astype(np.int64)
+
+
+def _csr_from_sorted_rows(
+    xp: ModuleType, rows: Any, cols: Any, nrows: int, idx_dtype: np.dtype
+) -> tuple[Any, Any]:
+    """(indptr, indices) for entries sorted by (row, col)."""
+    check_fits(nrows + 1, np.int64, f"building the {nrows + 1} row pointers of a CSR matrix")
+    indptr = xp.searchsorted(rows, xp.arange(nrows + 1, dtype=np.int64)).astype(idx_dtype)
+    return indptr, cols.astype(idx_dtype)
 
 
 def csr_from_sorted_keys(
     xp: ModuleType, keys: Any, nrows: int, ncols: int, idx_dtype: np.dtype
 ) -> tuple[Any, Any]:
-    """(indptr, indices) for entries given by strictly increasing linear keys."""
+    """(indptr, indices) for entries given by strictly increasing linear keys.
+
+    Raises
+    ------
+    DimensionMismatch
+        If the keys of an ``nrows x ncols`` matrix overflow int64 (:func:`check_keys_fit`).
+    """
+    check_keys_fit(nrows, ncols)
     ncols64 = np.int64(max(ncols, 1))
     rows = keys // ncols64
-    indices = (keys - rows * ncols64).astype(idx_dtype)
-    indptr = xp.searchsorted(rows, xp.arange(nrows + 1, dtype=np.int64)).astype(idx_dtype)
-    return indptr, indices
+    return _csr_from_sorted_rows(xp, rows, keys - rows * ncols64, nrows, idx_dtype)
 
 
 def transpose_csr(
     xp: ModuleType, indptr: Any, indices: Any, values: Any, nrows: int, ncols: int
 ) -> tuple[Any, Any, Any]:
-    """CSR (indptr, indices, values) of the transpose of an (nrows x ncols) CSR matrix."""
+    """CSR (indptr, indices, values) of the transpose of an (nrows x ncols) CSR matrix.
+
+    Sorted by the linear key ``col * nrows + row`` where it fits int64; else a stable sort of
+    the entries (row-major) by column alone gives them in column-major order."""
     rows = row_ids(xp, indptr, nrows)
-    keys_t = indices.astype(np.int64) * np.int64(max(nrows, 1)) + rows
-    keys_t, values_t = sort_by_keys(xp, keys_t, values)
-    indptr_t, indices_t = csr_from_sorted_keys(xp, keys_t, ncols, nrows, indptr.dtype)
+    if keys_fit(nrows, ncols):
+        keys_t = indices.astype(np.int64) * np.int64(max(nrows, 1)) + rows
+        keys_t, values_t = sort_by_keys(xp, keys_t, values)
+        indptr_t, indices_t = csr_from_sorted_keys(xp, keys_t, ncols, nrows, indptr.dtype)
+        return indptr_t, indices_t, values_t
+    cols_t, rows_t, values_t = sort_by_keys(xp, indices.astype(np.int64), rows, values)
+    indptr_t, indices_t = _csr_from_sorted_rows(xp, cols_t, rows_t, ncols, indptr.dtype)
     return indptr_t, indices_t, values_t
 
 
@@ -187,26 +262,36 @@ def coo_to_csr(
 ) -> tuple[Any, Any, Any]:
     """Canonical CSR from COO triplets (sorted columns, duplicates combined with ``dup_op``).
 
+    Sorted by one linear key ``row * ncols + col`` where it fits int64, else by the (row, col)
+    pairs (two stable sorts). The arrays given are never written, nor returned.
+
     Raises
     ------
     InvalidValue
         If an (row, col) pair repeats and ``dup_op`` is None.
     """
-    keys = rows.astype(np.int64) * np.int64(max(ncols, 1)) + cols.astype(np.int64)
-    keys, values = sort_by_keys(xp, keys, values)
-    starts = segment_starts(xp, keys)
-    if starts.size != keys.size:
+    rows, cols = rows.astype(np.int64, copy=False), cols.astype(np.int64, copy=False)
+    if keys_fit(nrows, ncols):
+        ncols64 = np.int64(max(ncols, 1))
+        keys, values = sort_by_keys(xp, rows * ncols64 + cols, values)
+        rows = keys // ncols64
+        cols = keys - rows * ncols64
+        repeats = keys[1:] == keys[:-1]
+    else:
+        rows, cols, values = sort_by_pairs(xp, rows, cols, values)
+        repeats = (rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])
+    if rows.size > 1 and bool(repeats.any()):
         if dup_op is None:
-            repeated = xp.flatnonzero(keys[1:] == keys[:-1])[:1]
-            key = int(keys[repeated][0])
+            first = int(xp.flatnonzero(repeats)[0])
             raise InvalidValue(
-                f"duplicate entry at (row {key // max(ncols, 1)}, col {key % max(ncols, 1)}) "
-                f"and {keys.size - starts.size} duplicates in all; pass dup_op= to combine them"
+                f"duplicate entry at (row {int(rows[first])}, col {int(cols[first])}) and "
+                f"{int(repeats.sum())} duplicates in all; pass dup_op= to combine them"
             )
+        starts = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), ~repeats]))
         values = segment_reduce(xp, values, starts, dup_op)
-        keys = keys[starts]
-    idx = index_dtype(keys.size, nrows, ncols)
-    indptr, indices = csr_from_sorted_keys(xp, keys, nrows, ncols, idx)
+        rows, cols = rows[starts], cols[starts]
+    idx = index_dtype(rows.size, nrows, ncols)
+    indptr, indices = _csr_from_sorted_rows(xp, rows, cols, nrows, idx)
     return indptr, indices, values
 
 
@@ -269,11 +354,14 @@ def member(xp: ModuleType, sorted_set: Any, queries: Any) -> Any:
 def to_bitmap(xp: ModuleType, size: int, ids: Any, values: Any) -> tuple[Any, Any]:
     """Fresh bitmap arrays ``(values, presence)`` of ``size`` positions holding ``values`` at
     ``ids`` (no repeats), zeros and False elsewhere. On the GPU one kernel writes both
-    (:mod:`hyblas.device.scatter`)."""
-    if xp is not np:
-        return scatter_bitmap(xp, size, ids, values)
-    out = np.zeros(size, dtype=values.dtype)
-    present = np.zeros(size, dtype=bool)
+    (:mod:`hyblas.device.scatter`). OutOfMemory if they do not fit."""
+    what = f"building a bitmap of {size} positions"
+    check_fits(size, values.dtype, what)
+    with translate_oom(what):
+        if xp is not np:
+            return scatter_bitmap(xp, size, ids, values)
+        out = np.zeros(size, dtype=values.dtype)
+        present = np.zeros(size, dtype=bool)
     out[ids] = values
     present[ids] = True
     return out, present
@@ -281,10 +369,14 @@ def to_bitmap(xp: ModuleType, size: int, ids: Any, values: Any) -> tuple[Any, An
 
 def full_bitmap(xp: ModuleType, size: int, value: Any, dtype: Any) -> tuple[Any, Any]:
     """Fresh bitmap arrays ``(values, presence)`` of ``size`` positions, each holding ``value``
-    (cast to ``dtype``). On the GPU one kernel writes both (:mod:`hyblas.device.fill`)."""
-    if xp is not np:
-        return fill_bitmap(xp, size, value, dtype)
-    return np.full(size, value, dtype=dtype), np.ones(size, dtype=bool)
+    (cast to ``dtype``). On the GPU one kernel writes both (:mod:`hyblas.device.fill`).
+    OutOfMemory if they do not fit."""
+    what = f"building a full bitmap of {size} positions"
+    check_fits(size, dtype, what)
+    with translate_oom(what):
+        if xp is not np:
+            return fill_bitmap(xp, size, value, dtype)
+        return np.full(size, value, dtype=dtype), np.ones(size, dtype=bool)
 
 
 def quiet_placeholders() -> np.errstate:

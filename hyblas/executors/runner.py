@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..backend import translate_oom
 from ..containers.derived import column_counts
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
@@ -32,7 +33,14 @@ class ProductRunner:
 
     def product(self, product: Product, spec: OutputSpec, executor: str) -> Vector:
         """Run ``product`` on ``executor`` (``'auto'``: the policy's choice; a chosen executor
-        builds no layout its savings have not paid for) and write it as ``spec`` says."""
+        builds no layout its savings have not paid for) and write it as ``spec`` says.
+
+        An allocation that fails (the policy's, the executor's) raises
+        :class:`~hyblas.errors.OutOfMemory`."""
+        with translate_oom(f"{product.op} (executor={executor!r})"):
+            return self._product(product, spec, executor)
+
+    def _product(self, product: Product, spec: OutputSpec, executor: str) -> Vector:
         choice = policy.choose(product, spec.mask) if executor == "auto" else None
         name = choice.executor if choice is not None else executor
         run = registry.get(name).run
@@ -78,7 +86,8 @@ class ProductRunner:
                 stacklevel=4,
             )
             chosen = runs_mxm[0]
-        return chosen.run_matrix_product(product, spec)
+        with translate_oom(f"mxm (executor={chosen.name!r})"):
+            return chosen.run_matrix_product(product, spec)
 
 
 def _edges_touched(name: str, edges: Matrix, u: Vector) -> int:

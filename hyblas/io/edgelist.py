@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import warnings
 from typing import Any
 
 import numpy as np
@@ -14,51 +13,128 @@ from ..backend import resolve
 from ..containers.matrix import Matrix
 from ..errors import InvalidObject, InvalidValue
 from ..operators.classes import BinaryOp
-from .matrixmarket import _check_path
+from .paths import os_errors_named, readable_file, writable_file
 
 __all__ = ["read_edge_list", "write_edge_list"]
 
+_INT64_MAX = int(np.iinfo(np.int64).max)
+_EXACT_FLOAT_IDS = 2**53  # a whole float id below this is the integer it looks like
 
-def _data_lines(path: Any, delimiter: str | None, comments: str | None) -> list[tuple[int, list]]:
+
+def _fields(line: str, delimiter: str | None, comments: str | None) -> list[str]:
+    """The fields of one line (none for a blank or comment line)."""
+    if comments:
+        line = line.split(comments, 1)[0]
+    fields = [f.strip() for f in (line.split(delimiter) if delimiter else line.split())]
+    return fields if fields and any(fields) else []
+
+
+def _data_lines(path: str, delimiter: str | None, comments: str | None) -> list[tuple[int, list]]:
     """(1-based file line number, fields) of every data line; used only to explain errors."""
-    found = []
     with open(path, encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            if comments:
-                line = line.split(comments, 1)[0]
-            fields = line.split(delimiter) if delimiter else line.split()
-            fields = [f.strip() for f in fields]
-            if fields and any(fields):
-                found.append((number, fields))
-    return found
+        found = [(n, _fields(line, delimiter, comments)) for n, line in enumerate(handle, 1)]
+    return [(number, fields) for number, fields in found if fields]
 
 
-def _explain(path: Any, delimiter: str | None, comments: str | None) -> str:
-    """Where and why the file does not parse as a numeric table (the first bad line)."""
+def _first_width(path: str, delimiter: str | None, comments: str | None) -> int:
+    """The number of fields of the first data line (0 for a file without data)."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            fields = _fields(line, delimiter, comments)
+            if fields:
+                return len(fields)
+    return 0
+
+
+def _line_of(path: str, delimiter: str | None, comments: str | None, row: int) -> str:
+    """'line N' of the ``row``-th data line, and its text."""
+    number, fields = _data_lines(path, delimiter, comments)[row]
+    return f"line {number} ({' '.join(fields)})"
+
+
+def _field_problem(field: str, column: int, weights: np.dtype) -> str | None:
+    """What is wrong with one field (None: nothing, or an id written as a whole float)."""
+    try:
+        value = int(field)
+    except ValueError:
+        try:
+            number = float(field)
+        except ValueError:
+            return f"{field!r} is not a number"
+        if column <= 2:
+            whole = np.isfinite(number) and number == int(number) and number >= 0
+            return None if whole else "vertex ids must be non-negative integers"
+        if weights.kind in "iu":
+            return f"the weight {field} is not an integer, which {weights.name} weights must be"
+        return None
+    if column <= 2 and value > _INT64_MAX:
+        return f"the vertex id {field} is beyond int64"
+    if column == 3 and weights.kind in "iu":
+        info = np.iinfo(weights)
+        if not info.min <= value <= info.max:
+            return (
+                f"the weight {field} is outside the range [{info.min}, {info.max}] of "
+                f"{weights.name}"
+            )
+    return None
+
+
+def _explain(path: str, delimiter: str | None, comments: str | None, weights: np.dtype) -> str:
+    """Where and why the file does not parse (the first bad line), or '' when the only thing
+    in the way is ids written as whole floats."""
     lines = _data_lines(path, delimiter, comments)
     width = len(lines[0][1]) if lines else 0
     for number, fields in lines:
         if len(fields) != width:
             return f"line {number} has {len(fields)} fields but line {lines[0][0]} has {width}"
         for column, field in enumerate(fields, start=1):
-            try:
-                float(field)
-            except ValueError:
-                return f"line {number}, field {column}: {field!r} is not a number"
-    return "unreadable"
+            problem = _field_problem(field, column, weights)
+            if problem is not None and problem.startswith("vertex ids"):
+                return f"line {number}: {problem}, got {' '.join(fields[:2])}"
+            if problem is not None:
+                return f"line {number}, field {column}: {problem}"
+    return ""
 
 
-def _load(path: Any, delimiter: str | None, comments: str | None) -> np.ndarray:
-    """The numeric table of the file (rows = lines), as float64 of shape (lines, columns)."""
+def _load(
+    path: str, delimiter: str | None, comments: str | None, width: int, weights: np.dtype
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(src, dst, weights or None): the ids as int64 and the weights as ``weights``, each
+    parsed exactly from its text (an integer is never read through a float)."""
+    fields = [("src", np.int64), ("dst", np.int64), ("weight", weights)][:width]
+    options = {"delimiter": delimiter, "comments": comments, "ndmin": 1}
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
-            table = np.loadtxt(
-                path, delimiter=delimiter, comments=comments, dtype=np.float64, ndmin=2
-            )
+        with os_errors_named(path):
+            table = np.loadtxt(path, dtype=fields, **options)
+    except InvalidValue:
+        raise
     except ValueError as exc:
-        where = _explain(path, delimiter, comments)
-        raise InvalidValue(f"{os.fspath(path)}: malformed edge list: {where}") from exc
+        where = _explain(path, delimiter, comments, weights)
+        if where:
+            raise InvalidValue(f"{path}: malformed edge list: {where}") from exc
+        # only ids written as whole floats ('3.0') are in the way: read them as floats
+        float_ids = [("src", np.float64), ("dst", np.float64), *fields[2:]]
+        table = _whole_float_ids(path, delimiter, comments, float_ids, options)
+    src, dst = table["src"].astype(np.int64), table["dst"].astype(np.int64)
+    return src, dst, (table["weight"] if width == 3 else None)
+
+
+def _whole_float_ids(
+    path: str, delimiter: str | None, comments: str | None, fields: list, options: dict
+) -> np.ndarray:
+    """The table with the ids read as floats, each whole and small enough to be exact."""
+    try:
+        table = np.loadtxt(path, dtype=fields, **options)
+    except ValueError as exc:
+        raise InvalidValue(f"{path}: malformed edge list: {exc}") from exc
+    for end in ("src", "dst"):
+        big = np.flatnonzero(table[end] >= _EXACT_FLOAT_IDS)
+        if big.size:
+            where = _line_of(path, delimiter, comments, int(big[0]))
+            raise InvalidValue(
+                f"{path}: {where}: the vertex id {table[end][big[0]]:.17g} is a float too "
+                "large to be exact; write ids as integers"
+            )
     return table
 
 
@@ -92,7 +168,8 @@ def read_edge_list(
     nrows : int, optional
         Number of vertices. Default: one past the largest id.
     dtype : dtype, optional
-        Default float64.
+        Default float64. Integer weights are read exactly (never through a float); each must
+        be an integer in the range of ``dtype``.
     symmetric : bool
         Also store every edge reversed (an undirected graph). An edge given in both directions
         then occurs twice; ``dup_op`` (default ``binary.any`` here) combines the two.
@@ -108,40 +185,47 @@ def read_edge_list(
     Raises
     ------
     InvalidValue
-        For a malformed line (the message names the row and column), ids that are negative or
-        not integers, a wrong number of columns, or repeated edges without ``dup_op``.
+        For a malformed line (the message names the line and field), ids that are negative or
+        not integers, a wrong number of columns, repeated edges without ``dup_op``, a weight
+        ``dtype`` cannot hold (not an integer of an integer ``dtype``, outside its range, or a
+        finite value overflowing a float one), or a ``path`` that names no readable file.
     IndexOutOfBounds
         If an id is ``>= nrows``.
     """
-    _check_path(path)
-    name = resolve(backend)
+    name = readable_file(path)
+    for argument, text in (("delimiter", delimiter), ("comments", comments)):
+        if text is not None and (not isinstance(text, str) or not text):
+            raise InvalidObject(f"{argument} must be a non-empty str or None, got {text!r}")
+    if weighted is not None and not isinstance(weighted, bool | np.bool_):
+        raise InvalidObject(f"weighted must be a bool or None, got {weighted!r}")
     target = _dt.lookup(dtype) if dtype is not None else np.dtype(np.float64)
-    table = _load(path, delimiter, comments)
-    if table.size == 0:  # no data lines
-        table = np.zeros((0, 3 if weighted else 2))
-    columns = table.shape[1]
+    resolved = resolve(backend)
+    with os_errors_named(name):
+        columns = _first_width(name, delimiter, comments)
     if weighted is None:
         weighted = columns == 3
     expected = 3 if weighted else 2
-    if columns != expected:
+    if columns not in (0, expected):
         what = "src dst weight" if weighted else "src dst"
         raise InvalidValue(
-            f"{os.fspath(path)}: line 1 of the data has {columns} fields but "
-            f"{'weighted' if weighted else 'unweighted'} edges need {expected} "
-            f"({what})"
+            f"{name}: line 1 of the data has {columns} fields but "
+            f"{'weighted' if weighted else 'unweighted'} edges need {expected} ({what})"
         )
-    ids = table[:, :2]
-    bad = np.flatnonzero(((ids < 0) | (ids != np.floor(ids))).any(axis=1))
+    parsed = target if target.kind in "iu" else np.dtype(np.float64)
+    if columns:
+        src, dst, weights = _load(name, delimiter, comments, expected, parsed)
+    else:
+        src = dst = np.zeros(0, dtype=np.int64)
+        weights = np.zeros(0, dtype=parsed) if weighted else None
+    bad = np.flatnonzero((src < 0) | (dst < 0))
     if bad.size:
         row = int(bad[0])
-        number = _data_lines(path, delimiter, comments)[row][0]
+        number = _data_lines(name, delimiter, comments)[row][0]
         raise InvalidValue(
-            f"{os.fspath(path)}: line {number}: vertex ids must be non-negative "
-            f"integers, got {table[row, 0]:g} {table[row, 1]:g}"
+            f"{name}: line {number}: vertex ids must be non-negative integers, "
+            f"got {src[row]} {dst[row]}"
         )
-    src = ids[:, 0].astype(np.int64)
-    dst = ids[:, 1].astype(np.int64)
-    values = table[:, 2].astype(target) if weighted else np.ones(src.size, dtype=target)
+    values = _weights_as(name, delimiter, comments, weights, target, src.size)
     if nrows is None:
         nrows = int(max(src.max(), dst.max())) + 1 if src.size else 0
     if symmetric:
@@ -151,8 +235,33 @@ def read_edge_list(
         if dup_op is None:
             dup_op = _binary["any"]
     return Matrix.from_coo(
-        src, dst, values, nrows=nrows, ncols=nrows, dtype=target, dup_op=dup_op, backend=name
+        src, dst, values, nrows=nrows, ncols=nrows, dtype=target, dup_op=dup_op, backend=resolved
     )
+
+
+def _weights_as(
+    path: str,
+    delimiter: str | None,
+    comments: str | None,
+    weights: np.ndarray | None,
+    target: np.dtype,
+    count: int,
+) -> np.ndarray:
+    """The weights as ``target`` (ones without weights); InvalidValue naming the line of a
+    finite weight that overflows a float ``target``."""
+    if weights is None:
+        return np.ones(count, dtype=target)
+    with np.errstate(over="ignore"):  # an overflow is reported below, with its line
+        values = weights.astype(target)
+    if target.kind == "f":
+        overflow = np.flatnonzero(np.isinf(values) & np.isfinite(weights))
+        if overflow.size:
+            where = _line_of(path, delimiter, comments, int(overflow[0]))
+            raise InvalidValue(
+                f"{path}: {where}: the weight {float(weights[overflow[0]])!r} overflows "
+                f"{target.name}"
+            )
+    return values
 
 
 def write_edge_list(
@@ -164,6 +273,8 @@ def write_edge_list(
 ) -> None:
     """Write the entries of ``A`` as ``src dst [weight]`` lines, in row-major order.
 
+    Integers are written exactly (every integer type); floats with 17 significant digits.
+
     Parameters
     ----------
     path : str or os.PathLike
@@ -171,26 +282,32 @@ def write_edge_list(
     weighted : bool, optional
         Write the values as a third column. Default: yes, unless ``A`` is bool.
     delimiter : str
+
+    Raises
+    ------
+    InvalidObject
+        If ``path`` is not a path, ``A`` not a Matrix, or ``weighted`` / ``delimiter`` of the
+        wrong type.
+    InvalidValue
+        If no file may be written at ``path`` (a missing directory, a file where a directory
+        should be, a directory, no write permission), checked before anything is written.
     """
-    _check_path(path)
+    name = writable_file(path)
     if not isinstance(A, Matrix):
         raise InvalidObject(f"A must be a Matrix, got {type(A).__name__}")
+    if weighted is not None and not isinstance(weighted, bool | np.bool_):
+        raise InvalidObject(f"weighted must be a bool or None, got {weighted!r}")
+    if not isinstance(delimiter, str) or not delimiter:
+        raise InvalidObject(f"delimiter must be a non-empty str, got {delimiter!r}")
     rows, cols, values = A.to_coo()
     if weighted is None:
         weighted = A.dtype != np.dtype(bool)
-    if not weighted:
-        np.savetxt(path, np.column_stack([rows, cols]), fmt="%d", delimiter=delimiter)
-        return
-    if A.dtype.kind == "f":
-        # repr-exact floats; ids written as integers
-        lines = np.char.add(
-            np.char.add(rows.astype(str), delimiter),
-            np.char.add(
-                np.char.add(cols.astype(str), delimiter),
-                np.char.mod("%.17g", values.astype(np.float64)),
-            ),
-        )
-        np.savetxt(path, lines, fmt="%s")
-    else:
-        table = np.column_stack([rows, cols, values.astype(np.int64)])
-        np.savetxt(path, table, fmt="%d", delimiter=delimiter)
+    lines = np.char.add(np.char.add(rows.astype(str), delimiter), cols.astype(str))
+    if weighted:
+        if A.dtype.kind == "f":  # repr-exact floats
+            text = np.char.mod("%.17g", values.astype(np.float64))
+        else:  # integers as they are (bool as 0 / 1)
+            text = values.astype(np.int8 if A.dtype.kind == "b" else A.dtype).astype(str)
+        lines = np.char.add(np.char.add(lines, delimiter), text)
+    with os_errors_named(name):
+        np.savetxt(name, lines, fmt="%s")

@@ -8,40 +8,31 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..containers.arguments import cast_values
 from ..containers.matrix import Matrix
 from ..errors import DomainMismatch, InvalidObject, InvalidValue
+from .paths import os_errors_named, readable_file, writable_file
 
 __all__ = ["read_matrix_market", "write_matrix_market"]
 
 _BANNER = "%%matrixmarket"
 
 
-def _check_path(path: Any, argument: str = "path") -> str | os.PathLike:
-    if not isinstance(path, str | os.PathLike):
-        raise InvalidObject(f"{argument} must be a str or os.PathLike, got {type(path).__name__}")
-    return path
-
-
-def _check_banner(path: str | os.PathLike) -> None:
+def _check_banner(path: str) -> None:
     """Check line 1 (cheap, and scipy's own message does not name the line)."""
-    try:
-        with open(path, "rb") as handle:
-            first = handle.readline(256).decode("ascii", errors="replace").strip()
-    except IsADirectoryError as exc:
-        raise InvalidValue(f"{os.fspath(path)!r} is a directory, not a Matrix Market file") from exc
+    with os_errors_named(path), open(path, "rb") as handle:
+        first = handle.readline(256).decode("ascii", errors="replace").strip()
     if not first.lower().startswith(_BANNER):
-        raise InvalidValue(
-            f"{os.fspath(path)}: line 1 must start with '%%MatrixMarket', got {first[:60]!r}"
-        )
+        raise InvalidValue(f"{path}: line 1 must start with '%%MatrixMarket', got {first[:60]!r}")
     fields = first.split()
     if len(fields) != 5:
         raise InvalidValue(
-            f"{os.fspath(path)}: line 1 must read '%%MatrixMarket matrix "
+            f"{path}: line 1 must read '%%MatrixMarket matrix "
             f"<format> <field> <symmetry>', got {first[:80]!r}"
         )
     if fields[3].lower() == "complex":
         raise DomainMismatch(
-            f"{os.fspath(path)}: line 1 declares field 'complex'; hyblas stores no complex values"
+            f"{path}: line 1 declares field 'complex'; hyblas stores no complex values"
         )
 
 
@@ -68,7 +59,10 @@ def read_matrix_market(
     Raises
     ------
     InvalidValue
-        If the file is not well-formed Matrix Market (the message says what is wrong).
+        If the file is not well-formed Matrix Market (the message says what is wrong), holds
+        a value ``dtype`` cannot hold (e.g. 1.5 read as an integer type), or ``path`` names
+        no readable file (a missing directory or file, a file where a directory should be, a
+        directory, no read permission).
     DomainMismatch
         For a complex file, or a ``dtype`` hyblas does not store.
     InvalidObject
@@ -77,25 +71,31 @@ def read_matrix_market(
     import scipy.io  # noqa: PLC0415 - scipy is only needed for file interop
     import scipy.sparse as sp  # noqa: PLC0415
 
-    _check_path(path)
-    _check_banner(path)
+    name = readable_file(path)
     target = None if dtype is None else _dt.lookup(dtype)
+    _check_banner(name)
     try:
-        _rows, _cols, _entries, fmt, field, _symmetry = scipy.io.mminfo(path)
-        data = scipy.io.mmread(path)
+        with os_errors_named(name):
+            _rows, _cols, _entries, fmt, field, _symmetry = scipy.io.mminfo(name)
+            data = scipy.io.mmread(name)
     except (ValueError, IndexError, TypeError, OverflowError) as exc:
-        raise InvalidValue(f"{os.fspath(path)}: malformed Matrix Market file: {exc}") from exc
+        if isinstance(exc, InvalidValue):
+            raise
+        raise InvalidValue(f"{name}: malformed Matrix Market file: {exc}") from exc
     if field == "pattern":
         target = target if target is not None else np.dtype(bool)
     elif target is None:
         target = np.dtype(np.int64) if field == "integer" else np.dtype(np.float64)
+    what = f"{name}: the values"
     if not sp.issparse(data):  # 'array' format: every element is an entry
-        return Matrix.from_dense(np.asarray(data).astype(target), backend=backend)
+        dense = np.asarray(data)
+        dense = cast_values(np, dense.ravel(), target, what).reshape(dense.shape)
+        return Matrix.from_dense(dense, backend=backend)
     coo = sp.coo_array(data)
     return Matrix.from_coo(
         coo.row,
         coo.col,
-        coo.data.astype(target),
+        cast_values(np, coo.data, target, what),
         nrows=coo.shape[0],
         ncols=coo.shape[1],
         dtype=target,
@@ -120,16 +120,33 @@ def write_matrix_market(
     A : Matrix
     comment : str
         Written as ``%`` comment lines after the banner.
+
+    Raises
+    ------
+    InvalidObject
+        If ``path`` is not a path, ``A`` not a Matrix or ``comment`` not a str.
+    InvalidValue
+        If no file may be written at ``path`` (a missing directory, a file where a directory
+        should be, a directory, no write permission), checked before anything is written; or
+        for uint64 values above the int64 range (Matrix Market integers are read as int64).
     """
     import scipy.io  # noqa: PLC0415
 
-    _check_path(path)
+    name = writable_file(path)
     if not isinstance(A, Matrix):
         raise InvalidObject(f"A must be a Matrix, got {type(A).__name__}")
+    if not isinstance(comment, str):
+        raise InvalidObject(f"comment must be a str, got {type(comment).__name__}")
     csr = A.to_scipy()
+    options: dict[str, Any] = {"comment": comment}
     if A.dtype == np.dtype(bool):
-        scipy.io.mmwrite(path, csr.astype(np.int8).tocoo(), comment=comment, field="pattern")
+        csr, options["field"] = csr.astype(np.int8), "pattern"
     elif A.dtype.kind in "iu":
-        scipy.io.mmwrite(path, csr.astype(np.int64).tocoo(), comment=comment, field="integer")
+        cast_values(np, csr.data, np.dtype(np.int64), "A's values (written as int64)")
+        csr, options["field"] = csr.astype(np.int64), "integer"
     else:
-        scipy.io.mmwrite(path, csr.tocoo(), comment=comment, field="real", precision=17)
+        options.update(field="real", precision=17)
+    with os_errors_named(name):
+        scipy.io.mmwrite(name, csr.tocoo(), **options)
+    if not os.path.isfile(name):  # scipy's writer may fail without a word
+        raise InvalidValue(f"path {name!r}: the Matrix Market file was not written")

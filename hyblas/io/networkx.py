@@ -66,11 +66,17 @@ def from_networkx(
     if n == 0:
         return Matrix.new(target, 0, 0, backend=backend)
     # CSR: networkx's COO may repeat cells (multigraph edges), which the conversion sums
-    coo = nx.to_scipy_sparse_array(
-        G, nodelist=nodes, weight=weight, dtype=np.float64, format="csr"
-    ).tocoo()
+    try:
+        coo = nx.to_scipy_sparse_array(
+            G, nodelist=nodes, weight=weight, dtype=np.float64, format="csr"
+        ).tocoo()
+    except (TypeError, ValueError) as exc:  # e.g. a weight attribute that is not a number
+        raise InvalidValue(
+            f"G's edge attribute {weight!r} is not a number on every edge: {exc}"
+        ) from exc
+    # the values are checked against dtype (1.5 is no int64 weight)
     return Matrix.from_coo(
-        coo.row, coo.col, coo.data.astype(target), nrows=n, ncols=n, dtype=target, backend=backend
+        coo.row, coo.col, coo.data, nrows=n, ncols=n, dtype=target, backend=backend
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..containers.arguments import as_index_array, check_bounds
+from ..device.arrays import check_fits
 from ..errors import IndexOutOfBounds, InvalidObject, InvalidValue
 from ..operators.classes import BinaryOp, Monoid, Operator, Semiring
 from ..operators.registry import NAMESPACES
@@ -54,10 +55,11 @@ def monoid_of(monoid: Any) -> Monoid:
 
 def index_array(xp: Any, index: Any, extent: int, argument: str) -> tuple[Any, bool]:
     """(int64 positions, whether ``index`` was a scalar) for None / slice / int / array."""
-    if index is None:
-        return xp.arange(extent, dtype=np.int64), False
-    if isinstance(index, slice):
-        return xp.arange(*index.indices(extent), dtype=np.int64), False
+    if index is None or isinstance(index, slice):
+        bounds = (extent,) if index is None else index.indices(extent)
+        count = len(range(*bounds))
+        check_fits(count, np.int64, f"listing the {count} positions {argument} names")
+        return xp.arange(*bounds, dtype=np.int64), False
     if isinstance(index, int | np.integer):
         if not 0 <= index < extent:
             raise IndexOutOfBounds(f"{argument}={index} outside [0, {extent})")

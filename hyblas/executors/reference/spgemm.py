@@ -67,8 +67,10 @@ class MaskRows:
 def spgemm(a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None) -> tuple[Any, Any]:
     """``C = A ⊕.⊗ B`` (restricted to what ``mask`` allows) as ascending keys and values.
 
-    Keys are linear, ``i * ncols(B) + j``.
+    Keys are linear, ``i * ncols(B) + j``: DimensionMismatch, before anything is computed,
+    where they would overflow int64.
     """
+    _prim.check_keys_fit(a.nrows, b.ncols)
     xp = a.xp
     op_type = semiring.input_type(a.dtype, b.dtype)
     out_type = semiring.output_type(op_type)

@@ -1,0 +1,268 @@
+"""Bad input to the readers and writers: named errors from hyblas.errors, nothing written where
+a writer raises (and an existing file left as it was), the containers passed in unchanged;
+integers read exactly. (The generators' bad input: test_generators_bad_input.py.)"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import hyblas as hb
+from hyblas.errors import (
+    DomainMismatch,
+    IndexOutOfBounds,
+    InvalidObject,
+    InvalidValue,
+)
+from hyblas.io import (
+    from_networkx,
+    read_edge_list,
+    read_matrix_market,
+    write_edge_list,
+    write_matrix_market,
+)
+
+READERS = {"read_matrix_market": read_matrix_market, "read_edge_list": read_edge_list}
+WRITERS = {"write_matrix_market": write_matrix_market, "write_edge_list": write_edge_list}
+
+
+def _matrix(backend: str = "cpu") -> hb.Matrix:
+    return hb.Matrix.from_coo([0, 1], [1, 0], [1.5, -2.0], nrows=2, ncols=2, backend=backend)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` with its bytes (what a failed write must leave as it was)."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+# --- paths ------------------------------------------------------------------------------------
+
+
+def _bad_paths(tmp_path: Path) -> list[tuple[Any, type, str]]:
+    regular = _write(tmp_path / "regular.txt", "not a directory\n")
+    (tmp_path / "a_directory").mkdir()
+    return [
+        (tmp_path / "no" / "such" / "dir" / "a.mtx", InvalidValue, "does not exist"),
+        ("/no/such/dir/a.mtx", InvalidValue, "the directory '/no/such/dir' does not exist"),
+        (regular / "a.mtx", InvalidValue, "a file, not a directory"),
+        (regular / "deeper" / "a.mtx", InvalidValue, "a file, not a directory"),
+        (tmp_path / "a_directory", InvalidValue, "is a directory, not a file"),
+        ("", InvalidValue, "path is empty"),
+        (42, InvalidObject, "path must be a str or os.PathLike, got int"),
+        (b"a.mtx", InvalidObject, "path must be a str or os.PathLike, got bytes"),
+    ]
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_writers_raise_for_a_bad_path_and_write_nothing(tmp_path: Path, writer: str) -> None:
+    A = _matrix()
+    before = A.dup()
+    for path, error, match in _bad_paths(tmp_path):
+        files = _tree(tmp_path)
+        with pytest.raises(error, match=match):
+            WRITERS[writer](path, A)
+        assert _tree(tmp_path) == files, path
+    assert A.isequal(before, check_dtype=True)
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+def test_readers_raise_for_a_bad_path(tmp_path: Path, reader: str, backend: str) -> None:
+    for path, error, match in _bad_paths(tmp_path):
+        with pytest.raises(error, match=match):
+            READERS[reader](path, backend=backend)
+    with pytest.raises(InvalidValue, match="missing.mtx'.*no such file"):
+        READERS[reader](tmp_path / "missing.mtx", backend=backend)
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+def test_readers_raise_for_an_unreadable_file(
+    tmp_path: Path, reader: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _write(tmp_path / "a.txt", "%%MatrixMarket matrix coordinate real general\n1 1 0\n")
+    if os.geteuid() != 0:  # root reads whatever the mode says
+        path.chmod(0)
+        with pytest.raises(InvalidValue, match="may not be read"):
+            READERS[reader](path)
+        path.chmod(0o600)
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: False if p == str(path) else real_access(p, mode)
+    )
+    with pytest.raises(InvalidValue, match=r"a.txt' may not be read \(permission denied\)"):
+        READERS[reader](path)
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_writers_raise_for_an_unwritable_place(
+    tmp_path: Path, writer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    existing = _write(tmp_path / "old.txt", "keep me\n")
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: False if str(tmp_path) in str(p) else real_access(p, mode)
+    )
+    with pytest.raises(InvalidValue, match="old.txt' may not be written"):
+        WRITERS[writer](existing, _matrix())
+    with pytest.raises(InvalidValue, match="may not be written"):
+        WRITERS[writer](tmp_path / "new.txt", _matrix())
+    monkeypatch.undo()
+    assert _tree(tmp_path) == {"old.txt": b"keep me\n"}
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_a_writer_given_bad_arguments_leaves_the_file(tmp_path: Path, writer: str) -> None:
+    existing = _write(tmp_path / "old.txt", "keep me\n")
+    with pytest.raises(InvalidObject, match="A must be a Matrix, got ndarray"):
+        WRITERS[writer](existing, np.eye(2))
+    assert existing.read_text() == "keep me\n"
+
+
+def test_a_silent_matrix_market_writer_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import scipy.io  # noqa: PLC0415
+
+    monkeypatch.setattr(scipy.io, "mmwrite", lambda *args, **kwargs: None)
+    with pytest.raises(InvalidValue, match="was not written"):
+        write_matrix_market(tmp_path / "a.mtx", _matrix())
+
+
+def test_writer_argument_types(tmp_path: Path) -> None:
+    with pytest.raises(InvalidObject, match="comment must be a str"):
+        write_matrix_market(tmp_path / "a.mtx", _matrix(), comment=3)
+    with pytest.raises(InvalidObject, match="weighted must be a bool or None"):
+        write_edge_list(tmp_path / "a.txt", _matrix(), weighted="yes")
+    with pytest.raises(InvalidObject, match="delimiter must be a non-empty str"):
+        write_edge_list(tmp_path / "a.txt", _matrix(), delimiter="")
+    assert _tree(tmp_path) == {}
+
+
+# --- integers, read and written exactly ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "dtype", "weights"),
+    [
+        ("0 1 9007199254740993\n1 0 -9223372036854775808\n", np.int64, [2**53 + 1, -(2**63)]),
+        ("0 1 18446744073709551615\n1 0 0\n", np.uint64, [2**64 - 1, 0]),
+        ("0 1 127\n1 0 -128\n", np.int8, [127, -128]),
+        ("0 1 +7\n1 0 -0\n", np.int32, [7, 0]),
+    ],
+)
+def test_edge_list_integers_are_exact(
+    tmp_path: Path, backend: str, text: str, dtype: type, weights: list[int]
+) -> None:
+    path = _write(tmp_path / "w.txt", text)
+    A = read_edge_list(path, dtype=dtype, backend=backend)
+    assert A.dtype == dtype and A.to_coo()[2].tolist() == weights
+    again = tmp_path / "again.txt"
+    write_edge_list(again, A)
+    assert read_edge_list(again, dtype=dtype, backend=backend).isequal(A, check_dtype=True)
+    assert again.read_text().split()[2] == str(weights[0])
+
+
+def test_edge_list_ids_are_exact(tmp_path: Path) -> None:
+    # ids beyond 2**53 would be rounded through a float; read as integers they are exact (and
+    # name a matrix too large for memory, not a wrong vertex)
+    path = _write(tmp_path / "big.txt", "0 9007199254740993\n")
+    with pytest.raises(IndexOutOfBounds, match="9007199254740993"):
+        read_edge_list(path, nrows=10)
+    floats = _write(tmp_path / "floats.txt", "0.0 2.0 1\n1.0 0 2\n")  # ids as whole floats
+    A = read_edge_list(floats, dtype=np.int64)
+    assert A.to_coo()[1].tolist() == [2, 0] and A.to_coo()[2].tolist() == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("text", "dtype", "match"),
+    [
+        ("0 1 2\n1 2 1.5\n", np.int64, "line 2, field 3: the weight 1.5 is not an integer"),
+        ("0 1 nan\n", np.int32, "line 1, field 3: the weight nan is not an integer"),
+        ("0 1 1e3\n", np.int64, "the weight 1e3 is not an integer"),
+        (
+            "0 1 2\n# c\n0 2 300\n",
+            np.int8,
+            r"line 3, field 3: the weight 300 is outside the range \[-128, 127\] of int8",
+        ),
+        ("0 1 -1\n", np.uint64, r"the weight -1 is outside the range \[0, 18446744073709551615\]"),
+        ("0 1 9223372036854775808\n", np.int64, "the weight 9223372036854775808 is outside"),
+        ("0 1 1e300\n", np.float32, r"line 1 \(0 1 1e300\): the weight 1e\+300 overflows float32"),
+        ("0 1 x\n", np.int64, "line 1, field 3: 'x' is not a number"),
+        ("0 9223372036854775808\n", None, "the vertex id 9223372036854775808 is beyond int64"),
+        ("1e17 1\n", None, "the vertex id 1e\\+17 is a float too large to be exact"),
+        ("0 1\n2.5 1\n", None, "line 2: vertex ids must be non-negative integers, got 2.5 1"),
+        ("0 1\n-1 1\n", None, "line 2: vertex ids must be non-negative integers, got -1 1"),
+    ],
+)
+def test_edge_list_values_a_dtype_cannot_hold(
+    tmp_path: Path, backend: str, text: str, dtype: Any, match: str
+) -> None:
+    path = _write(tmp_path / "bad.txt", text)
+    with pytest.raises(InvalidValue, match=match):
+        read_edge_list(path, dtype=dtype, backend=backend)
+    assert path.read_text() == text
+
+
+def test_edge_list_argument_types(tmp_path: Path) -> None:
+    path = _write(tmp_path / "e.txt", "0 1\n")
+    with pytest.raises(InvalidObject, match="weighted must be a bool or None"):
+        read_edge_list(path, weighted=1)
+    with pytest.raises(InvalidObject, match="delimiter must be a non-empty str or None"):
+        read_edge_list(path, delimiter="")
+    with pytest.raises(InvalidObject, match="comments"):
+        read_edge_list(path, comments=3)
+    with pytest.raises(DomainMismatch, match="complex"):
+        read_edge_list(path, dtype=np.complex64)
+    with pytest.raises(InvalidObject, match="nrows"):
+        read_edge_list(path, nrows=-1)
+
+
+def test_matrix_market_values_a_dtype_cannot_hold(tmp_path: Path, backend: str) -> None:
+    path = _write(
+        tmp_path / "r.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1.5\n"
+    )
+    with pytest.raises(InvalidValue, match="r.mtx: the values.* 1.5 is not an integer"):
+        read_matrix_market(path, dtype=np.int64, backend=backend)
+    dense = _write(tmp_path / "d.mtx", "%%MatrixMarket matrix array real general\n1 2\n1\n2.5\n")
+    with pytest.raises(InvalidValue, match="2.5 is not an integer"):
+        read_matrix_market(dense, dtype=np.int32, backend=backend)
+    big = _write(
+        tmp_path / "i.mtx",
+        "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 9223372036854775808\n",
+    )
+    with pytest.raises(InvalidValue, match="malformed"):
+        read_matrix_market(big, backend=backend)
+    exact = _write(
+        tmp_path / "e.mtx",
+        "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 9007199254740993\n",
+    )
+    assert read_matrix_market(exact, backend=backend).to_coo()[2].tolist() == [2**53 + 1]
+
+
+def test_matrix_market_uint64_beyond_int64(tmp_path: Path) -> None:
+    A = hb.Matrix.from_coo([0], [0], [2**64 - 1], dtype=np.uint64)
+    with pytest.raises(InvalidValue, match="18446744073709551615, outside the range"):
+        write_matrix_market(tmp_path / "u.mtx", A)
+    assert _tree(tmp_path) == {}
+    fits = hb.Matrix.from_coo([0], [0], [2**63 - 1], dtype=np.uint64)
+    write_matrix_market(tmp_path / "u.mtx", fits)
+    assert read_matrix_market(tmp_path / "u.mtx", dtype=np.uint64).isequal(fits)
+
+
+def test_networkx_weights_a_dtype_cannot_hold(backend: str) -> None:
+    G = nx.DiGraph()
+    G.add_edge(0, 1, weight=1.5)
+    with pytest.raises(InvalidValue, match="1.5 is not an integer"):
+        from_networkx(G, dtype=np.int64, backend=backend)
+    G.add_edge(1, 0, weight="heavy")
+    with pytest.raises(InvalidValue, match="edge attribute 'weight' is not a number"):
+        from_networkx(G, backend=backend)
