@@ -29,10 +29,11 @@ sample builds with another, shows on the GPU machine, where NVRTC compiles each 
 at first use and the gpu-marked tests run them; so does anything NVRTC (same front end, its own
 built-in headers) and nvcc disagree on, and whether any kernel computes the right result.
 
-Cost: about 100 s of CPU time in all (nvcc's own, printed at the end), so about a minute on an
-idle 2-core machine. The previous check, every specialization built to an sm_90 object, took
-about 10 minutes there; every specialization to PTX, even at -O0, costs 2 to 4 times the CPU
-time of NVVM IR, over the 2 minutes this check may take.
+Cost: about 80 s of CPU time in all (nvcc's own, printed at the end), so about 45 s on an idle
+2-core machine, and up to 2.5 GB of memory for each of the three largest units (two at a time).
+The previous check, every specialization built to an sm_90 object, took about 10 minutes there;
+every specialization to PTX, even at -O0, costs 2 to 4 times the CPU time of NVVM IR, over the
+2 minutes this check may take.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,14 +156,25 @@ class Result:
     log: str
     seconds: float
     cpu_seconds: float  # nvcc's and its compilers' user + system time
+    peak_gb: float  # the largest resident set among them (ru_maxrss)
     output: Path
 
     def line(self) -> str:
         state = "ok" if self.returncode == 0 else f"FAILED (exit {self.returncode})"
+        # below 1 GB the figure is mostly this process's own, counted from the fork
+        memory = f", {self.peak_gb:.1f} GB" if self.peak_gb >= 1 else ""
         return (
             f"nvcc {self.family}: {len(self.specializations)} specializations -> "
-            f"{self.build.what}: {self.seconds:.1f} s ({self.cpu_seconds:.1f} s of CPU), {state}"
+            f"{self.build.what}: {self.seconds:.1f} s ({self.cpu_seconds:.1f} s of CPU{memory}), "
+            f"{state}"
         )
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Kill an nvcc this module started, with the compilers it runs (its own process group)."""
+    if process.returncode is None:  # not reaped yet: the group is still ours
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
 
 
 def _run_nvcc(path: Path, build: Build, processes: list[subprocess.Popen]) -> tuple:
@@ -173,13 +185,19 @@ def _run_nvcc(path: Path, build: Build, processes: list[subprocess.Popen]) -> tu
         keep.mkdir(exist_ok=True)
         command += ["-keep", "-keep-dir", str(keep)]
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group: _stop kills cicc / ptxas too
+    )
     processes.append(process)
-    timer = threading.Timer(TIMEOUT_S, process.kill)
+    timer = threading.Timer(TIMEOUT_S, _stop, (process,))
     timer.start()
     try:
         log = process.stdout.read()
-        # wait4: the CPU time of nvcc and the compilers it ran (the wall time depends on load)
+        # wait4: the time and memory of nvcc and the compilers it ran (wall time depends on load)
         _, status, usage = os.wait4(process.pid, 0)
     finally:
         timer.cancel()
@@ -188,7 +206,7 @@ def _run_nvcc(path: Path, build: Build, processes: list[subprocess.Popen]) -> tu
     if process.returncode == -signal.SIGKILL:
         log += f"\n(killed: past {TIMEOUT_S} s, or the tests were interrupted)"
     seconds, cpu = time.perf_counter() - start, usage.ru_utime + usage.ru_stime
-    return process.returncode, log, seconds, cpu, output
+    return process.returncode, log, seconds, cpu, usage.ru_maxrss / 2**20, output
 
 
 def _compile(
@@ -358,9 +376,8 @@ class Builds:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
-        for process in self._processes:  # ours: stopped, tests interrupted
-            if process.poll() is None:
-                process.kill()
+        for process in self._processes:  # those still running: a test failed or was stopped
+            _stop(process)
 
 
 @pytest.fixture(scope="module")
