@@ -14,11 +14,17 @@ Profiles (pick with ``HYPOTHESIS_PROFILE``; else ``ci`` when ``CI`` is set, else
 
 Nothing here touches a GPU at import time: whether CUDA is usable is asked only when a test
 that needs the ``'cuda'`` backend is about to run.
+
+Skipped tests are not listed one by one (on a machine without a GPU they are the ~1,800
+``gpu``-marked ones): the summary gives one line, grouped by reason; ``pytest -rs`` lists each.
+Failures and errors are reported in full, as always.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from collections import Counter
 
 import hypothesis
 import pytest
@@ -81,3 +87,31 @@ def backend(request: pytest.FixtureRequest, cuda_usable: bool) -> str:
     if request.param == "cuda" and not cuda_usable:
         pytest.skip("backend 'cuda' needs CuPy and a usable GPU; hyblas.cuda_available() is False")
     return request.param
+
+
+# Skip reasons that say the 'cuda' backend is unusable here (the gpu-marked tests, and tests that
+# skip themselves without a GPU), grouped into one count
+_NO_GPU = re.compile(
+    r"no usable GPU|needs? CuPy and a usable GPU|needs the 'cuda' backend"
+    r"|cuda_available\(\) is False"
+)
+_NOT_IMPORTED = re.compile(r"could not import '([\w.]+)'")
+
+
+def _skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    reason = reason.removeprefix("Skipped: ")
+    if "gpu" in getattr(report, "keywords", ()) or _NO_GPU.search(reason):
+        return "need the 'cuda' backend (no usable GPU)"
+    missing = _NOT_IMPORTED.search(reason)
+    return f"need {missing[1]} (not installed)" if missing else reason
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """One line for the skipped tests, counted by reason (``-rs`` lists them one by one)."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if r.skipped]
+    if skipped:
+        reasons = Counter(_skip_reason(report) for report in skipped)
+        counts = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
+        terminalreporter.write_line(f"{len(skipped)} skipped: {counts}")
