@@ -45,7 +45,10 @@ def values_array(xp: Any, values: Any, count: int, dtype: Any, argument: str) ->
         values = 1.0 if target is None else 1
     if np.isscalar(values) or (hasattr(values, "ndim") and values.ndim == 0):
         scalar_dtype = target if target is not None else _dt.lookup(np.asarray(values).dtype)
-        return xp.full(count, values, dtype=scalar_dtype)
+        # DomainMismatch for a value the dtype cannot hold (1000 into int8, NaN into int64)
+        return xp.full(
+            count, _dt.scalar(values, scalar_dtype, argument=argument), dtype=scalar_dtype
+        )
     arr = to_backend(values, "cuda" if xp is not np else "cpu")
     if arr.ndim != 1 or arr.size != count:
         raise DimensionMismatch(f"{argument} has shape {arr.shape} but there are {count} indices")

@@ -157,7 +157,9 @@ class Vector:
         name = resolve(backend)
         xp = xp_for(name)
         check_size(size)
+        _dt.check_real_scalar(value, argument="Vector.from_scalar: value")
         dt = _dt.lookup(dtype if dtype is not None else np.asarray(value).dtype)
+        value = _dt.scalar(value, dt, argument="Vector.from_scalar: value")  # must fit dt
         return cls(size, dt, backend=name, bitmap=_prim.full_bitmap(xp, size, value, dt), nnz=size)
 
     @property
