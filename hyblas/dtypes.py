@@ -207,7 +207,9 @@ def scalar(value: Any, dtype: Any, *, argument: str = "value") -> np.generic:
 
 
 def _not_a_number(value: Any, argument: str) -> None:
-    if isinstance(value, list | tuple | np.ndarray) or hasattr(value, "__array__"):
+    if getattr(value, "ndim", None) != 0 and (
+        isinstance(value, list | tuple | np.ndarray) or hasattr(value, "__array__")
+    ):
         raise InvalidObject(
             f"{argument} must be one number (a scalar), got {type(value).__name__} "
             f"{short_repr(value)}"

@@ -85,7 +85,7 @@ def sssp(
         (unless a negative cycle exists, which raises); unreachable vertices have no entry.
         Its dtype is ``A.dtype`` for float32 / float64 matrices and int64 otherwise (integer,
         unsigned and bool weights). An infinite weight gives infinite distances (``-inf``
-        weights, ``-inf`` ones).
+        weights, ``-inf`` ones; both kinds in one matrix raise).
 
     Raises
     ------
@@ -98,7 +98,8 @@ def sssp(
     InvalidValue
         If a negative cycle is reachable from ``source`` (one that is not reachable does not
         matter), ``progress`` is not a bool or None, or ``delta`` is not 'auto', None or a
-        number > 0, or a number with a negative weight, or a weight is NaN.
+        number > 0, or a number with a negative weight, or a weight is NaN, or weights of
+        both +inf and -inf.
     DomainMismatch
         If integer weights could make the int64 distances overflow: a uint64 weight beyond
         int64, or ``n`` times the largest weight (in absolute value) beyond int64 (the
@@ -180,12 +181,15 @@ def _check_weights(A: Matrix) -> tuple[Any, float | None]:  # noqa: N803
     n = A.nrows
     if A.dtype.kind == "f":
         total = float(ops.reduce_scalar(A, _monoid["plus"][np.float64]))
-        if math.isnan(total) and bool(
-            ops.reduce_scalar(ops.apply(A, _unary["isnan"]), _monoid["lor"])
-        ):
+        if math.isnan(total):  # a NaN weight, or inf and -inf ones
+            if bool(ops.reduce_scalar(ops.apply(A, _unary["isnan"]), _monoid["lor"])):
+                raise InvalidValue(
+                    "sssp: A holds a NaN weight; a path through it has no length (drop those "
+                    "entries, e.g. with a mask of ops.apply(A, unary.isnan))"
+                )
             raise InvalidValue(
-                "sssp: A holds a NaN weight; a path through it has no length (drop those "
-                "entries, e.g. ops.select(A, 'valueeq', ...) or a mask of unary.isnan)"
+                "sssp: A holds both an infinite and a -infinite weight; a path through both "
+                "has no length"
             )
         return None, total
     if A.dtype.kind not in "iu":

@@ -44,7 +44,11 @@ def values_array(xp: Any, values: Any, count: int, dtype: Any, argument: str) ->
     if values is None:
         values = 1.0 if target is None else 1
     if np.isscalar(values) or (hasattr(values, "ndim") and values.ndim == 0):
-        scalar_dtype = target if target is not None else _dt.lookup(np.asarray(values).dtype)
+        scalar_dtype = (
+            target
+            if target is not None
+            else _dt.lookup(np.asarray(values).dtype, argument=argument)
+        )
         # DomainMismatch for a value the dtype cannot hold (1000 into int8, NaN into int64)
         return xp.full(
             count, _dt.scalar(values, scalar_dtype, argument=argument), dtype=scalar_dtype

@@ -82,13 +82,13 @@ def register(op: Any, *, replace: bool = False) -> Any:
         )
     table = NAMESPACES[kind]
     check_name(kind, op.name)
+    if op.dtype is not None:
+        raise InvalidValue(f"register the untyped {kind}, not {op!r}")
     if op.name in table and not replace:
         raise InvalidValue(
             f"{kind} {op.name!r} is already registered; choose another name "
             f"(hyblas.{kind}.{op.name} is {table[op.name]!r})"
         )
-    if op.dtype is not None:
-        raise InvalidValue(f"register the untyped {kind}, not {op!r}")
     table[op.name] = op
     return op
 

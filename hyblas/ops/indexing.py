@@ -126,7 +126,10 @@ def assign(
     is_scalar = not isinstance(value, Vector | Matrix)
     if is_scalar:
         _dt.check_real_scalar(value, argument="assign: value")
-        value_dtype = _dt.lookup(_dt.dtype_of(value), argument="assign: value")
+        if type(value) is int and out.dtype.kind in "iu":  # weak: checked by its value below
+            value_dtype = out.dtype
+        else:
+            value_dtype = _dt.lookup(_dt.dtype_of(value), argument="assign: value")
     else:
         value_dtype = value.dtype
     # the accumulator combines into the region only (below): the spec writes without one

@@ -243,8 +243,8 @@ def _not_an_index(op: IndexUnaryOp, thunk: Any) -> None:
 def _exact_comparison(op: IndexUnaryOp, thunk: Any, dtype: np.dtype) -> tuple[IndexUnaryOp, Any]:
     """A built-in value test with a number (not a bool): an integer thunk goes into integer
     values' own type, or, outside its range, where every value compares alike, becomes a test
-    true (or false) for every value; a Python number beyond float values' range goes as a
-    float64."""
+    true (or false) for every value; with float values a Python number goes as the float it
+    is cast to (as a float64 beyond the values' type)."""
     kind = dtype.kind
     if kind in "iub":
         if not isinstance(thunk, _INTEGERS):
@@ -268,4 +268,5 @@ def _exact_comparison(op: IndexUnaryOp, thunk: Any, dtype: np.dtype) -> tuple[In
             ) from None
         if math.isfinite(number) and abs(number) > _dt.float_max(dtype):
             return op, np.float64(number)  # compared in float64, not overflowed to inf
+        return op, number  # an int beyond int64 as the float it becomes (CuPy takes no such)
     return op, thunk
