@@ -31,14 +31,7 @@ def register_new(
     types : dtype or list of dtypes, optional
     output : 'same', 'bool' or a dtype
 
-    Raises
-    ------
-    InvalidValue
-        If ``name`` is taken or not an identifier, or ``types`` is empty.
-    InvalidObject
-        If ``cuda`` is not a str or ``numpy`` not callable.
-    DomainMismatch
-        If ``types`` or ``output`` names a dtype hyblas does not store.
+    Raises as :func:`hyblas.binary.register_new` does.
     """
     return register(UnaryOp(name, cuda, numpy, types=types, output=output))
 
