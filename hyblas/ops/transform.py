@@ -163,7 +163,8 @@ def select(
     spec = output_spec(
         "select", type(x), x.shape, mask=mask, accum=accum, replace=replace, out=out, x=x
     )
-    if found.thunk is not None:  # checked (a built-in's made exact) before any pass
+    # checked (a built-in's made exact) before any pass; a small Python int is fine as it is
+    if found.thunk is not None and not (type(thunk) is int and 0 <= thunk <= _SMALL):
         found, thunk = _checked_thunk(found, thunk, x)
     if isinstance(x, Vector) and x.format == "bitmap":  # it stays one: no compaction
         return _select_bitmap(x, found, thunk, spec)
@@ -198,19 +199,20 @@ _INT64 = np.dtype(np.int64)
 _AS_IT_IS = {
     dt: _dt.int_range(dt) if dt.kind in "iu" else _dt.int_range(_INT64) for dt in _dt.DTYPES
 }
-_SMALL = 2**31  # an index thunk this small needs no clamping into int64 arithmetic
+_SMALL = 127  # a thunk in 0..127 needs nothing: integer types hold it, bools compare as 0 / 1
+_INDEX = 2**31  # an index thunk this small needs no clamping into int64 arithmetic
 
 
 def _checked_thunk(op: IndexUnaryOp, thunk: Any, x: Any) -> tuple[IndexUnaryOp, Any]:
     """``(op, thunk)`` to run: DomainMismatch / InvalidObject for a thunk the op cannot take
     (:attr:`IndexUnaryOp.thunk`); for the built-in tests an equivalent pair whose thunk is
     exact in the values' (or indices') type, so that NumPy and CuPy compare alike."""
-    if type(thunk) is int:  # the common case, a Python int: as it is where it needs nothing
+    if type(thunk) is int:  # a Python int: as it is where it needs nothing
         if op.thunk == "value":
             low, high = _AS_IT_IS[x.dtype]
             if low <= thunk <= high:
                 return op, thunk
-        elif -_SMALL <= thunk <= _SMALL:
+        elif -_INDEX <= thunk <= _INDEX:
             return op, thunk
     elif not isinstance(thunk, _dt.REAL_SCALARS):
         if not _dt.is_real_scalar(thunk):  # not one number
