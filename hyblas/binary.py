@@ -31,6 +31,15 @@ def register_new(
     types : dtype or list of dtypes, optional
         The input dtypes it serves (default: all).
     output : 'same', 'bool' or a dtype
+
+    Raises
+    ------
+    InvalidValue
+        If ``name`` is taken or not an identifier, or ``types`` is empty.
+    InvalidObject
+        If ``cuda`` is not a str or ``numpy`` not callable.
+    DomainMismatch
+        If ``types`` or ``output`` names a dtype hyblas does not store.
     """
     return register(BinaryOp(name, cuda, numpy, types=types, output=output))
 

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from .errors import DomainMismatch
+from .errors import DomainMismatch, InvalidObject, InvalidValue
 
-__all__ = ["DTYPES", "lookup", "unify", "cuda_name", "check_cast", "is_float", "is_bool"]
+__all__ = [
+    "DTYPES",
+    "lookup",
+    "unify",
+    "cuda_name",
+    "check_cast",
+    "is_float",
+    "is_bool",
+    "is_real_scalar",
+    "check_real_scalar",
+    "dtype_of",
+    "scalar",
+    "short_repr",
+    "int_range",
+    "float_max",
+    "REAL_SCALARS",
+]
 
 DTYPES: tuple[np.dtype, ...] = tuple(
     np.dtype(name)
@@ -95,3 +112,121 @@ def check_cast(source: np.dtype, target: np.dtype, *, argument: str = "out") -> 
             f"{np.dtype(source).name}; casting {np.dtype(source).name} -> "
             f"{np.dtype(target).name} would lose information"
         )
+
+
+_INT_BOUNDS = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in DTYPES if d.kind in "iu"}
+_FLOAT_MAX = {d: float(np.finfo(d).max) for d in DTYPES if d.kind == "f"}
+REAL_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+_INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
+
+
+def int_range(dtype: np.dtype) -> tuple[int, int]:
+    """The smallest and largest value of an integer dtype, as Python ints."""
+    return _INT_BOUNDS[dtype]
+
+
+def float_max(dtype: np.dtype) -> float:
+    """The largest finite value of a float dtype."""
+    return _FLOAT_MAX[dtype]
+
+
+def is_real_scalar(value: Any) -> bool:
+    """Whether ``value`` is one real number: a Python or NumPy bool, int or float (a 0-d NumPy
+    or CuPy array of one counts too)."""
+    return isinstance(value, REAL_SCALARS) or _zero_d(value)
+
+
+def dtype_of(value: Any) -> np.dtype:
+    """The dtype of a scalar: a NumPy scalar's or 0-d array's own (a CuPy one too, without a
+    copy to the host), NumPy's for a Python number."""
+    dtype = getattr(value, "dtype", None)
+    return dtype if isinstance(dtype, np.dtype) else np.asarray(value).dtype
+
+
+def check_real_scalar(value: Any, *, argument: str = "value") -> None:
+    """InvalidObject for an array or sequence, DomainMismatch for anything else that is not
+    one real number (:func:`is_real_scalar`)."""
+    if not is_real_scalar(value):
+        _not_a_number(value, argument)
+
+
+def _zero_d(value: Any) -> bool:
+    """A 0-d array (NumPy or CuPy) of bool, integers or floats."""
+    return (
+        getattr(value, "ndim", None) == 0
+        and getattr(value, "dtype", np.dtype(object)).kind in "biuf"
+    )
+
+
+def scalar(value: Any, dtype: Any, *, argument: str = "value") -> np.generic:
+    """``value`` as a NumPy scalar of ``dtype`` (a hyblas dtype), checked.
+
+    A float going into an integer type is truncated (as a C cast); a number going into bool is
+    True unless 0.
+
+    Raises
+    ------
+    InvalidObject
+        If ``value`` is an array or sequence (not one number).
+    DomainMismatch
+        If ``value`` is not a real number hyblas stores (a string, None, a complex, an int
+        beyond 64 bits).
+    InvalidValue
+        If ``value`` is NaN or infinite for an integer type, or lies outside the type's range
+        (a finite float too large for float32 included): the dtype cannot hold it.
+    """
+    dt = np.dtype(dtype)
+    if not isinstance(value, REAL_SCALARS):
+        if not _zero_d(value):
+            _not_a_number(value, argument)
+        value = value.item()  # a 0-d array (on the GPU: read once)
+    if dt.kind == "b" or isinstance(value, bool | np.bool_):
+        return dt.type(bool(value)) if dt.kind == "b" else dt.type(int(value))
+    bounds = _INT_BOUNDS.get(dt)
+    if bounds is not None:
+        if isinstance(value, float | np.floating):
+            if not math.isfinite(value):
+                raise InvalidValue(f"{argument}={value!r} has no {dt.name} value")  # NaN, inf
+            number = math.trunc(value)
+        else:
+            number = int(value)
+            if not _INT64_MIN <= number <= _UINT64_MAX:
+                raise DomainMismatch(f"{argument}={short_repr(value)} is an int beyond 64 bits")
+        if not bounds[0] <= number <= bounds[1]:
+            raise InvalidValue(
+                f"{argument}={short_repr(value)} does not fit {dt.name} "
+                f"(its values lie in [{bounds[0]}, {bounds[1]}])"
+            )
+        return dt.type(number)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float64
+        number = math.inf
+    overflows = math.isfinite(number) and abs(number) > _FLOAT_MAX[dt]
+    if isinstance(value, int | np.integer) and not _INT64_MIN <= int(value) <= _UINT64_MAX:
+        raise DomainMismatch(f"{argument}={short_repr(value)} is an int beyond 64 bits")
+    if overflows or (math.isinf(number) and not isinstance(value, float | np.floating)):
+        raise InvalidValue(
+            f"{argument}={short_repr(value)} does not fit {dt.name} (its largest value is "
+            f"{_FLOAT_MAX[dt]:.6g})"
+        )
+    return dt.type(number)
+
+
+def _not_a_number(value: Any, argument: str) -> None:
+    if getattr(value, "ndim", None) != 0 and (
+        isinstance(value, list | tuple | np.ndarray) or hasattr(value, "__array__")
+    ):
+        raise InvalidObject(
+            f"{argument} must be one number (a scalar), got {type(value).__name__} "
+            f"{short_repr(value)}"
+        )
+    raise DomainMismatch(
+        f"{argument}={short_repr(value)} is not a number (a bool, int or float, Python or NumPy)"
+    )
+
+
+def short_repr(value: Any) -> str:
+    """``repr(value)``, cut to 60 characters (for messages)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -12,7 +12,11 @@ from .operators.registry import register
 
 
 def register_new(
-    name: str, numpy: Callable[[Any, Any, Any, Any], Any], *, cuda: str = ""
+    name: str,
+    numpy: Callable[[Any, Any, Any, Any], Any],
+    *,
+    cuda: str = "",
+    thunk: str | None = None,
 ) -> IndexUnaryOp:
     """Register ``keep = f(values, rows, cols, thunk)`` for use in ``select``.
 
@@ -23,8 +27,18 @@ def register_new(
         Vectorized; returns a bool array. For vectors ``cols`` is 0.
     cuda : str, optional
         The same test as a CUDA C expression in ``x``, ``i``, ``j``, ``thunk``.
+    thunk : {None, 'index', 'value'}
+        What ``select`` accepts as the thunk: anything (None, the default: ``numpy`` checks
+        it), an integer, or a number compared with the values.
+
+    Raises
+    ------
+    InvalidValue
+        If ``name`` is taken or not an identifier, or ``thunk`` is not one of those above.
+    InvalidObject
+        If ``numpy`` is not callable or ``cuda`` not a str.
     """
-    return register(IndexUnaryOp(name, numpy, cuda=cuda))
+    return register(IndexUnaryOp(name, numpy, cuda=cuda, thunk=thunk))
 
 
 namespace.install(__name__, "indexunary")

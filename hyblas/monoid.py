@@ -6,7 +6,7 @@ from typing import Any
 
 from .operators import namespace
 from .operators.classes import BinaryOp, Monoid
-from .operators.registry import NAMESPACES, register
+from .operators.registry import named, register
 
 
 def register_new(
@@ -29,8 +29,18 @@ def register_new(
         A value that absorbs every other (lets reductions stop early).
     atomic : {'add', 'min', 'max', 'or', 'and', 'xor'}, optional
         The native CUDA atomic equal to this monoid, if one is.
+
+    Raises
+    ------
+    InvalidValue
+        If ``name`` is taken or not an identifier, a ``binaryop`` name is not registered, the
+        operator returns bool for any input, or ``atomic`` is not one of those above.
+    InvalidObject
+        If ``binaryop`` is not a BinaryOp.
+    DomainMismatch
+        If ``identity`` or ``terminal`` is not a number (or a callable giving one).
     """
-    op = NAMESPACES["binary"][binaryop] if isinstance(binaryop, str) else binaryop
+    op = named("binary", binaryop, "binaryop")
     return register(Monoid(name, op, identity, terminal, atomic=atomic))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .operators import namespace
 from .operators.classes import BinaryOp, Monoid, Semiring
-from .operators.registry import NAMESPACES, register
+from .operators.registry import named, register
 
 
 def register_new(name: str, monoid: Monoid | str, binaryop: BinaryOp | str) -> Semiring:
@@ -21,9 +21,17 @@ def register_new(name: str, monoid: Monoid | str, binaryop: BinaryOp | str) -> S
         The add monoid (or its name in ``hyblas.monoid``).
     binaryop : BinaryOp or str
         The multiply (or its name in ``hyblas.binary``).
+
+    Raises
+    ------
+    InvalidValue
+        If ``name`` is taken or not an identifier, a name given for ``monoid`` / ``binaryop``
+        is not registered (the message suggests close names), or no dtype fits both.
+    InvalidObject
+        If ``monoid`` is not a Monoid or ``binaryop`` not a BinaryOp.
     """
-    add = NAMESPACES["monoid"][monoid] if isinstance(monoid, str) else monoid
-    mult = NAMESPACES["binary"][binaryop] if isinstance(binaryop, str) else binaryop
+    add = named("monoid", monoid, "monoid")
+    mult = named("binary", binaryop, "binaryop")
     return register(Semiring(name, add, mult))
 
 

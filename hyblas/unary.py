@@ -30,6 +30,8 @@ def register_new(
         Vectorized ``f(x)`` written with NumPy ufuncs.
     types : dtype or list of dtypes, optional
     output : 'same', 'bool' or a dtype
+
+    Raises as :func:`hyblas.binary.register_new` does.
     """
     return register(UnaryOp(name, cuda, numpy, types=types, output=output))
 

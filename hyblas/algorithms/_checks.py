@@ -9,7 +9,8 @@ import numpy as np
 from .. import ops
 from ..backend import is_cuda_array, to_numpy
 from ..containers.matrix import Matrix
-from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject
+from ..dtypes import short_repr
+from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject, InvalidValue
 
 
 def square_matrix(A: Any, algorithm: str) -> Matrix:  # noqa: N803
@@ -75,3 +76,34 @@ def mirrored_entries(A: Matrix) -> int:  # noqa: N803
     """How many stored ``A[i, j]`` also have ``A[j, i]`` stored (``A.nnz`` when the structure
     is symmetric, i.e. an undirected graph). Values are ignored."""
     return ops.ewise_mult(A, A.T, "pair").nnz
+
+
+def flag(value: Any, algorithm: str, argument: str) -> bool:
+    """``value`` as a bool if it is one (Python or NumPy); InvalidObject otherwise."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    raise InvalidObject(f"{algorithm}: {argument} must be True or False, got {short_repr(value)}")
+
+
+def real(value: Any, algorithm: str, argument: str) -> float:
+    """``value`` as a float if it is a real number (not a bool); InvalidValue otherwise (the
+    ValueError ``float()`` raised for a string)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(
+        value, int | float | np.integer | np.floating
+    ):
+        raise InvalidValue(f"{algorithm}: {argument} must be a number, got {short_repr(value)}")
+    return float(value)
+
+
+def count(value: Any, algorithm: str, argument: str, least: int) -> int:
+    """``value`` as an int >= ``least`` (a whole float such as ``1e3`` counts); InvalidValue
+    otherwise."""
+    if isinstance(value, float | np.floating) and float(value).is_integer():
+        value = int(value)
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise InvalidValue(
+            f"{algorithm}: {argument} must be an integer >= {least}, got {short_repr(value)}"
+        )
+    if value < least:
+        raise InvalidValue(f"{algorithm}: {argument} must be at least {least}, got {value}")
+    return int(value)

@@ -10,7 +10,7 @@ from .. import semiring as _semiring
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..traversal import propagate
-from ._checks import square_matrix, vertex
+from ._checks import flag, square_matrix, vertex
 
 __all__ = ["bfs"]
 
@@ -54,6 +54,10 @@ def bfs(
 
     Raises
     ------
+    InvalidObject
+        If ``A`` is not a Matrix, ``source`` not an integer or ``return_parents`` not a bool.
+    InvalidValue
+        For an unknown executor.
     DimensionMismatch
         If ``A`` is not square.
     IndexOutOfBounds
@@ -63,7 +67,7 @@ def bfs(
     n = A.nrows
     source = vertex(source, n, "bfs")
     backend = A.backend
-    if return_parents:
+    if flag(return_parents, "bfs", "return_parents"):
         return _bfs_with_parents(A, source, Vector.new(np.int64, n, backend=backend), executor)
     levels = Vector.from_coo([source], [0], size=n, dtype=np.int64, backend=backend)
     frontier = Vector.from_coo([source], [True], size=n, dtype=bool, backend=backend)

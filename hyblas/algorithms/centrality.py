@@ -14,8 +14,9 @@ from .. import semiring as _semiring
 from .. import unary as _unary
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
+from ..dtypes import short_repr
 from ..errors import InvalidObject, InvalidValue
-from ._checks import mirrored_entries, square_matrix, vertices
+from ._checks import flag, mirrored_entries, square_matrix, vertices
 from .reporting import check_progress, progress_bar
 
 __all__ = ["betweenness_centrality", "networkx_scale", "sample_sources"]
@@ -104,13 +105,20 @@ def sample_sources(n: int, k: int, seed: int | np.random.Generator | None = 0) -
     Raises
     ------
     InvalidValue
-        If ``k`` is not in ``[0, n]``.
+        If ``k`` is not in ``[0, n]`` or ``seed`` is not a seed.
     """
     if not 0 <= k <= n:
         raise InvalidValue(
             f"betweenness_centrality: sources={k} sampled sources must lie in [0, n={n}]"
         )
-    return np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False)).astype(np.int64)
+    try:
+        rng = np.random.default_rng(seed)
+    except (TypeError, ValueError) as exc:
+        raise InvalidValue(
+            "betweenness_centrality: seed must be None, an int >= 0 or a numpy Generator, "
+            f"got {short_repr(seed)}"
+        ) from exc
+    return np.sort(rng.choice(n, size=k, replace=False)).astype(np.int64)
 
 
 def betweenness_centrality(
@@ -174,15 +182,15 @@ def betweenness_centrality(
     Raises
     ------
     InvalidObject
-        If ``A`` is not a Matrix, or ``sources`` is neither None, an int nor a one-dimensional
-        sequence of integers.
+        If ``A`` is not a Matrix, ``sources`` is neither None, an int nor a one-dimensional
+        sequence of integers, or ``normalized`` / ``directed`` is not a bool.
     DimensionMismatch
         If ``A`` is not square.
     IndexOutOfBounds
         If a source is not a vertex.
     InvalidValue
         If an int ``sources`` is outside ``[0, n]``, a sequence repeats a vertex,
-        ``batch < 1``, or ``progress`` is not a bool or None.
+        ``batch < 1``, ``seed`` is not a seed, or ``progress`` is not a bool or None.
     MissingDependency
         If ``progress=True`` and tqdm is not installed.
     """
@@ -194,8 +202,11 @@ def betweenness_centrality(
             f"{name}: sources must be None, an int or a sequence of vertex ids, got {sources!r}"
         )
     if isinstance(batch, bool) or not isinstance(batch, int | np.integer) or batch < 1:
-        raise InvalidValue(f"{name}: batch must be a positive int, got {batch!r}")
+        raise InvalidValue(f"{name}: batch must be a positive int, got {short_repr(batch)}")
     check_progress(progress, name)
+    normalized = flag(normalized, name, "normalized")
+    if directed is not None:
+        directed = flag(directed, name, "directed")
     if sources is None:
         chosen = np.arange(n, dtype=np.int64)
     elif isinstance(sources, int | np.integer):

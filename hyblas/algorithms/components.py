@@ -12,6 +12,7 @@ from .. import semiring as _semiring
 from .. import unary as _unary
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
+from ..dtypes import short_repr
 from ..errors import InvalidValue
 from ..traversal import EXECUTORS as LOOP_EXECUTORS
 from ._checks import square_matrix
@@ -82,9 +83,10 @@ def connected_components(
         For an unknown executor.
     """
     square_matrix(A, "connected_components")
-    if executor not in LOOP_EXECUTORS:
+    if not isinstance(executor, str) or executor not in LOOP_EXECUTORS:
         raise InvalidValue(
-            f"connected_components: executor must be one of {LOOP_EXECUTORS}, got {executor!r}"
+            f"connected_components: executor must be one of {LOOP_EXECUTORS}, got "
+            f"{short_repr(executor)}"
         )
     products = "auto" if executor == "loop" else executor  # the mxv / vxm calls' executor
     n = A.nrows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -13,8 +14,9 @@ from .. import semiring as _semiring
 from .. import unary as _unary
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
+from ..dtypes import short_repr
 from ..errors import InvalidValue
-from ._checks import square_matrix
+from ._checks import count, flag, real, square_matrix
 from .reporting import ProgressBar, check_progress, finish, progress_bar
 
 __all__ = ["pagerank"]
@@ -101,11 +103,12 @@ def pagerank(
     Raises
     ------
     InvalidObject
-        If ``A`` is not a Matrix.
+        If ``A`` is not a Matrix, or ``return_iterations`` not a bool.
     DimensionMismatch
         If ``A`` is not square.
     InvalidValue
-        For ``damping`` outside [0, 1], ``tol <= 0``,
+        For a negative, NaN or infinite weight in ``A``, a ``damping``, ``tol``, ``max_iter``
+        or ``iterations`` that is not a number, ``damping`` outside [0, 1], ``tol <= 0``,
         ``max_iter < 1``, ``iterations < 0`` or given with ``"data"``, an unknown
         ``variant``, a ``dtype`` other than float32 / float64, ``progress`` not a bool or
         None, or if the iteration does not converge
@@ -113,49 +116,49 @@ def pagerank(
     MissingDependency
         If ``progress=True`` and tqdm is not installed.
     """
-    square_matrix(A, "pagerank")
-    if not 0.0 <= float(damping) <= 1.0:
+    name = "pagerank"
+    square_matrix(A, name)
+    damping = real(damping, name, "damping")
+    if not 0.0 <= damping <= 1.0:  # NaN too
         raise InvalidValue(f"pagerank: damping must lie in [0, 1], got {damping}")
-    if not float(tol) > 0.0:
+    tol = real(tol, name, "tol")
+    if not tol > 0.0:
         raise InvalidValue(f"pagerank: tol must be positive, got {tol}")
-    if int(max_iter) < 1:
-        raise InvalidValue(f"pagerank: max_iter must be at least 1, got {max_iter}")
-    if variant not in VARIANTS:
-        raise InvalidValue(f"pagerank: variant must be one of {VARIANTS}, got {variant!r}")
+    max_iter = count(max_iter, name, "max_iter", 1)
+    if not isinstance(variant, str) or variant not in VARIANTS:
+        raise InvalidValue(
+            f"pagerank: variant must be one of {VARIANTS}, got {short_repr(variant)}"
+        )
     if iterations is not None:
         if variant != "power":
             raise InvalidValue(
                 f"pagerank: iterations= runs a fixed number of power iterations; "
                 f"it does not apply to variant={variant!r}"
             )
-        if int(iterations) < 0:
-            raise InvalidValue(f"pagerank: iterations must be at least 0, got {iterations}")
+        iterations = count(iterations, name, "iterations", 0)
+    return_iterations = flag(return_iterations, name, "return_iterations")
     check_progress(progress, "pagerank")
     dtype = _rank_type(dtype)
     n = A.nrows
     if n == 0:
         empty = Vector.new(dtype, 0, backend=A.backend)
         return (empty, 0) if return_iterations else empty
-    shares = _shares(A, float(damping), dtype)
-    total = int(iterations) if iterations is not None else int(max_iter)
+    shares = _shares(A, damping, dtype)
+    total = iterations if iterations is not None else max_iter
     unit = "iteration" if variant == "power" else "round"
     with progress_bar(progress, total=total, desc="pagerank", unit=unit) as bar:
         if variant == "power":
-            ranks, count = _power(
-                A, float(damping), shares, float(tol), int(max_iter), iterations, executor, bar
-            )
+            ranks, done = _power(A, damping, shares, tol, max_iter, iterations, executor, bar)
         else:
-            ranks, count = _data_driven(
-                A, float(damping), shares, float(tol), int(max_iter), executor, bar
-            )
+            ranks, done = _data_driven(A, damping, shares, tol, max_iter, executor, bar)
         finish(bar)  # converged before max_iter
-    return (ranks, count) if return_iterations else ranks
+    return (ranks, done) if return_iterations else ranks
 
 
 def _rank_type(dtype: Any) -> np.dtype:
     try:
         found = np.dtype(dtype) if dtype is not None else None
-    except TypeError:
+    except (TypeError, ValueError):
         found = None
     # "is None" first: a dtype compares equal to None (np.dtype(None) is float64)
     if found is None or found.name not in ("float32", "float64"):
@@ -174,12 +177,29 @@ def _shares(A: Matrix, alpha: float, dtype: np.dtype) -> _Shares:  # noqa: N803
     (one multiply per vertex and iteration does both). Both vectors are full: a full rank
     vector then gives a full input, the case cuSPARSE serves, and the dangling rank is the
     inner product of two full vectors (one pass), with no mask to build."""
-    senders = ops.select(ops.reduce_rows(A, _monoid["plus"][dtype]), "valuene", 0.0)
+    out_weights = ops.reduce_rows(A, _monoid["plus"][dtype])
+    _check_weights(A, out_weights)
+    senders = ops.select(out_weights, "valuene", 0.0)
     inverse = ops.apply(senders, _unary["minv"][dtype])
     damped = ops.apply(inverse, _binary["times"], right=alpha)
     dangling = _full(1.0, A, dtype)
     ops.assign(dangling, 0.0, None, mask=senders.S)
     return _Shares(ops.ewise_add(damped, _full(0.0, A, dtype), _binary["first"]), dangling, dtype)
+
+
+def _check_weights(A: Matrix, out_weights: Vector) -> None:  # noqa: N803
+    """InvalidValue for weights PageRank has no meaning for: a negative one (a pass over the
+    weights, signed types only), NaN or infinite ones (a pass over the ``n`` out-weights)."""
+    if A.dtype.kind in "if" and A.nnz:
+        low = ops.reduce_scalar(A, "min")
+        if low < 0:
+            raise InvalidValue(f"pagerank: edge weights must be non-negative; A holds {low}")
+    total = float(ops.reduce_scalar(out_weights, _monoid["plus"][np.float64]))
+    if not math.isfinite(total):
+        raise InvalidValue(
+            f"pagerank: edge weights must be finite; the out-weights of A sum to {total} "
+            f"in {out_weights.dtype} (a NaN or infinite weight, or sums beyond the type)"
+        )
 
 
 def _push(

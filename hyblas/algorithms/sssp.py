@@ -8,15 +8,18 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dt
 from .. import monoid as _monoid
 from .. import ops
 from .. import semiring as _semiring
+from .. import unary as _unary
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
-from ..errors import InvalidValue
+from ..dtypes import short_repr
+from ..errors import DomainMismatch, InvalidValue
 from ..traversal import propagate
 from ._checks import square_matrix, vertex
-from .reporting import progress_bar
+from .reporting import check_progress, progress_bar
 
 __all__ = ["sssp"]
 
@@ -81,7 +84,8 @@ def sssp(
         ``dist[v]`` is the length of a shortest path ``source -> v``; ``dist[source] == 0``
         (unless a negative cycle exists, which raises); unreachable vertices have no entry.
         Its dtype is ``A.dtype`` for float32 / float64 matrices and int64 otherwise (integer,
-        unsigned and bool weights; uint64 weights beyond the int64 range wrap).
+        unsigned and bool weights). An infinite weight gives infinite distances (``-inf``
+        weights, ``-inf`` ones; both kinds in one matrix raise).
 
     Raises
     ------
@@ -94,16 +98,24 @@ def sssp(
     InvalidValue
         If a negative cycle is reachable from ``source`` (one that is not reachable does not
         matter), ``progress`` is not a bool or None, or ``delta`` is not 'auto', None or a
-        number > 0, or a number with a negative weight.
+        number > 0, or a number with a negative weight, or a weight is NaN, or weights of
+        both +inf and -inf.
+    DomainMismatch
+        If integer weights could make the int64 distances overflow: a uint64 weight beyond
+        int64, or ``n`` times the largest weight (in absolute value) beyond int64 (the
+        message suggests float64 weights).
     MissingDependency
         If ``progress=True`` and tqdm is not installed.
     """
     square_matrix(A, "sssp")
     n = A.nrows
     source = vertex(source, n, "sssp")
+    check_progress(progress, "sssp")
+    _check_delta(delta)
     dtype = A.dtype if A.dtype.kind == "f" else np.dtype(np.int64)
     min_plus = _semiring["min_plus"][dtype]
-    delta = _bucket_width(A, dtype, delta)
+    low, total = _check_weights(A)
+    delta = _bucket_width(A, dtype, delta, low, total)
     dist = Vector.from_coo([source], [0], size=n, dtype=dtype, backend=A.backend)
     frontier = dist.dup()
     shown = [0]  # rounds the bar shows
@@ -139,19 +151,89 @@ _WARP = 32.0  # edges settled per bucket (Davidson et al.'s near-far rule)
 _MOST_MEAN_DEGREE = _WARP / 2
 
 
-def _bucket_width(A: Matrix, dtype: np.dtype, delta: Any) -> Any:  # noqa: N803
-    """The ``delta`` to pass to propagate: None for plain rounds."""
-    if delta is None:
-        return None
-    number = isinstance(delta, int | float | np.integer | np.floating)
-    if delta != "auto" and (isinstance(delta, bool) or not number):
-        raise InvalidValue(f"sssp: delta must be 'auto', None or a number > 0, got {delta!r}")
+def _check_delta(delta: Any) -> None:
+    if isinstance(delta, str):
+        if delta != "auto":
+            raise InvalidValue(f"sssp: delta must be 'auto', None or a number > 0, got {delta!r}")
+    elif delta is not None and (
+        isinstance(delta, bool | np.bool_)
+        or not isinstance(delta, int | float | np.integer | np.floating)
+    ):
+        raise InvalidValue(
+            f"sssp: delta must be 'auto', None or a number > 0, got {short_repr(delta)}"
+        )
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _check_weights(A: Matrix) -> tuple[Any, float | None]:  # noqa: N803
+    """Raise for weights the distances cannot take; returns what the checks computed: the
+    smallest weight and the weights' float64 sum (None where not computed).
+
+    Float weights: one pass (the sum), NaN in it only if a weight is NaN (or both infinities
+    are weights), which a second pass tells. Integer weights: the distances are int64 sums of
+    at most ``n`` weights (a round adds one edge to a walk of at most ``n - 1``); where the
+    dtype's range alone does not rule out an overflow (int64, uint64, or 32-bit weights on
+    more than 2**31 vertices), two passes find the weights' range."""
     if A.nnz == 0:
+        return None, None
+    n = A.nrows
+    if A.dtype.kind == "f":
+        total = float(ops.reduce_scalar(A, _monoid["plus"][np.float64]))
+        if math.isnan(total):  # a NaN weight, or inf and -inf ones
+            if bool(ops.reduce_scalar(ops.apply(A, _unary["isnan"]), _monoid["lor"])):
+                raise InvalidValue(
+                    "sssp: A holds a NaN weight; a path through it has no length (drop those "
+                    "entries, e.g. with a mask of ops.apply(A, unary.isnan))"
+                )
+            raise InvalidValue(
+                "sssp: A holds both an infinite and a -infinite weight; a path through both "
+                "has no length"
+            )
+        return None, total
+    if A.dtype.kind not in "iu":
+        return None, None  # bool: 0 / 1
+    low, high = _dt.int_range(A.dtype)
+    if n * max(-low, high) <= _INT64_MAX:
+        return None, None
+    low = 0 if A.dtype.kind == "u" else int(ops.reduce_scalar(A, "min"))
+    high = int(ops.reduce_scalar(A, "max"))
+    if high > _INT64_MAX:
+        raise DomainMismatch(
+            f"sssp: A holds the weight {high}, beyond int64, the distances' type; "
+            "convert A to float64 (A.dup(np.float64)) for approximate distances"
+        )
+    if n * max(-low, high) > _INT64_MAX:
+        raise DomainMismatch(
+            f"sssp: int64 distances could overflow: weights reach {max(-low, high)} and a "
+            f"path may have up to {n} edges; convert A to float64 (A.dup(np.float64))"
+        )
+    return low, None
+
+
+_WARP = 32.0  # edges settled per bucket (Davidson et al.'s near-far rule)
+# width >= 2 mean weights  <=>  mean out-degree <= _WARP / 2
+_MOST_MEAN_DEGREE = _WARP / 2
+
+
+def _bucket_width(
+    A: Matrix,  # noqa: N803
+    dtype: np.dtype,
+    delta: Any,
+    low: Any = None,
+    total: float | None = None,
+) -> Any:
+    """The ``delta`` to pass to propagate: None for plain rounds. ``low`` / ``total``: the
+    smallest weight and the float64 sum where :func:`_check_weights` computed them."""
+    if delta is None or A.nnz == 0:
         return None
     if delta == "auto" and A.nnz > _MOST_MEAN_DEGREE * A.nrows:
         # the rule below gives plain rounds whatever the weights: no pass over them
         return None
-    negative = A.dtype.kind in "if" and ops.reduce_scalar(A, "min") < 0
+    if low is None and A.dtype.kind in "if":
+        low = ops.reduce_scalar(A, "min")
+    negative = low is not None and low < 0
     if delta != "auto":
         if negative:
             raise InvalidValue(
@@ -161,8 +243,13 @@ def _bucket_width(A: Matrix, dtype: np.dtype, delta: Any) -> Any:  # noqa: N803
         return delta
     if negative:
         return None
-    mean_weight = float(ops.reduce_scalar(A, _monoid["plus"][np.float64])) / A.nnz
+    if total is None:
+        total = float(ops.reduce_scalar(A, _monoid["plus"][np.float64]))
+    mean_weight = total / A.nnz
     width = _WARP * mean_weight / (A.nnz / A.nrows)
     if not (math.isfinite(width) and width > 0 and width >= 2 * mean_weight):
         return None  # all weights 0 or infinite, or a low-diameter graph: plain rounds
-    return width if dtype.kind == "f" else max(1, math.ceil(width))
+    if dtype.kind == "f":
+        return width
+    # integer weights: a whole width, no wider than the int64 distances (propagate would cap)
+    return min(max(1, math.ceil(width)), _INT64_MAX)

@@ -146,6 +146,8 @@ def scalar_value(value: Any, dtype: Any, argument: str) -> tuple[Any, np.dtype]:
     """``(value as a 0-d NumPy array of the dtype, the dtype)``: ``dtype``, or the value's own
     when None; DomainMismatch for a value of a type hyblas does not store (a str, an int
     beyond 64 bits), InvalidValue where the cast changes the value (as :func:`cast_values`)."""
+    if np.ndim(value) != 0:
+        raise InvalidObject(f"{argument} must be one number (a scalar), got {type(value).__name__}")
     host = np.asarray(value)
     own = _dt.lookup(host.dtype, argument=argument)
     target = _dt.lookup(dtype, argument="dtype") if dtype is not None else own

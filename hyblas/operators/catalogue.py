@@ -130,22 +130,24 @@ for _add, _mult in (
     register(Semiring(f"{_add}_{_mult}", _mon[_add], _bin[_mult]))
 
 # --- index-unary operators for select ------------------------------------------------------
-for _i in (
-    IndexUnaryOp("tril", lambda x, i, j, k: j <= i + k, cuda="((j) <= (i) + (thunk))"),
-    IndexUnaryOp("triu", lambda x, i, j, k: j >= i + k, cuda="((j) >= (i) + (thunk))"),
-    IndexUnaryOp("diag", lambda x, i, j, k: j == i + k, cuda="((j) == (i) + (thunk))"),
-    IndexUnaryOp("offdiag", lambda x, i, j, k: j != i + k, cuda="((j) != (i) + (thunk))"),
-    IndexUnaryOp("rowle", lambda x, i, j, k: i <= k, cuda="((i) <= (thunk))"),
-    IndexUnaryOp("rowgt", lambda x, i, j, k: i > k, cuda="((i) > (thunk))"),
-    IndexUnaryOp("colle", lambda x, i, j, k: j <= k, cuda="((j) <= (thunk))"),
-    IndexUnaryOp("colgt", lambda x, i, j, k: j > k, cuda="((j) > (thunk))"),
-    IndexUnaryOp("valueeq", lambda x, i, j, k: x == k, cuda="((x) == (thunk))"),
-    IndexUnaryOp("valuene", lambda x, i, j, k: x != k, cuda="((x) != (thunk))"),
-    IndexUnaryOp("valuelt", lambda x, i, j, k: x < k, cuda="((x) < (thunk))"),
-    IndexUnaryOp("valuele", lambda x, i, j, k: x <= k, cuda="((x) <= (thunk))"),
-    IndexUnaryOp("valuegt", lambda x, i, j, k: x > k, cuda="((x) > (thunk))"),
-    IndexUnaryOp("valuege", lambda x, i, j, k: x >= k, cuda="((x) >= (thunk))"),
+# the index tests take an integer thunk (a diagonal offset, a row, a column), the value tests a
+# number compared with the values: ops.select checks the thunk before the op runs
+for _name, _test, _cuda, _thunk in (
+    ("tril", lambda x, i, j, k: j <= i + k, "((j) <= (i) + (thunk))", "index"),
+    ("triu", lambda x, i, j, k: j >= i + k, "((j) >= (i) + (thunk))", "index"),
+    ("diag", lambda x, i, j, k: j == i + k, "((j) == (i) + (thunk))", "index"),
+    ("offdiag", lambda x, i, j, k: j != i + k, "((j) != (i) + (thunk))", "index"),
+    ("rowle", lambda x, i, j, k: i <= k, "((i) <= (thunk))", "index"),
+    ("rowgt", lambda x, i, j, k: i > k, "((i) > (thunk))", "index"),
+    ("colle", lambda x, i, j, k: j <= k, "((j) <= (thunk))", "index"),
+    ("colgt", lambda x, i, j, k: j > k, "((j) > (thunk))", "index"),
+    ("valueeq", lambda x, i, j, k: x == k, "((x) == (thunk))", "value"),
+    ("valuene", lambda x, i, j, k: x != k, "((x) != (thunk))", "value"),
+    ("valuelt", lambda x, i, j, k: x < k, "((x) < (thunk))", "value"),
+    ("valuele", lambda x, i, j, k: x <= k, "((x) <= (thunk))", "value"),
+    ("valuegt", lambda x, i, j, k: x > k, "((x) > (thunk))", "value"),
+    ("valuege", lambda x, i, j, k: x >= k, "((x) >= (thunk))", "value"),
 ):
-    register(_i)
+    register(IndexUnaryOp(_name, _test, cuda=_cuda, thunk=_thunk))
 
 BUILTIN_NAMES = {kind: frozenset(table) for kind, table in NAMESPACES.items()}

@@ -6,8 +6,16 @@ ufuncs / array functions so that it also runs on CuPy arrays (NumPy dispatches t
 ``__array_ufunc__`` / ``__array_function__``).
 
 Operators are untyped until indexed with a dtype: ``semiring.min_plus[np.float32]`` fixes the
-type the operands are cast to, and raises ``KeyError`` for a dtype the operator does not serve.
-Untyped operators take their type from the operands (see :func:`hyblas.dtypes.unify`).
+type the operands are cast to, and raises :class:`UnservedType` (a ``DomainMismatch`` and a
+``KeyError``) for a dtype the operator does not serve. Untyped operators take their type from
+the operands (see :func:`hyblas.dtypes.unify`).
+
+A user's NumPy function is checked where it is called, in one place: the operator holds it
+wrapped (:func:`_checked_function`), so that a result that is not an array of the operands'
+shape, or an exception the function raises, becomes an ``InvalidObject`` naming the operator
+wherever the operator runs (apply, the element-wise operations, select, the products'
+emulations, reductions). The built-in operators' functions (NumPy ufuncs and the catalogue's
+own) are called as they are.
 """
 
 from __future__ import annotations
@@ -19,10 +27,28 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..errors import DomainMismatch
+from ..errors import DomainMismatch, HyblasError, InvalidObject, InvalidValue
 from .registry import lookup
 
-__all__ = ["UnaryOp", "BinaryOp", "IndexUnaryOp", "Monoid", "Semiring", "Operator"]
+__all__ = [
+    "UnaryOp",
+    "BinaryOp",
+    "IndexUnaryOp",
+    "Monoid",
+    "Semiring",
+    "Operator",
+    "UnservedType",
+    "THUNKS",
+    "ATOMICS",
+]
+
+
+class UnservedType(DomainMismatch, KeyError):
+    """The operator does not serve that dtype: a :class:`~hyblas.errors.DomainMismatch` that is
+    also the ``KeyError`` indexing raises (``binary.bor[np.float32]``)."""
+
+    __str__ = Exception.__str__  # KeyError's would show the message quoted
+
 
 ALL_TYPES = frozenset(_dt.DTYPES)
 NUMBER_TYPES = frozenset(d for d in _dt.DTYPES if d.kind != "b")
@@ -32,12 +58,80 @@ FLOAT_TYPES = frozenset(d for d in _dt.DTYPES if d.kind == "f")
 BOOL = np.dtype(bool)
 
 
-def _type_set(types: Iterable[Any] | Any | None) -> frozenset[np.dtype]:
+def _type_set(kind: str, name: str, types: Iterable[Any] | Any | None) -> frozenset[np.dtype]:
     if types is None:
         return ALL_TYPES
+    argument = f"{kind} {name!r}: types"
     if isinstance(types, frozenset | set | list | tuple):
-        return frozenset(_dt.lookup(t) for t in types)
-    return frozenset({_dt.lookup(types)})
+        found = frozenset(_dt.lookup(t, argument=argument) for t in types)
+        if not found:
+            raise InvalidValue(f"{argument} is empty; name at least one dtype (or None: all)")
+        return found
+    return frozenset({_dt.lookup(types, argument=argument)})
+
+
+# The callables of the built-in operators: trusted to return an array of the operands' shape
+_PACKAGE = __name__.rsplit(".", 1)[0]
+_BUILTIN_MODULES = frozenset({_PACKAGE + ".catalogue", _PACKAGE + ".extrema"})
+
+
+def _checked_function(op: Operator, function: Any) -> Any:
+    """``function`` as ``op`` calls it: a built-in's (a NumPy ufunc, a function of the
+    catalogue, an ordered min / max of :mod:`.extrema`) as it is; a user's wrapped by a check
+    of each result (:func:`_check_result`) and of the exceptions it raises."""
+    if not callable(function):
+        raise InvalidObject(
+            f"{op.kind} {op.name!r}: numpy must be a callable (a vectorized NumPy function), "
+            f"got {type(function).__name__}"
+        )
+    if isinstance(function, np.ufunc) or getattr(function, "__module__", None) in _BUILTIN_MODULES:
+        return function
+
+    def checked(*operands: Any) -> Any:
+        try:
+            result = function(*operands)
+        except (HyblasError, MemoryError):
+            raise
+        except Exception as exc:  # a user's function failed: name the operator
+            raise InvalidObject(
+                f"{op.kind} {op.name!r}: its numpy function raised {type(exc).__name__}: {exc}"
+            ) from exc
+        return _check_result(op, result, operands[0])
+
+    checked.__wrapped__ = function
+    checked.__name__ = getattr(function, "__name__", "numpy")
+    return checked
+
+
+def _check_result(op: Operator, result: Any, like: Any) -> Any:
+    """``result`` if it is an array (of the operands' kind: NumPy or CuPy) of ``like``'s shape
+    with numbers hyblas stores; InvalidObject / DomainMismatch naming ``op`` otherwise."""
+    shape = getattr(like, "shape", ())
+    if getattr(result, "shape", None) != shape or not hasattr(result, "dtype"):
+        got = (
+            f"a {type(result).__name__} of shape {result.shape}"
+            if hasattr(result, "shape")
+            else f"{type(result).__name__} {_dt.short_repr(result)}"
+        )
+        raise InvalidObject(
+            f"{op.kind} {op.name!r}: its numpy function returned {got} for operands of shape "
+            f"{shape}; it must return an array of the operands' shape (write it with NumPy "
+            "ufuncs and array functions, e.g. np.where instead of if / else)"
+        )
+    host = (np.ndarray, np.generic)
+    if hasattr(like, "shape") and isinstance(like, host) != isinstance(result, host):
+        raise InvalidObject(
+            f"{op.kind} {op.name!r}: its numpy function returned a {type(result).__module__}."
+            f"{type(result).__name__} for {type(like).__module__}.{type(like).__name__} "
+            "operands; use NumPy functions that dispatch to the operands' library "
+            "(np.add, np.where...), not ones that convert (np.asarray, np.array)"
+        )
+    if result.dtype.kind not in "biuf":
+        raise DomainMismatch(
+            f"{op.kind} {op.name!r}: its numpy function returned values of dtype "
+            f"{result.dtype}; hyblas stores bool, integers and floats"
+        )
+    return result
 
 
 class Operator:
@@ -46,23 +140,41 @@ class Operator:
     kind = "operator"
 
     def __init__(self, name: str, types: Iterable[Any] | Any | None = None):
+        if not isinstance(name, str):
+            raise InvalidValue(f"{self.kind} name must be a str, got {name!r}")
         self.name = name
-        self.types = _type_set(types)
+        self.types = _type_set(self.kind, name, types)
         self.dtype: np.dtype | None = None  # set on typed instances only
 
     def __getitem__(self, dtype: Any) -> Operator:
-        """The operator typed for ``dtype``; ``KeyError`` if it does not serve that type.
+        """The operator typed for ``dtype``.
 
         The same object each time (as python-graphblas's typed operators), so that what is
-        cached per operator, compiled kernels above all, is found again on the next call."""
-        dt = np.dtype(dtype)
+        cached per operator, compiled kernels above all, is found again on the next call.
+
+        Raises
+        ------
+        DomainMismatch
+            If ``dtype`` is not a dtype.
+        UnservedType
+            (a DomainMismatch and a KeyError) if the operator does not serve ``dtype``.
+        """
+        try:
+            dt = np.dtype(dtype)
+        except (TypeError, ValueError):
+            raise DomainMismatch(
+                f"{self!r}[{_dt.short_repr(dtype)}]: operators are typed with a dtype "
+                "(e.g. np.float64 or 'int32')"
+            ) from None
         typed_ones = self.__dict__.setdefault("_typed", {})  # shared with the typed ones
         typed = typed_ones.get(dt)
         if typed is not None:
             return typed
         if dt not in self.types:
             served = ", ".join(sorted(t.name for t in self.types))
-            raise KeyError(f"{self.kind} {self.name!r} does not serve dtype {dt.name} ({served})")
+            raise UnservedType(
+                f"{self.kind} {self.name!r} does not serve dtype {dt.name} ({served})"
+            )
         typed = object.__new__(type(self))
         typed.__dict__.update(self.__dict__, dtype=dt)
         typed_ones[dt] = typed
@@ -120,9 +232,9 @@ class UnaryOp(Operator):
         output: str | Any = "same",
     ):
         super().__init__(name, types)
-        self.cuda = cuda
-        self.numpy = numpy
-        self.output = output
+        self.cuda = _cuda_expression(self, cuda)
+        self.numpy = _checked_function(self, numpy)
+        self.output = _output_rule(self, output)
 
     def output_type(self, input_type: np.dtype) -> np.dtype:
         """The result dtype for inputs of ``input_type``."""
@@ -137,7 +249,26 @@ def _output_type(rule: str | Any, input_type: np.dtype) -> np.dtype:
         return np.dtype(input_type)
     if rule == "bool":
         return BOOL
-    return np.dtype(rule)
+    return rule
+
+
+def _output_rule(op: Operator, rule: Any) -> str | np.dtype:
+    """``output=`` checked: 'same', 'bool' or a hyblas dtype (then as a np.dtype)."""
+    if isinstance(rule, str) and rule in ("same", "bool"):
+        return rule
+    try:
+        return _dt.lookup(rule, argument=f"{op.kind} {op.name!r}: output")
+    except DomainMismatch as exc:
+        raise DomainMismatch(f"{exc}; or give 'same' or 'bool'") from None
+
+
+def _cuda_expression(op: Operator, cuda: Any) -> str:
+    if not isinstance(cuda, str):
+        raise InvalidObject(
+            f"{op.kind} {op.name!r}: cuda must be a str (a CUDA C expression), "
+            f"got {type(cuda).__name__}"
+        )
+    return cuda
 
 
 class BinaryOp(Operator):
@@ -171,10 +302,14 @@ class BinaryOp(Operator):
         cast_inputs_to: Any = None,
     ):
         super().__init__(name, types)
-        self.cuda = cuda
-        self.numpy = numpy
-        self.output = output
-        self.cast_inputs_to = None if cast_inputs_to is None else np.dtype(cast_inputs_to)
+        self.cuda = _cuda_expression(self, cuda)
+        self.numpy = _checked_function(self, numpy)
+        self.output = _output_rule(self, output)
+        self.cast_inputs_to = (
+            None
+            if cast_inputs_to is None
+            else _dt.lookup(cast_inputs_to, argument=f"binary {name!r}: cast_inputs_to")
+        )
 
     @property
     def ufunc(self) -> np.ufunc | None:
@@ -194,6 +329,12 @@ class BinaryOp(Operator):
         return self.numpy(x, y)
 
 
+THUNKS = (None, "index", "value")
+"""What an IndexUnaryOp's thunk is: anything (None: the op's function checks it), an integer
+(``'index'``: a diagonal offset, a row or column), or a number compared with the values
+(``'value'``)."""
+
+
 class IndexUnaryOp(Operator):
     """``keep = f(value, row, col, thunk)`` used by ``select``.
 
@@ -204,6 +345,8 @@ class IndexUnaryOp(Operator):
         Vectorized ``f(values, rows, cols, thunk) -> bool array``; for vectors ``cols`` is 0.
     cuda : str, optional
         CUDA C expression in ``x``, ``i``, ``j``, ``thunk`` (for kernels that fuse select).
+    thunk : {None, 'index', 'value'}
+        What ``select`` accepts as the thunk (see :data:`THUNKS`); checked before the op runs.
     """
 
     kind = "indexunary"
@@ -215,16 +358,21 @@ class IndexUnaryOp(Operator):
         *,
         cuda: str = "",
         types: Iterable[Any] | Any | None = None,
+        thunk: str | None = None,
     ):
         super().__init__(name, types)
-        self.numpy = numpy
-        self.cuda = cuda
+        self.numpy = _checked_function(self, numpy)
+        self.cuda = _cuda_expression(self, cuda)
+        if not (thunk is None or (isinstance(thunk, str) and thunk in THUNKS)):
+            raise InvalidValue(f"indexunary {name!r}: thunk must be one of {THUNKS}, got {thunk!r}")
+        self.thunk = thunk
 
     def __call__(self, values: Any, rows: Any, cols: Any, thunk: Any) -> Any:
         return self.numpy(values, rows, cols, thunk)
 
 
 IdentityRule = Callable[[np.dtype], Any] | Any
+ATOMICS = ("add", "min", "max", "or", "and", "xor")
 
 
 class Monoid(Operator):
@@ -253,9 +401,23 @@ class Monoid(Operator):
         atomic: str | None = None,
     ):
         if not isinstance(binaryop, BinaryOp):
-            raise TypeError(f"monoid {name!r}: binaryop must be a BinaryOp, got {binaryop!r}")
+            raise InvalidObject(
+                f"monoid {name!r}: binaryop must be a BinaryOp, got {_dt.short_repr(binaryop)}"
+            )
         if binaryop.output == "bool" and binaryop.cast_inputs_to is None:
-            raise ValueError(f"monoid {name!r}: {binaryop!r} returns bool for any input type")
+            raise InvalidValue(f"monoid {name!r}: {binaryop!r} returns bool for any input type")
+        if atomic is not None and not (isinstance(atomic, str) and atomic in ATOMICS):
+            raise InvalidValue(
+                f"monoid {name!r}: atomic must be None or one of {ATOMICS}, got {atomic!r}"
+            )
+        for role, rule in (("identity", identity), ("terminal", terminal)):
+            if not (
+                callable(rule) or _dt.is_real_scalar(rule) or (role == "terminal" and rule is None)
+            ):
+                raise DomainMismatch(
+                    f"monoid {name!r}: {role} must be a number (bool, int or float) or a "
+                    f"callable(dtype) giving one, got {_dt.short_repr(rule)}"
+                )
         super().__init__(name, binaryop.types)
         self.binaryop = binaryop
         self._identity = identity
@@ -269,16 +431,29 @@ class Monoid(Operator):
         return super().input_type(*operand_dtypes)
 
     def identity(self, dtype: Any) -> Any:
-        """The identity as a NumPy scalar of ``dtype``."""
+        """The identity as a NumPy scalar of ``dtype``; DomainMismatch if ``dtype`` cannot
+        hold it (a user's ``-inf`` in an integer type)."""
         dt = np.dtype(dtype)
         value = self._identity(dt) if callable(self._identity) else self._identity
-        return dt.type(value)
+        return self._as(value, dt, "identity")
 
     def terminal(self, dtype: Any) -> Any | None:
         """The terminal value as a NumPy scalar of ``dtype``, or None when there is none."""
         dt = np.dtype(dtype)
         value = self._terminal(dt) if callable(self._terminal) else self._terminal
-        return None if value is None else dt.type(value)
+        return None if value is None else self._as(value, dt, "terminal")
+
+    def _as(self, value: Any, dt: np.dtype, role: str) -> Any:
+        try:
+            return dt.type(value)  # the built-ins' values always fit: no check on their path
+        except (TypeError, ValueError, OverflowError):
+            try:
+                _dt.scalar(value, dt, argument=f"monoid {self.name!r}: {role}")  # says why
+            except InvalidValue as exc:  # a value dt cannot hold: the monoid does not serve dt
+                raise DomainMismatch(
+                    f"monoid {self.name!r} does not serve {dt.name}: {exc}"
+                ) from exc
+            raise
 
     def __call__(self, x: Any, y: Any) -> Any:
         return self.binaryop.numpy(x, y)
@@ -294,12 +469,16 @@ class Semiring(Operator):
 
     def __init__(self, name: str, monoid: Monoid, binaryop: BinaryOp):
         if not isinstance(monoid, Monoid):
-            raise TypeError(f"semiring {name!r}: monoid must be a Monoid, got {monoid!r}")
+            raise InvalidObject(
+                f"semiring {name!r}: monoid must be a Monoid, got {_dt.short_repr(monoid)}"
+            )
         if not isinstance(binaryop, BinaryOp):
-            raise TypeError(f"semiring {name!r}: binaryop must be a BinaryOp, got {binaryop!r}")
+            raise InvalidObject(
+                f"semiring {name!r}: binaryop must be a BinaryOp, got {_dt.short_repr(binaryop)}"
+            )
         served = {t for t in binaryop.types if binaryop.output_type(t) in monoid.types}
         if not served:
-            raise ValueError(f"semiring {name!r}: no dtype fits both {monoid!r} and {binaryop!r}")
+            raise InvalidValue(f"semiring {name!r}: no dtype fits both {monoid!r} and {binaryop!r}")
         super().__init__(name, served)
         self.monoid = monoid
         self.binaryop = binaryop

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-import difflib
 import sys
 import types
 from collections.abc import Iterator
 
+from ..errors import InvalidObject, InvalidValue
 from .classes import Operator
-from .registry import NAMESPACES
+from .registry import NAMESPACES, UnknownName, unknown_name
 
-__all__ = ["OperatorNamespace", "install"]
+__all__ = ["OperatorNamespace", "install", "UnknownAttribute"]
+
+
+class UnknownAttribute(InvalidValue, AttributeError):
+    """No operator of the namespace's kind has the name: an
+    :class:`~hyblas.errors.InvalidValue` that is also the ``AttributeError`` attribute access
+    raises (so ``hasattr`` and ``getattr(ns, name, default)`` work)."""
 
 
 class OperatorNamespace(types.ModuleType):
@@ -22,24 +28,30 @@ class OperatorNamespace(types.ModuleType):
         return NAMESPACES[self._kind]
 
     def __getattr__(self, name: str) -> Operator:
-        table = NAMESPACES[object.__getattribute__(self, "_kind")]
+        kind = object.__getattribute__(self, "_kind")
+        table = NAMESPACES[kind]
         if name in table:
             return table[name]
-        raise AttributeError(self._unknown(name))
+        if name.startswith("__"):  # Python's own probes (__path__, __wrapped__...): no hint
+            raise AttributeError(f"module 'hyblas.{kind}' has no attribute {name!r}")
+        raise UnknownAttribute(unknown_name(kind, name))
 
     def __getitem__(self, name: str) -> Operator:
-        """Look an operator up by its name string, e.g. ``semiring["min_plus"]``."""
+        """Look an operator up by its name string, e.g. ``semiring["min_plus"]``.
+
+        Raises
+        ------
+        InvalidObject
+            If ``name`` is not a str.
+        UnknownName
+            (an InvalidValue and a KeyError) if no operator has that name.
+        """
         if not isinstance(name, str):
-            raise TypeError(f"{self._kind} names are strings, got {name!r}")
+            raise InvalidObject(f"{self._kind} names are strings, got {name!r}")
         table = self._table()
         if name not in table:
-            raise KeyError(self._unknown(name))
+            raise UnknownName(unknown_name(self._kind, name))
         return table[name]
-
-    def _unknown(self, name: str) -> str:
-        close = difflib.get_close_matches(name, list(self._table()), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        return f"no {self._kind} named {name!r}{hint}"
 
     def __contains__(self, name: object) -> bool:
         return name in self._table()

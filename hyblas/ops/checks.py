@@ -9,9 +9,10 @@ import numpy as np
 
 from ..containers.arguments import as_index_array, check_bounds
 from ..device.arrays import check_fits
+from ..dtypes import short_repr
 from ..errors import IndexOutOfBounds, InvalidObject, InvalidValue
 from ..operators.classes import BinaryOp, Monoid, Operator, Semiring
-from ..operators.registry import NAMESPACES
+from ..operators.registry import NAMESPACES, did_you_mean
 
 __all__ = ["operator", "container", "binary_of", "monoid_of", "index_array"]
 
@@ -24,10 +25,11 @@ def operator(op: Any, kinds: tuple[type, ...], argument: str) -> Operator:
             if op in table:
                 return table[op]
         wanted = " or ".join(k.kind for k in kinds)
-        raise InvalidValue(f"{argument}={op!r} names no {wanted}")
+        hint = next(filter(None, (did_you_mean(kind.kind, op) for kind in kinds)), "")
+        raise InvalidValue(f"{argument}={op!r} names no {wanted}{hint}")
     if not isinstance(op, kinds):
         wanted = " or ".join(k.__name__ for k in kinds)
-        raise InvalidObject(f"{argument} must be a {wanted}, got {op!r}")
+        raise InvalidObject(f"{argument} must be a {wanted}, got {short_repr(op)}")
     return op
 
 

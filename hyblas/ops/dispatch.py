@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
+from ..dtypes import short_repr
 from ..errors import HyblasError, InvalidValue
 from ..operators.classes import Semiring
 from .spec import OutputSpec
@@ -128,8 +129,10 @@ EXECUTORS: Sequence[str] = _ExecutorNames()
 
 def check_executor(executor: Any) -> None:
     """InvalidValue unless ``executor`` names a registered executor or ``'auto'``."""
-    if executor != "auto" and executor not in EXECUTORS:
-        raise InvalidValue(f"executor must be one of {tuple(EXECUTORS)}, got {executor!r}")
+    if executor.__class__ is not str or (executor != "auto" and not _runner().knows(executor)):
+        raise InvalidValue(
+            f"executor must be one of {tuple(EXECUTORS)}, got {short_repr(executor)}"
+        )
 
 
 def run_product(product: Product, spec: OutputSpec, executor: str) -> Vector:

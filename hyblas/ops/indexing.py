@@ -110,7 +110,8 @@ def assign(
     out : Vector or Matrix
         Updated in place and returned.
     value : Vector, Matrix or scalar
-        Shaped like the region; a scalar fills every position of the region.
+        Shaped like the region; a scalar fills every position of the region (it must fit
+        ``out``'s dtype: DomainMismatch otherwise).
     *indices
         As in :func:`extract` (no repeats); an int row/column with a Vector value writes
         into that row/column.
@@ -124,7 +125,11 @@ def assign(
     xp = out.xp
     is_scalar = not isinstance(value, Vector | Matrix)
     if is_scalar:
-        value_dtype = _dt.lookup(np.asarray(value).dtype, argument="value")
+        _dt.check_real_scalar(value, argument="assign: value")
+        if type(value) is int and out.dtype.kind in "iu":  # weak: checked by its value below
+            value_dtype = out.dtype
+        else:
+            value_dtype = _dt.lookup(_dt.dtype_of(value), argument="assign: value")
     else:
         value_dtype = value.dtype
     # the accumulator combines into the region only (below): the spec writes without one
@@ -139,6 +144,8 @@ def assign(
     )
     m = spec.mask
     _dt.check_cast(value_dtype, out.dtype, argument="out")
+    if is_scalar:  # DomainMismatch if it does not fit (1000 into int8)
+        value = _dt.scalar(value, out.dtype, argument="assign: value")
     accum_op = None if accum is None else checks.binary_of(accum, "accum")
     if isinstance(out, Vector):
         if len(indices) != 1:

@@ -11,13 +11,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..containers.mask import Mask
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
+from ..dtypes import short_repr
 from ..errors import BackendError, DimensionMismatch, InvalidObject
 from ..operators.classes import BinaryOp, Monoid
 
-__all__ = ["OutputSpec", "output_spec", "as_mask", "check_accum", "same_backend"]
+__all__ = [
+    "OutputSpec",
+    "output_spec",
+    "as_mask",
+    "check_accum",
+    "check_replace",
+    "same_backend",
+]
 
 
 # Not frozen: a frozen dataclass's __init__ costs about four times a plain one's, host time
@@ -69,7 +79,14 @@ def check_accum(accum: Any) -> BinaryOp | None:
         return accum
     if isinstance(accum, Monoid):
         return accum.binaryop
-    raise InvalidObject(f"accum must be a BinaryOp, got {accum!r}")
+    raise InvalidObject(f"accum must be a BinaryOp, got {short_repr(accum)}")
+
+
+def check_replace(op_name: str, replace: Any) -> bool:
+    """``replace=`` as a bool: True, False or a NumPy bool; InvalidObject otherwise."""
+    if isinstance(replace, np.bool_):
+        return bool(replace)
+    raise InvalidObject(f"{op_name}: replace must be True or False, got {short_repr(replace)}")
 
 
 def _backend_of(obj: Any) -> str:
@@ -130,7 +147,8 @@ def output_spec(
     Raises
     ------
     InvalidObject
-        ``out`` or the mask is not of ``kind``, ``accum`` is not a BinaryOp or Monoid.
+        ``out`` or the mask is not of ``kind``, ``accum`` is not a BinaryOp or Monoid,
+        ``replace`` is not a bool.
     DimensionMismatch
         ``out`` or the mask has another shape.
     BackendError
@@ -162,4 +180,6 @@ def output_spec(
     backend = _one_backend(op_name, operands)
     if accum is not None:
         accum = check_accum(accum)
-    return OutputSpec(backend, out, mask, accum, bool(replace))
+    if replace is not False and replace is not True:
+        replace = check_replace(op_name, replace)
+    return OutputSpec(backend, out, mask, accum, replace)

@@ -4,6 +4,7 @@ entries an index-unary test accepts)."""
 from __future__ import annotations
 
 import contextlib
+import math
 from typing import Any
 
 import numpy as np
@@ -12,8 +13,9 @@ from .. import dtypes as _dt
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..device import arrays as _prim
-from ..errors import InvalidValue
+from ..errors import DomainMismatch, InvalidValue
 from ..operators.classes import BinaryOp, IndexUnaryOp, UnaryOp
+from ..operators.registry import NAMESPACES
 from . import checks
 from .output import matrix_keys, new_sparse_vector, write_matrix, write_vector
 from .spec import OutputSpec, output_spec
@@ -100,13 +102,18 @@ def apply(
         if (left is None) == (right is None):
             raise InvalidValue("apply with a BinaryOp needs exactly one of left= or right=")
         scalar = left if left is not None else right
+        side = "left" if left is not None else "right"
         # a Python scalar is "weak" (NEP 50): int32 + 1 stays int32, float32 * 0.5 float32
         weak = isinstance(scalar, bool | int | float)
+        if not weak:
+            _dt.check_real_scalar(scalar, argument=f"apply: {side}")
         scalar_type = _dt.lookup(
-            np.result_type(x.dtype, scalar) if weak else np.asarray(scalar).dtype,
-            argument="left/right",
+            np.result_type(x.dtype, scalar) if weak else _dt.dtype_of(scalar),
+            argument=f"apply: {side}",
         )
         op_type = found.input_type(x.dtype, scalar_type)
+        # DomainMismatch if it does not fit the type the operator computes in
+        scalar = _dt.scalar(scalar, op_type, argument=f"apply: {side}")
         own = values.astype(op_type, copy=False)
         bound = xp.full(own.shape, scalar, dtype=op_type)
         with _quiet(bitmap):
@@ -137,14 +144,28 @@ def select(
         ``rowgt``, ``colle``, ``colgt`` (thunk = index), ``valueeq`` ... ``valuege``
         (thunk = value). For a Vector the row is the index and the column 0.
     thunk : scalar
+        An integer for the index tests; a number (bool, int or float) for the value tests,
+        compared exactly where it is an integer outside the range of integer values
+        (``valuegt`` with 1000 on int8 values keeps none).
     mask, accum, replace, out
         As in :func:`~hyblas.ops.mxv`.
+
+    Raises
+    ------
+    DomainMismatch
+        If ``thunk`` is not an integer (index tests) or not a real number (value tests), or
+        an integer beyond float64 for float values.
+    InvalidObject
+        If ``thunk`` is an array or a sequence.
     """
     found = checks.operator(op, (IndexUnaryOp,), "op")
     checks.container(x, (Vector, Matrix), "x")
     spec = output_spec(
         "select", type(x), x.shape, mask=mask, accum=accum, replace=replace, out=out, x=x
     )
+    # checked (a built-in's made exact) before any pass; a small Python int is fine as it is
+    if found.thunk is not None and not (type(thunk) is int and 0 <= thunk <= _SMALL):
+        found, thunk = _checked_thunk(found, thunk, x)
     if isinstance(x, Vector) and x.format == "bitmap":  # it stays one: no compaction
         return _select_bitmap(x, found, thunk, spec)
     rows, cols, values = entries(x)
@@ -166,3 +187,88 @@ def _select_bitmap(x: Vector, op: IndexUnaryOp, thunk: Any, spec: OutputSpec) ->
     # a new vector shares x's values, as apply's shares x's flags: stored arrays are replaced,
     # never written in place (only private working copies are)
     return write_vector(spec, values, keep)
+
+
+# the built-in tests whose meaning select relies on to make a thunk exact
+_BUILTIN_TESTS = NAMESPACES["indexunary"]
+_ALWAYS, _NEVER = "valuege", "valuelt"  # with the values' smallest value: true / false for all
+_BOOLS, _INTEGERS, _PYTHON_NUMBERS = (bool, np.bool_), (int, np.integer), (int, float)
+_INT64 = np.dtype(np.int64)
+# a Python int thunk in these bounds compares as it is with values of the dtype (weak, it
+# takes the values' type: within an integer type's range; well within a float type's)
+_AS_IT_IS = {
+    dt: _dt.int_range(dt) if dt.kind in "iu" else _dt.int_range(_INT64) for dt in _dt.DTYPES
+}
+_SMALL = 127  # a thunk in 0..127 needs nothing: integer types hold it, bools compare as 0 / 1
+_INDEX = 2**31  # an index thunk this small needs no clamping into int64 arithmetic
+
+
+def _checked_thunk(op: IndexUnaryOp, thunk: Any, x: Any) -> tuple[IndexUnaryOp, Any]:
+    """``(op, thunk)`` to run: DomainMismatch / InvalidObject for a thunk the op cannot take
+    (:attr:`IndexUnaryOp.thunk`); for the built-in tests an equivalent pair whose thunk is
+    exact in the values' (or indices') type, so that NumPy and CuPy compare alike."""
+    if type(thunk) is int:  # a Python int: as it is where it needs nothing
+        if op.thunk == "value":
+            low, high = _AS_IT_IS[x.dtype]
+            if low <= thunk <= high:
+                return op, thunk
+        elif -_INDEX <= thunk <= _INDEX:
+            return op, thunk
+    elif not isinstance(thunk, _dt.REAL_SCALARS):
+        if not _dt.is_real_scalar(thunk):  # not one number
+            if op.thunk == "index":
+                _not_an_index(op, thunk)
+            _dt.check_real_scalar(thunk, argument=f"select: {op.name}'s thunk")
+        thunk = thunk.item()  # a 0-d array
+    builtin = _BUILTIN_TESTS.get(op.name)
+    builtin = builtin is not None and builtin.numpy is op.numpy
+    if op.thunk == "index":
+        if isinstance(thunk, _BOOLS) or not isinstance(thunk, _INTEGERS):
+            _not_an_index(op, thunk)
+        if not builtin:
+            return op, int(thunk)
+        # |col - row| < the largest extent: beyond it every test answers alike
+        extent = max(x.shape) + 1
+        return op, min(max(int(thunk), -extent), extent)
+    if not builtin or isinstance(thunk, _BOOLS):
+        return op, thunk
+    return _exact_comparison(op, thunk, x.dtype)
+
+
+def _not_an_index(op: IndexUnaryOp, thunk: Any) -> None:
+    raise DomainMismatch(
+        f"select: {op.name}'s thunk is an index or a diagonal offset, an integer; "
+        f"got {_dt.short_repr(thunk)}"
+    )
+
+
+def _exact_comparison(op: IndexUnaryOp, thunk: Any, dtype: np.dtype) -> tuple[IndexUnaryOp, Any]:
+    """A built-in value test with a number (not a bool): an integer thunk goes into integer
+    values' own type, or, outside its range, where every value compares alike, becomes a test
+    true (or false) for every value; with float values a Python number goes as the float it
+    is cast to (as a float64 beyond the values' type)."""
+    kind = dtype.kind
+    if kind in "iub":
+        if not isinstance(thunk, _INTEGERS):
+            return op, thunk  # a float: compared in float64, as NumPy does
+        k = int(thunk)
+        low, high = _dt.int_range(dtype if kind != "b" else _INT64)
+        if low <= k <= high:
+            return op, (dtype.type(k) if kind != "b" else k)
+        # every value lies on one side of k: the test gives the same for all (NumPy compares
+        # an out-of-range Python int exactly; 0 stands for any value)
+        zero = np.zeros(1, dtype=dtype if kind != "b" else _INT64)
+        answer = bool(np.asarray(op.numpy(zero, zero, zero, k))[0])
+        always = _BUILTIN_TESTS[_ALWAYS if answer else _NEVER]
+        return always, dtype.type(low) if kind != "b" else False
+    if isinstance(thunk, _PYTHON_NUMBERS):  # weak: NumPy would cast it to the values' type
+        try:
+            number = float(thunk)
+        except OverflowError:
+            raise DomainMismatch(
+                f"select: {op.name}'s thunk {_dt.short_repr(thunk)} does not fit float64"
+            ) from None
+        if math.isfinite(number) and abs(number) > _dt.float_max(dtype):
+            return op, np.float64(number)  # compared in float64, not overflowed to inf
+        return op, number  # an int beyond int64 as the float it becomes (CuPy takes no such)
+    return op, thunk

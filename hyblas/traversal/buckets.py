@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..errors import InvalidValue
 from ..operators.classes import Semiring
 
@@ -58,15 +59,24 @@ class Buckets:
             )
         if isinstance(delta, bool) or not isinstance(delta, int | float | np.integer | np.floating):
             raise InvalidValue(f"propagate: delta must be a number > 0, got {delta!r}")
-        with np.errstate(over="ignore", invalid="ignore"):
-            width = np.asarray(delta).astype(dt)[()]
-        if not (width > 0) or (dt.kind in "iu" and width != delta):
-            raise InvalidValue(f"propagate: delta must be > 0 and exact in {dt}, got {delta!r}")
+        if not delta > 0:  # NaN too
+            raise InvalidValue(f"propagate: delta must be > 0, got {delta!r}")
         if dt.kind == "f":
+            # beyond the type's range: inf, one bucket for every value
+            huge = delta > _dt.float_max(dt)
+            with np.errstate(under="ignore"):
+                width = dt.type(np.inf) if huge else dt.type(delta)
+            if not width > 0:
+                raise InvalidValue(f"propagate: delta={delta!r} is 0 in {dt}")
             top = dt.type(np.inf)
             return cls(delta=width, limit=top, top=top)
-        top = dt.type(np.iinfo(dt).max)
-        return cls(delta=width, limit=dt.type(top - width), top=top)
+        top = np.iinfo(dt).max
+        if delta >= top:  # a bucket as wide as the type (inf too): every value in the first
+            return cls(delta=dt.type(top), limit=dt.type(0), top=dt.type(top))
+        if isinstance(delta, float | np.floating) and not float(delta).is_integer():
+            raise InvalidValue(f"propagate: delta must be exact in {dt}, got {delta!r}")
+        width = dt.type(int(delta))
+        return cls(delta=width, limit=dt.type(top - width), top=dt.type(top))
 
     def next_threshold(self, smallest: Any, threshold: Any | None) -> np.generic:
         """The round's threshold from the frontier's smallest value and the previous one."""

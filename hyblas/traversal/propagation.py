@@ -123,7 +123,7 @@ def propagate(
     Raises
     ------
     InvalidObject
-        If an argument has the wrong type.
+        If an argument has the wrong type (``on_rounds`` not callable included).
     DimensionMismatch
         If ``A`` is not square or the vectors do not have its size.
     DomainMismatch
@@ -133,7 +133,7 @@ def propagate(
         the rounds with ``levels=False``, or a ``delta`` that does not fit the rounds.
     """
     sr = checks.operator(semiring, (Semiring,), "semiring")
-    _check(state, frontier, A, sr, levels, max_rounds, executor)
+    _check(state, frontier, A, sr, levels, max_rounds, executor, on_rounds)
     buckets = _buckets(delta, levels, sr, state, frontier)
     state_work, frontier_work = _working_copy(state), _working_copy(frontier)
     params = current_params()
@@ -245,6 +245,7 @@ def _check(
     levels: bool,  # noqa: N803
     max_rounds: Any,
     executor: Any,
+    on_rounds: Any,
 ) -> None:
     checks.container(state, (Vector,), "state")
     checks.container(frontier, (Vector,), "frontier")
@@ -257,8 +258,15 @@ def _check(
                 f"propagate: {name} has size {vector.size} but A is {A.nrows}x{A.ncols}"
             )
     same_backend("propagate", state=state, frontier=frontier, A=A)
-    if executor not in EXECUTORS:
-        raise InvalidValue(f"propagate: executor must be one of {EXECUTORS}, got {executor!r}")
+    if not isinstance(executor, str) or executor not in EXECUTORS:
+        raise InvalidValue(
+            f"propagate: executor must be one of {EXECUTORS}, got {_dt.short_repr(executor)}"
+        )
+    if on_rounds is not None and not callable(on_rounds):
+        raise InvalidObject(
+            f"propagate: on_rounds must be None or a callable(rounds, frontier_nnz), got "
+            f"{_dt.short_repr(on_rounds)}"
+        )
     if max_rounds is not None and (
         not isinstance(max_rounds, int | np.integer)
         or isinstance(max_rounds, bool)

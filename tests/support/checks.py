@@ -3,9 +3,11 @@ how a result is compared with the model, and how an operation is called with wri
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 
 import hyblas as hb
@@ -97,3 +99,38 @@ def run_op(fn: Any, ctl: S.WriteControls, backend: str, *args: Any, **kwargs: An
 def semiring_and_dtype(draw: Any) -> tuple[Any, np.dtype]:
     sr = hb.semiring[draw(st.sampled_from(SEMIRINGS))]
     return sr, draw(st.sampled_from(served(sr)))
+
+
+# --- bad input: the named error, and nothing the caller passed in changed ------------------
+
+
+def snapshot(obj: Any) -> Any:
+    """What must not change in ``obj``: a container's entries (bytes, so NaN equals NaN),
+    dtype and shape; a mask's parent and kind; an array's bytes; anything else its repr."""
+    if isinstance(obj, hb.Vector | hb.Matrix):
+        arrays = obj.to_coo()
+        return (type(obj).__name__, obj.shape, str(obj.dtype), *(a.tobytes() for a in arrays))
+    if isinstance(obj, hb.ops.Mask):
+        return ("mask", obj.structural, obj.complement, snapshot(obj.parent))
+    if isinstance(obj, np.ndarray):
+        return ("array", obj.shape, str(obj.dtype), obj.tobytes())
+    if isinstance(obj, list | tuple):
+        return tuple(snapshot(o) for o in obj)
+    return (type(obj).__name__, repr(obj))  # a scalar (NaN equals NaN), an operator...
+
+
+def raises_unchanged(
+    exc: type[BaseException] | tuple[type[BaseException], ...],
+    match: str | None,
+    fn: Callable[[], Any],
+    *objects: Any,
+) -> pytest.ExceptionInfo:
+    """``fn()`` raises ``exc`` (its message matching ``match``) and every one of ``objects``
+    (the call's inputs, its ``out``) is as it was before."""
+    before = [snapshot(o) for o in objects]
+    with pytest.raises(exc, match=match) as info:
+        fn()
+    after = [snapshot(o) for o in objects]
+    for i, (was, now) in enumerate(zip(before, after)):
+        assert was == now, f"argument {i} changed by a call that raised {info.type.__name__}"
+    return info
