@@ -7,6 +7,7 @@ import numpy as np
 from .. import binary as _binary
 from .. import ops
 from .. import semiring as _semiring
+from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..traversal import propagate
@@ -15,6 +16,7 @@ from ._checks import flag, square_matrix, vertex
 __all__ = ["bfs"]
 
 
+@names_oom("bfs")
 def bfs(
     A: Matrix,  # noqa: N803 - math spelling
     source: int,

@@ -12,6 +12,7 @@ from .. import monoid as _monoid
 from .. import ops
 from .. import semiring as _semiring
 from .. import unary as _unary
+from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..dtypes import short_repr
@@ -121,6 +122,7 @@ def sample_sources(n: int, k: int, seed: int | np.random.Generator | None = 0) -
     return np.sort(rng.choice(n, size=k, replace=False)).astype(np.int64)
 
 
+@names_oom("betweenness_centrality")
 def betweenness_centrality(
     A: Matrix,  # noqa: N803 - math spelling
     *,

@@ -10,6 +10,7 @@ from .. import binary as _binary
 from .. import ops
 from .. import semiring as _semiring
 from .. import unary as _unary
+from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..dtypes import short_repr
@@ -21,6 +22,7 @@ from .bfs import bfs
 __all__ = ["connected_components"]
 
 
+@names_oom("connected_components")
 def connected_components(
     A: Matrix,  # noqa: N803 - math spelling
     *,

@@ -9,6 +9,7 @@ import numpy as np
 from .. import binary as _binary
 from .. import ops
 from .. import semiring as _semiring
+from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ._checks import square_matrix, vertices
 from .reporting import check_progress, progress_bar
@@ -16,6 +17,7 @@ from .reporting import check_progress, progress_bar
 __all__ = ["multi_source_bfs"]
 
 
+@names_oom("multi_source_bfs")
 def multi_source_bfs(
     A: Matrix,  # noqa: N803 - math spelling
     sources: Any,

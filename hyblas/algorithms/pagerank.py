@@ -12,6 +12,7 @@ from .. import monoid as _monoid
 from .. import ops
 from .. import semiring as _semiring
 from .. import unary as _unary
+from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..dtypes import short_repr
@@ -24,6 +25,7 @@ __all__ = ["pagerank"]
 VARIANTS = ("power", "data")
 
 
+@names_oom("pagerank")
 def pagerank(
     A: Matrix,  # noqa: N803 - math spelling
     damping: float = 0.85,

@@ -13,6 +13,7 @@ from .. import monoid as _monoid
 from .. import ops
 from .. import semiring as _semiring
 from .. import unary as _unary
+from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..dtypes import short_repr
@@ -24,6 +25,7 @@ from .reporting import check_progress, progress_bar
 __all__ = ["sssp"]
 
 
+@names_oom("sssp")
 def sssp(
     A: Matrix,  # noqa: N803 - math spelling
     source: int,

@@ -7,6 +7,7 @@ import numpy as np
 from .. import monoid as _monoid
 from .. import ops
 from .. import semiring as _semiring
+from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..errors import InvalidValue
 from ._checks import mirrored_entries, square_matrix
@@ -14,6 +15,7 @@ from ._checks import mirrored_entries, square_matrix
 __all__ = ["triangle_count"]
 
 
+@names_oom("triangle_count")
 def triangle_count(
     A: Matrix,  # noqa: N803 - math spelling
     *,

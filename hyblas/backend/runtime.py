@@ -13,12 +13,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..errors import BackendError, OutOfMemory
 from .selection import cupy_module, synchronize, xp_for
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = [
     "compile_module",
@@ -38,6 +40,8 @@ __all__ = [
     "record_event",
     "elapsed_ms",
     "profiled",
+    "names_oom",
+    "out_of_memory",
     "translate_oom",
     "gpu_memory_pool_bytes",
     "free_gpu_memory_pool",
@@ -473,18 +477,49 @@ class translate_oom:  # noqa: N801 - used as a function: ``with translate_oom(".
         return None
 
     def __exit__(self, kind: Any, exc: Any, traceback: Any) -> bool:
-        if exc is None or isinstance(exc, OutOfMemory):  # none, or translated by an inner block
+        if exc is None:
             return False
-        if kind.__name__ == "OutOfMemoryError":  # CuPy's (a MemoryError too)
-            free, _total = xp_for("cuda").cuda.runtime.memGetInfo()
-            raise OutOfMemory(getattr(exc, "_size", None), free, self.what) from exc
-        if isinstance(exc, MemoryError):  # NumPy's _ArrayMemoryError knows the bytes
-            raise OutOfMemory(getattr(exc, "_total_size", None), _host_free(), self.what) from exc
-        if kind is ValueError and str(exc).startswith(_TOO_BIG):
-            raise OutOfMemory(
-                None, _host_free(), f"{self.what} (an array of more than 2**63 bytes)"
-            ) from exc
-        return False
+        translated = out_of_memory(exc, self.what)
+        if translated is None:
+            return False
+        raise translated from exc
+
+
+def out_of_memory(exc: BaseException, what: str) -> OutOfMemory | None:
+    """``exc`` as an :class:`~hyblas.errors.OutOfMemory` naming ``what``, where it is an
+    allocation that failed (see :class:`translate_oom`); None otherwise (an OutOfMemory that
+    an inner block raised included: it names what it was building already)."""
+    if isinstance(exc, OutOfMemory):
+        return None
+    if type(exc).__name__ == "OutOfMemoryError":  # CuPy's (a MemoryError too)
+        free, _total = xp_for("cuda").cuda.runtime.memGetInfo()
+        return OutOfMemory(getattr(exc, "_size", None), free, what)
+    if isinstance(exc, MemoryError):  # NumPy's _ArrayMemoryError knows the bytes
+        return OutOfMemory(getattr(exc, "_total_size", None), _host_free(), what)
+    if type(exc) is ValueError and str(exc).startswith(_TOO_BIG):
+        return OutOfMemory(None, _host_free(), f"{what} (an array of more than 2**63 bytes)")
+    return None
+
+
+def names_oom(what: str) -> Callable[[_F], _F]:
+    """Decorate a public entry point: an allocation that fails anywhere inside it, and that no
+    inner :class:`translate_oom` block named, raises :class:`~hyblas.errors.OutOfMemory` naming
+    ``what`` (a ``try`` costs no host time until something is raised)."""
+
+    def decorate(function: _F) -> _F:
+        @functools.wraps(function)
+        def named(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return function(*args, **kwargs)
+            except (MemoryError, ValueError) as exc:
+                translated = out_of_memory(exc, what)
+                if translated is None:
+                    raise
+                raise translated from exc
+
+        return named  # type: ignore[return-value]
+
+    return decorate
 
 
 _TOO_BIG = ("array is too big", "Maximum allowed size exceeded", "Maximum allowed dimension")

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..device import arrays as _prim
@@ -81,6 +82,7 @@ def _ewise_bitmaps(
     return xp.where(xpres & ypres, both, single), xpres | ypres
 
 
+@names_oom("ewise_add")
 def ewise_add(
     x: Any,
     y: Any,
@@ -105,6 +107,7 @@ def ewise_add(
     return _ewise("ewise_add", x, y, op, mask, accum, replace, out, _red.ewise_union)
 
 
+@names_oom("ewise_mult")
 def ewise_mult(
     x: Any,
     y: Any,
@@ -120,6 +123,7 @@ def ewise_mult(
     return _ewise("ewise_mult", x, y, op, mask, accum, replace, out, _red.ewise_intersection)
 
 
+@names_oom("inner")
 def inner(u: Vector, v: Vector, semiring: Semiring | str) -> Any:
     """The inner product ``⊕_i u_i ⊗ v_i`` over the positions where both have an entry, as one
     NumPy scalar (python-graphblas's ``Vector.inner``); the add monoid's identity where the

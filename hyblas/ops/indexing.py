@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import SPARSE_BELOW, Vector
 from ..device import arrays as _prim
@@ -41,6 +42,7 @@ def _submatrix_keys(A: Matrix, rows: Any, cols: Any) -> tuple[Any, Any, Any]:  #
     return slot_r[which], slot_c, A.values[pos[which]]
 
 
+@names_oom("extract")
 def extract(
     x: Any,
     *indices: Any,
@@ -99,6 +101,7 @@ def _unique_or_raise(xp: Any, idx: Any, argument: str) -> None:
         raise InvalidValue(f"assign: {argument} holds repeated indices")
 
 
+@names_oom("assign")
 def assign(
     out: Any, value: Any, *indices: Any, mask: Any = None, accum: Any = None, replace: bool = False
 ) -> Any:
@@ -297,6 +300,7 @@ def _assign_matrix(
     return write_matrix(spec, z_keys, z_values, out.shape)
 
 
+@names_oom("transpose")
 def transpose(
     A: Matrix,
     *,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..errors import DimensionMismatch
@@ -16,6 +17,7 @@ from .spec import output_spec
 __all__ = ["mxv", "vxm", "mxm"]
 
 
+@names_oom("mxv")
 def mxv(
     A: Matrix,  # noqa: N803 - GraphBLAS / math spelling
     u: Vector,
@@ -84,6 +86,7 @@ def mxv(
     return run_product(Product("mxv", A, u, sr), spec, executor)
 
 
+@names_oom("vxm")
 def vxm(
     u: Vector,
     A: Matrix,  # noqa: N803
@@ -117,6 +120,7 @@ def vxm(
     return run_product(Product("vxm", A.T, u, sr), spec, executor)
 
 
+@names_oom("mxm")
 def mxm(
     A: Matrix,  # noqa: N803
     B: Matrix,  # noqa: N803

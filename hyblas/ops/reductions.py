@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backend import names_oom
 from ..containers.derived import heavy_rows, iso_value
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
@@ -16,6 +17,7 @@ from .spec import output_spec
 __all__ = ["reduce_rows", "reduce_columns", "reduce_scalar"]
 
 
+@names_oom("reduce_rows")
 def reduce_rows(
     A: Matrix,
     monoid: Monoid | str,
@@ -45,6 +47,7 @@ def reduce_rows(
     return write_vector(spec, values, present)
 
 
+@names_oom("reduce_columns")
 def reduce_columns(
     A: Matrix,
     monoid: Monoid | str,
@@ -59,6 +62,7 @@ def reduce_columns(
     return reduce_rows(A.T, monoid, mask=mask, accum=accum, replace=replace, out=out)
 
 
+@names_oom("reduce_scalar")
 def reduce_scalar(x: Any, monoid: Monoid | str) -> Any:
     """Every entry of a Vector or Matrix reduced to one NumPy scalar.
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..device import arrays as _prim
@@ -57,6 +58,7 @@ def _quiet(placeholders: bool) -> Any:
     return _prim.quiet_placeholders() if placeholders else contextlib.nullcontext()
 
 
+@names_oom("apply")
 def apply(
     x: Any,
     op: UnaryOp | BinaryOp | str,
@@ -124,6 +126,7 @@ def apply(
     return _rebuild(x, None, result, spec)
 
 
+@names_oom("select")
 def select(
     x: Any,
     op: IndexUnaryOp | str,

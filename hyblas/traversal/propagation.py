@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import SPARSE_BELOW, Vector
 from ..device import arrays as primitives
@@ -47,6 +48,7 @@ __all__ = ["propagate", "frontier_facts", "EXECUTORS"]
 EXECUTORS = ("auto", "loop", *registry.names())
 
 
+@names_oom("propagate")
 def propagate(
     state: Vector,
     frontier: Vector,

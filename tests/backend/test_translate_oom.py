@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hyblas.backend import translate_oom
+from hyblas.backend import names_oom, translate_oom
 from hyblas.errors import HyblasError, OutOfMemory
 
 HUGE = 2**40  # 8 TiB of int64: NumPy refuses it at once
@@ -45,3 +45,54 @@ def test_the_message_without_known_sizes() -> None:
         str(OutOfMemory(3 * 2**20, 2**30, "x"))
         == "out of memory while x, asked for 3.0 MiB, 1.0 GiB free"
     )
+
+
+def test_names_oom_names_the_entry_point_unless_an_inner_block_did() -> None:
+    @names_oom("a probe entry point")
+    def allocate(inner: bool) -> None:
+        if inner:
+            with translate_oom("its inner array"):
+                np.zeros(HUGE, dtype=np.int64)
+        np.zeros(HUGE, dtype=np.int64)
+
+    with pytest.raises(OutOfMemory, match="while a probe entry point"):
+        allocate(False)
+    with pytest.raises(OutOfMemory, match="while its inner array"):
+        allocate(True)
+
+    @names_oom("a probe entry point")
+    def refuse(value: int) -> int:
+        if value < 0:
+            raise ValueError("other errors pass through")
+        return value
+
+    with pytest.raises(ValueError, match="other errors"):
+        refuse(-1)
+    assert refuse(3) == 3 and refuse.__name__ == "refuse"
+
+
+def test_an_operation_that_runs_out_of_memory_names_itself_and_leaves_out_unchanged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The host's allocation failing in the middle of an operation (here: where the result is
+    written) raises OutOfMemory naming the operation; the inputs and ``out`` stay as they were,
+    and the next call succeeds."""
+    import hyblas as hb  # noqa: PLC0415 - the backend tests import the package lazily elsewhere too
+    from hyblas.ops import transform  # noqa: PLC0415
+
+    u = hb.Vector.from_coo([0, 2, 5], [1.0, -2.0, 3.0], size=8)
+    out = hb.Vector.from_coo([1, 2], [7.0, 7.0], size=8)
+    before = [a.copy() for a in (*u.to_coo(), *out.to_coo())]
+
+    def no_memory(*args: object, **kwargs: object) -> None:
+        raise MemoryError("no memory left")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(transform, "write_vector", no_memory)
+        patch.setattr(transform, "new_sparse_vector", no_memory)
+        with pytest.raises(OutOfMemory, match="while apply"):
+            hb.ops.apply(u, "abs", out=out, accum=hb.binary.plus)
+    after = [*u.to_coo(), *out.to_coo()]
+    assert all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
+    hb.ops.apply(u, "abs", out=out, accum=hb.binary.plus)
+    assert out.to_dense(fill_value=0).tolist() == [1.0, 7.0, 9.0, 0.0, 0.0, 3.0, 0.0, 0.0]
