@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..backend import backend_of, xp_for
+
 __all__ = ["OrderedExtremum", "ordered_min", "ordered_max", "MIN_CUDA", "MAX_CUDA"]
 
 # x, y of any type (bool, ints, floats, half); the sign bit settles a tie only between zeros
@@ -41,9 +43,14 @@ class OrderedExtremum:
         result = self.ufunc(x, y)
         if np.dtype(result.dtype).kind != "f":
             return result
-        zeros_tie = (x == y) & (result == 0)
-        winner = np.where(np.signbit(x) == self.negative_zero_wins, x, y)
-        settled = np.where(zeros_tie, winner, result).astype(result.dtype, copy=False)
+        on_host = isinstance(result, np.ndarray | np.generic)
+        xp = np if on_host else xp_for(backend_of(result))
+        x, y = xp.asarray(x), xp.asarray(y)  # a scalar beside a device array: one module
+        # where both operands are zeros, the result is -0.0 if either (min) / both (max) are
+        either_or_both = xp.logical_or if self.negative_zero_wins else xp.logical_and
+        negative = either_or_both(xp.signbit(x), xp.signbit(y))
+        flip = (x == y) & (result == 0) & (xp.signbit(result) != negative)
+        settled = xp.where(flip, -result, result)
         if isinstance(result, np.generic):
             return result.dtype.type(settled)
         return settled
