@@ -373,6 +373,30 @@ def test_product_arguments_of_the_wrong_kind(
     raises_unchanged(exc, match, lambda: hb.ops.mxv(A, u, **call), A, u, out)
 
 
+# --- index arguments ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("index", "exc", "match"),
+    [
+        (slice(0, 4, 0), InvalidValue, "a slice's step cannot be 0"),
+        (slice(None, None, 0), InvalidValue, "a slice's step cannot be 0"),
+        (slice("a", 3), InvalidObject, "must be integers or None"),
+        (slice(0, 3, 1.5), InvalidObject, "must be integers or None"),
+    ],
+    ids=repr,
+)
+def test_bad_slices(backend: str, kind: str, index: slice, exc: type, match: str) -> None:
+    """extract and assign with a slice of step 0, or of bounds that are not integers."""
+    x = _containers(backend)[kind]
+    indices = (index,) if isinstance(x, hb.Vector) else (index, slice(None))
+    out = hb.Vector.new(x.dtype, 4, backend=backend) if isinstance(x, hb.Vector) else None
+    raises_unchanged(exc, match, lambda: hb.ops.extract(x, *indices, out=out), x, out)
+    raises_unchanged(exc, match, lambda: hb.ops.assign(x, 1, *indices), x)
+    raises_unchanged(exc, match, lambda: hb.ops.assign(x, 1, *indices[::-1]), x)
+    assert hb.ops.extract(x, *(slice(None, None, -1),) * len(indices)).nnz == x.nnz
+
+
 # --- shapes and dtypes -----------------------------------------------------------------------
 
 
