@@ -134,6 +134,32 @@ def _check_result(op: Operator, result: Any, like: Any) -> Any:
     return result
 
 
+def dtype_argument(op: Operator, dtype: Any) -> np.dtype:
+    """``dtype`` (a dtype, a type or a name) as the hyblas dtype it names; DomainMismatch
+    naming ``op`` for anything else (a name NumPy does not know, a string or complex type)."""
+    try:
+        if dtype in ALL_TYPES:  # a hyblas np.dtype already: no conversion
+            return dtype
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):  # unhashable, or not a dtype
+        dt = None
+    if dt not in ALL_TYPES:
+        names = ", ".join(d.name for d in _dt.DTYPES)
+        raise DomainMismatch(
+            f"{op!r}: {_dt.short_repr(dtype)} is not a dtype hyblas stores ({names})"
+        )
+    return dt
+
+
+def _same_number(held: np.generic, value: Any) -> bool:
+    """Whether ``held`` is the number ``value`` (compared as Python numbers: exactly; NaN is
+    NaN)."""
+    number = held.item()
+    if not isinstance(value, bool | int | float):
+        value = value.item()  # a NumPy scalar or a 0-d array
+    return number == value or (number != number and value != value)
+
+
 class Operator:
     """What every operator shares: a name, the input types it serves, an optional fixed type."""
 
@@ -181,8 +207,21 @@ class Operator:
         return typed
 
     def input_type(self, *operand_dtypes: np.dtype) -> np.dtype:
-        """The type operands are cast to before this operator runs."""
-        dt = self.dtype if self.dtype is not None else _dt.unify(*operand_dtypes)
+        """The type operands are cast to before this operator runs.
+
+        Raises
+        ------
+        DomainMismatch
+            If an operand's dtype is not one hyblas stores, or the operator does not serve the
+            type they unify to.
+        """
+        if self.dtype is not None:
+            dt = self.dtype
+        else:
+            try:
+                dt = _dt.unify(*operand_dtypes)
+            except DomainMismatch as exc:
+                raise DomainMismatch(f"{self!r}: {exc}") from None
         if dt not in self.types:
             served = ", ".join(sorted(t.name for t in self.types))
             raise DomainMismatch(
@@ -238,15 +277,18 @@ class UnaryOp(Operator):
 
     def output_type(self, input_type: np.dtype) -> np.dtype:
         """The result dtype for inputs of ``input_type``."""
-        return _output_type(self.output, input_type)
+        return _output_type(self, self.output, input_type)
 
     def __call__(self, x: Any) -> Any:
         return self.numpy(x)
 
 
-def _output_type(rule: str | Any, input_type: np.dtype) -> np.dtype:
+def _output_type(op: Operator, rule: str | Any, input_type: np.dtype) -> np.dtype:
+    """The result dtype by ``rule`` for inputs of ``input_type`` (DomainMismatch if that is no
+    hyblas dtype)."""
+    input_type = dtype_argument(op, input_type)
     if rule == "same":
-        return np.dtype(input_type)
+        return input_type
     if rule == "bool":
         return BOOL
     return rule
@@ -323,7 +365,7 @@ class BinaryOp(Operator):
 
     def output_type(self, input_type: np.dtype) -> np.dtype:
         """The result dtype for operands of ``input_type``."""
-        return _output_type(self.output, input_type)
+        return _output_type(self, self.output, input_type)
 
     def __call__(self, x: Any, y: Any) -> Any:
         return self.numpy(x, y)
@@ -372,6 +414,7 @@ class IndexUnaryOp(Operator):
 
 
 IdentityRule = Callable[[np.dtype], Any] | Any
+_UNKNOWN = object()  # not yet looked up
 ATOMICS = ("add", "min", "max", "or", "and", "xor")
 
 
@@ -422,6 +465,7 @@ class Monoid(Operator):
         self.binaryop = binaryop
         self._identity = identity
         self._terminal = terminal
+        self._held: dict[tuple[str, np.dtype], Any] = {}  # (role, dtype) -> checked value
         self.atomic = atomic
         self.cast_inputs_to = binaryop.cast_inputs_to
 
@@ -431,29 +475,56 @@ class Monoid(Operator):
         return super().input_type(*operand_dtypes)
 
     def identity(self, dtype: Any) -> Any:
-        """The identity as a NumPy scalar of ``dtype``; DomainMismatch if ``dtype`` cannot
-        hold it (a user's ``-inf`` in an integer type)."""
-        dt = np.dtype(dtype)
-        value = self._identity(dt) if callable(self._identity) else self._identity
-        return self._as(value, dt, "identity")
+        """The identity as a NumPy scalar of ``dtype``.
+
+        Raises
+        ------
+        DomainMismatch
+            If ``dtype`` is not a dtype hyblas stores, the monoid does not serve it, or it
+            cannot hold the identity exactly (a user's ``-inf`` or ``1.5`` in an integer type,
+            ``0.5`` in bool, ``1e39`` in float32): then the monoid does not serve that dtype.
+        """
+        return self._value("identity", self._identity, dtype)
 
     def terminal(self, dtype: Any) -> Any | None:
-        """The terminal value as a NumPy scalar of ``dtype``, or None when there is none."""
-        dt = np.dtype(dtype)
-        value = self._terminal(dt) if callable(self._terminal) else self._terminal
-        return None if value is None else self._as(value, dt, "terminal")
+        """The terminal value as a NumPy scalar of ``dtype``, or None when there is none.
 
-    def _as(self, value: Any, dt: np.dtype, role: str) -> Any:
+        Raises
+        ------
+        DomainMismatch
+            As :meth:`identity`, for the terminal value.
+        """
+        return self._value("terminal", self._terminal, dtype)
+
+    def _value(self, role: str, rule: IdentityRule, dtype: Any) -> Any:
+        """The identity or terminal (``role``) of ``dtype``: checked once per dtype, then
+        remembered (shared with the typed monoids)."""
+        dt = dtype_argument(self, dtype)
+        found = self._held.get((role, dt), _UNKNOWN)
+        if found is not _UNKNOWN:
+            return found
+        if dt not in self.types:
+            served = ", ".join(sorted(t.name for t in self.types))
+            raise UnservedType(f"monoid {self.name!r} does not serve dtype {dt.name} ({served})")
+        value = rule(dt) if callable(rule) else rule
+        held = None if value is None else self._hold(value, dt, role)
+        self._held[(role, dt)] = held
+        return held
+
+    def _hold(self, value: Any, dt: np.dtype, role: str) -> Any:
+        """``value`` as a NumPy scalar of ``dt``; DomainMismatch unless ``dt`` holds it
+        exactly."""
+        argument = f"monoid {self.name!r}: {role}"
         try:
-            return dt.type(value)  # the built-ins' values always fit: no check on their path
-        except (TypeError, ValueError, OverflowError):
-            try:
-                _dt.scalar(value, dt, argument=f"monoid {self.name!r}: {role}")  # says why
-            except InvalidValue as exc:  # a value dt cannot hold: the monoid does not serve dt
-                raise DomainMismatch(
-                    f"monoid {self.name!r} does not serve {dt.name}: {exc}"
-                ) from exc
-            raise
+            held = _dt.scalar(value, dt, argument=argument)  # says why a value does not fit
+        except InvalidValue as exc:  # a value dt cannot hold: the monoid does not serve dt
+            raise DomainMismatch(f"monoid {self.name!r} does not serve {dt.name}: {exc}") from exc
+        if not _same_number(held, value):  # rounded, truncated or made a bool
+            raise DomainMismatch(
+                f"monoid {self.name!r} does not serve {dt.name}: {role}="
+                f"{_dt.short_repr(value)} becomes {held.item()!r} in {dt.name}"
+            )
+        return held
 
     def __call__(self, x: Any, y: Any) -> Any:
         return self.binaryop.numpy(x, y)

@@ -209,6 +209,72 @@ def test_typed_lookup_of_an_unserved_dtype() -> None:
         hb.monoid.plus[np.complex64]
 
 
+NOT_HYBLAS_DTYPES = ["x", "U5", np.complex128, object, 3, [1]]
+
+
+@pytest.mark.parametrize("dtype", NOT_HYBLAS_DTYPES, ids=repr)
+def test_operator_methods_taking_a_dtype(dtype: Any) -> None:
+    """identity / terminal / input_type / output_type with something that is no hyblas dtype:
+    DomainMismatch naming the operator, as ``op[dtype]``."""
+    plus = hb.monoid.plus
+    for method in (plus.identity, plus.terminal, hb.monoid.min.terminal):
+        raises_unchanged(DomainMismatch, "is not a dtype hyblas stores", partial(method, dtype))
+    for op in (hb.unary.abs, hb.binary.plus, hb.binary.eq, hb.semiring.min_plus):
+        raises_unchanged(DomainMismatch, r"\.(abs|plus|eq): ", partial(op.output_type, dtype))
+    if dtype != 3:  # operand dtypes unify as NumPy's result_type does: 3 stands for int64
+        for operands in ((dtype,), (np.int8, dtype)):
+            call = partial(hb.binary.plus.input_type, *operands)
+            raises_unchanged(DomainMismatch, "binary.plus: an operand", call)
+    with pytest.raises(InvalidValue, match="at least one dtype"):
+        hb.binary.plus.input_type()
+    # dtypes as names and types still work
+    assert plus.identity("int8").dtype == np.int8 and plus.identity(np.float32).dtype == np.float32
+    assert hb.binary.plus.input_type(np.int64, np.uint64) == np.float64
+
+
+def test_monoid_values_of_an_unserved_dtype() -> None:
+    for method in (hb.monoid.band.identity, hb.monoid.bor.terminal):
+        raises_unchanged(DomainMismatch, "does not serve dtype float64", partial(method, float))
+
+
+@pytest.mark.parametrize(
+    ("value", "dtype", "becomes"),
+    [
+        (1.5, np.int64, "becomes 1 in int64"),
+        (0.5, bool, "becomes True in bool"),
+        (2, bool, "becomes True in bool"),
+        (1e39, np.float32, "does not fit float32"),
+        (0.1, np.float32, "becomes 0.10000000149011612 in float32"),
+        (-1, np.uint8, "does not fit uint8"),
+        (300, np.int8, "does not fit int8"),
+        (2**63 - 1, np.float64, "becomes 9.223372036854776e\\+18 in float64"),
+        (-np.inf, np.int32, "has no int32 value"),
+    ],
+)
+def test_monoid_value_a_dtype_cannot_hold_exactly(value: Any, dtype: Any, becomes: str) -> None:
+    """A monoid whose identity or terminal a dtype cannot hold exactly does not serve it."""
+    name = f"test_bad_exact_{abs(hash((value, np.dtype(dtype).name)))}"
+    identity = _once(hb.monoid, name, "plus", value)
+    terminal = _once(hb.monoid, name + "_t", "plus", 0, value)
+    match = f"monoid '{name}(_t)?' does not serve {np.dtype(dtype).name}: .*{becomes}"
+    raises_unchanged(DomainMismatch, match, partial(identity.identity, dtype))
+    raises_unchanged(DomainMismatch, match, partial(terminal.terminal, dtype))
+    empty = hb.Vector.new(dtype, 3)
+    raises_unchanged(DomainMismatch, match, partial(hb.ops.reduce_scalar, empty, identity), empty)
+    if dtype is not np.float64:  # a dtype that holds it exactly takes it
+        assert identity.identity(np.float64) == value
+
+
+def test_monoid_values_held_exactly_pass() -> None:
+    """NaN is held as NaN; a whole float in an integer type, an int in bool as 0 / 1."""
+    fmax = _once(hb.binary, "test_bad_fmax", "fmax(x, y)", np.fmax)
+    nan = _once(hb.monoid, "test_bad_nan_identity", fmax, np.nan)
+    assert np.isnan(nan.identity(np.float32))
+    whole = _once(hb.monoid, "test_bad_whole_identity", "plus", 2.0, 1)
+    assert whole.identity(np.int8) == 2 and whole.terminal(bool) is np.True_
+    assert hb.monoid.max.identity(np.int64) == np.iinfo(np.int64).min
+
+
 # --- user-defined operators whose NumPy function misbehaves ---------------------------------
 
 
