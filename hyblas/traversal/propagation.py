@@ -132,7 +132,8 @@ def propagate(
         If ``state``'s dtype cannot hold the rounds' values.
     InvalidValue
         For an unknown executor, a negative ``max_rounds``, an add monoid that does not end
-        the rounds with ``levels=False``, or a ``delta`` that does not fit the rounds.
+        the rounds with ``levels=False``, a ``delta`` that does not fit the rounds, or
+        ``state`` and ``frontier`` being one Vector.
     """
     sr = checks.operator(semiring, (Semiring,), "semiring")
     _check(state, frontier, A, sr, levels, max_rounds, executor, on_rounds)
@@ -252,6 +253,12 @@ def _check(
     checks.container(state, (Vector,), "state")
     checks.container(frontier, (Vector,), "frontier")
     checks.container(A, (Matrix,), "A")
+    if state is frontier:  # both are written at the end: one would lose the other
+        raise InvalidValue(
+            "propagate: state and frontier are the same Vector; both are updated in place "
+            "(the frontier to the rounds' last), so give the frontier as a copy "
+            "(frontier=state.dup())"
+        )
     if A.nrows != A.ncols:
         raise DimensionMismatch(f"propagate: A must be square, got {A.nrows}x{A.ncols}")
     for name, vector in (("state", state), ("frontier", frontier)):

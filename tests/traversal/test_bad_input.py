@@ -85,3 +85,22 @@ def test_buckets_of_every_width() -> None:
         Buckets.for_rounds(1e-50, sr, np.float32)
     with pytest.raises(InvalidValue, match="min monoid"):
         Buckets.for_rounds(1, hb.semiring.plus_times, np.int64)
+
+
+@pytest.mark.parametrize("levels", [False, True])
+@pytest.mark.parametrize("executor", ["auto", "loop", "reference", "sparse"])
+def test_propagate_state_that_is_the_frontier(backend: str, levels: bool, executor: str) -> None:
+    """Both are written at the end (the frontier emptied): one object cannot be both."""
+    state, _, A = _rounds(backend)  # noqa: N806
+    semiring = "any_pair" if levels else "min_plus"
+    raises_unchanged(
+        InvalidValue,
+        "state and frontier are the same Vector",
+        partial(hb.ops.propagate, state, state, A, semiring, levels=levels, executor=executor),
+        state,
+        A,
+    )
+    frontier = state.dup()  # what the message asks for
+    hb.ops.propagate(state, frontier, A, semiring, levels=levels, executor=executor)
+    assert state.to_coo()[1].tolist() == ([0, 1, 2, 1] if levels else [0, 1, 3, 6])
+    assert frontier.nnz == 0
