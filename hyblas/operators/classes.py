@@ -13,9 +13,12 @@ the operands (see :func:`hyblas.dtypes.unify`).
 A user's NumPy function is checked where it is called, in one place: the operator holds it
 wrapped (:func:`_checked_function`), so that a result that is not an array of the operands'
 shape, or an exception the function raises, becomes an ``InvalidObject`` naming the operator
-wherever the operator runs (apply, the element-wise operations, select, the products'
-emulations, reductions). The built-in operators' functions (NumPy ufuncs and the catalogue's
-own) are called as they are.
+wherever the operator runs (apply, the element-wise operations, select, accumulators, the
+products' emulations, reductions). The wrapper hands it its operands as read-only views
+(copies on the GPU, where arrays have no read-only flag): they may be a container's own
+storage, which a function writing into its operands (``np.add(x, y, out=x)``) would change.
+The built-in operators' functions (NumPy ufuncs, the catalogue's own and the ordered min /
+max) are trusted and called as they are, on the arrays themselves.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..backend import is_cuda_array
 from ..errors import DomainMismatch, HyblasError, InvalidObject, InvalidValue
 from .registry import lookup
 
@@ -89,7 +93,7 @@ def _checked_function(op: Operator, function: Any) -> Any:
 
     def checked(*operands: Any) -> Any:
         try:
-            result = function(*operands)
+            result = function(*map(_read_only, operands))
         except (HyblasError, MemoryError):
             raise
         except Exception as exc:  # a user's function failed: name the operator
@@ -101,6 +105,19 @@ def _checked_function(op: Operator, function: Any) -> Any:
     checked.__wrapped__ = function
     checked.__name__ = getattr(function, "__name__", "numpy")
     return checked
+
+
+def _read_only(operand: Any) -> Any:
+    """An operand as a user's function gets it: a NumPy array as a read-only view (a write
+    into it raises, and the wrapper names the operator), a CuPy array (which has no read-only
+    flag) as a copy, so that no container's storage can be written; a scalar as it is."""
+    if isinstance(operand, np.ndarray):
+        view = operand.view()
+        view.flags.writeable = False
+        return view
+    if is_cuda_array(operand):
+        return operand.copy()
+    return operand
 
 
 def _check_result(op: Operator, result: Any, like: Any) -> Any:

@@ -14,7 +14,7 @@ import pytest
 import hyblas as hb
 from hyblas.errors import DomainMismatch, HyblasError, InvalidObject, InvalidValue
 from hyblas.operators import BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp, lookup, register
-from tests.support.checks import raises_unchanged
+from tests.support.checks import raises_unchanged, snapshot
 
 KINDS = ["semiring", "monoid", "binary", "unary", "indexunary"]
 
@@ -417,6 +417,83 @@ def test_a_failing_user_function_is_chained(backend: str, bad_ops: dict) -> None
     with pytest.raises(InvalidObject) as info:
         hb.ops.ewise_mult(u, u, bad_ops["raises"])
     assert isinstance(info.value.__cause__, AttributeError)
+
+
+@pytest.fixture(scope="module")
+def writing_ops() -> dict[str, Any]:
+    """User operators whose functions write into their operands."""
+
+    inplace = _once(hb.binary, "test_bad_inplace", "(x)", lambda x, y: np.add(x, y, out=x))
+    return {
+        "binary": inplace,
+        "second": _once(hb.binary, "test_bad_inplace_y", "(y)", lambda x, y: np.add(y, x, out=y)),
+        "unary": _once(hb.unary, "test_bad_inplace_u", "(x)", lambda x: np.negative(x, out=x)),
+        "select": _once(
+            hb.indexunary, "test_bad_inplace_s", lambda v, i, j, k: np.add(i, 1, out=i) > 0
+        ),
+        "monoid": _once(hb.monoid, "test_bad_inplace_m", inplace, 0),
+        "semiring": _once(hb.semiring, "test_bad_inplace_sr", "plus", inplace),
+        "add_semiring": _once(hb.semiring, "test_bad_inplace_add", "test_bad_inplace_m", "times"),
+    }
+
+
+def _writes_nothing(backend: str, call: Callable[[], Any], *objects: Any) -> None:
+    """On the CPU the operator gets read-only views: its write raises, named; on the GPU
+    (CuPy arrays have no read-only flag) it gets copies: the call runs. Either way nothing the
+    caller passed in changes."""
+    if backend == "cpu":
+        raises_unchanged(InvalidObject, "test_bad_inplace.*read-only", call, *objects)
+        return
+    before = [snapshot(o) for o in objects]
+    call()
+    assert [snapshot(o) for o in objects] == before
+
+
+def test_user_functions_cannot_write_their_operands(backend: str, writing_ops: dict) -> None:
+    """apply, the element-wise operations, select (its indices too), accumulators, dup_op,
+    reductions, and the products' CPU emulations on every executor (the GPU runs the
+    operators' CUDA expressions there)."""
+    o = _operands(backend)
+    u, bitmap, A, out = o["u"], o["bitmap"], o["A"], o["out"]  # noqa: N806
+    ops = writing_ops
+    calls = [
+        lambda: hb.ops.apply(u, ops["binary"], right=1, out=out),
+        lambda: hb.ops.apply(bitmap, ops["binary"], left=1),
+        lambda: hb.ops.apply(A, ops["second"], left=1),
+        lambda: hb.ops.apply(u, ops["unary"]),
+        lambda: hb.ops.apply(bitmap, ops["unary"], out=out),
+        lambda: hb.ops.apply(A, ops["unary"]),
+        lambda: hb.ops.ewise_add(u, out, ops["binary"]),
+        lambda: hb.ops.ewise_mult(bitmap, bitmap, ops["second"]),
+        lambda: hb.ops.ewise_add(A, A, ops["binary"]),
+        lambda: hb.ops.select(u, ops["select"], 0),
+        lambda: hb.ops.select(bitmap, ops["select"], 0),
+        lambda: hb.ops.select(A, ops["select"], 0),
+        lambda: hb.ops.apply(u, "identity", accum=ops["binary"], out=out),
+        lambda: hb.ops.assign(out, u, None, accum=ops["second"]),
+        lambda: hb.ops.reduce_scalar(u, ops["monoid"]),
+        lambda: hb.ops.reduce_rows(A, ops["monoid"]),
+        lambda: hb.ops.mxm(A, A, ops["semiring"]),
+    ]
+    for call in calls:
+        _writes_nothing(backend, call, u, bitmap, A, out)
+    if backend == "cpu":
+        for executor in ("reference", "dense", "sparse", "pull"):
+            for sr in (ops["semiring"], ops["add_semiring"]):
+                call = partial(hb.ops.mxv, A, u, sr, out=out, executor=executor)
+                _writes_nothing(backend, call, u, A, out)
+    values = np.array([1, 2, 3])
+    call = partial(hb.Vector.from_coo, [0, 0, 1], values, dup_op=ops["binary"], backend=backend)
+    _writes_nothing(backend, call, values)
+
+
+def test_builtin_operators_run_on_the_arrays_themselves() -> None:
+    """No view or copy on the built-ins' path: their functions are not wrapped."""
+    for kind in ("unary", "binary", "indexunary"):
+        for name in getattr(hb, kind):
+            op = getattr(hb, kind)[name]
+            if not name.startswith("test_"):
+                assert not hasattr(op.numpy, "__wrapped__"), op
 
 
 def test_well_behaved_user_operators_are_untouched(backend: str) -> None:
