@@ -116,8 +116,9 @@ def is_bool(dtype: np.dtype) -> bool:
 def check_cast(source: np.dtype, target: np.dtype, *, argument: str = "out") -> None:
     """Raise DomainMismatch unless ``source`` values can go into ``target`` (same-kind casting).
 
-    int → float, bool → anything and narrowing within a kind are allowed; float → int and
-    numbers → bool are not (use ``apply`` with an explicit cast instead).
+    int → float, bool → anything and narrowing within a kind are allowed (the values then
+    written must fit ``target``: the operations' writers check them, InvalidValue otherwise);
+    float → int and numbers → bool are not (use ``apply`` with an explicit cast instead).
     """
     if not np.can_cast(source, target, casting="same_kind"):
         raise DomainMismatch(
