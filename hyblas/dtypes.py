@@ -78,10 +78,23 @@ def lookup(dtype: Any, *, argument: str = "dtype") -> np.dtype:
 
 
 def unify(*dtypes: np.dtype) -> np.dtype:
-    """The common dtype of operands, following NumPy promotion but never past float64."""
-    result = np.result_type(*dtypes)
-    if result not in DTYPES:  # e.g. int64 with uint64 promotes to float64 in NumPy: keep that
-        result = np.dtype("float64")
+    """The common dtype of operands, following NumPy promotion but never past float64.
+
+    Raises
+    ------
+    DomainMismatch
+        If one of ``dtypes`` is not a dtype hyblas stores.
+    """
+    try:
+        result = np.result_type(*dtypes)
+    except (TypeError, ValueError):  # not dtypes, or none
+        result = None
+    if result is None or result not in DTYPES:  # (None == np.dtype("float64"): test it first)
+        for dtype in dtypes:
+            lookup(dtype, argument="an operand's dtype")  # DomainMismatch unless a hyblas one
+        if result is None:
+            raise InvalidValue("unify takes at least one dtype")
+        result = np.dtype("float64")  # int64 with uint64 promotes to float64 in NumPy: keep it
     return result
 
 
@@ -103,8 +116,9 @@ def is_bool(dtype: np.dtype) -> bool:
 def check_cast(source: np.dtype, target: np.dtype, *, argument: str = "out") -> None:
     """Raise DomainMismatch unless ``source`` values can go into ``target`` (same-kind casting).
 
-    int → float, bool → anything and narrowing within a kind are allowed; float → int and
-    numbers → bool are not (use ``apply`` with an explicit cast instead).
+    int → float, bool → anything and narrowing within a kind are allowed (the values then
+    written must fit ``target``: the operations' writers check them, InvalidValue otherwise);
+    float → int and numbers → bool are not (use ``apply`` with an explicit cast instead).
     """
     if not np.can_cast(source, target, casting="same_kind"):
         raise DomainMismatch(

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import BackendError
+from ..dtypes import short_repr
+from ..errors import BackendError, InvalidObject
 
 __all__ = [
     "BACKENDS",
@@ -67,7 +68,15 @@ def cuda_available() -> bool:
     return cupy_module() is not None
 
 
-def _check_name(name: str) -> str:
+def _check_name(name: str, *, auto: bool = False) -> str:
+    """``name`` if it names a usable backend (or is ``'auto'``, where ``auto``)."""
+    if name.__class__ is not str:  # an array would answer `in` / `==` element-wise
+        raise InvalidObject(
+            f"a backend is named by a str, one of {BACKENDS}, got {type(name).__name__} "
+            f"{short_repr(name)}"
+        )
+    if auto and name == "auto":
+        return name
     if name not in BACKENDS:
         raise BackendError(f"backend must be one of {BACKENDS}, got {name!r}")
     if name == "cuda" and not cuda_available():
@@ -105,8 +114,10 @@ def set_backend(name: str | None) -> None:
     ------
     BackendError
         For an unknown name, or ``'cuda'`` where no GPU is usable.
+    InvalidObject
+        If ``name`` is neither a str nor None.
     """
-    _state.name = None if name in (None, "auto") else _check_name(name)
+    _state.name = None if name is None or _check_name(name, auto=True) == "auto" else name
 
 
 @contextlib.contextmanager

@@ -42,7 +42,8 @@ import numpy as np
 
 from ..containers.derived import column_counts
 from ..containers.mask import Mask
-from ..errors import InvalidValue
+from ..dtypes import short_repr
+from ..errors import InvalidObject, InvalidValue
 from ..ops.dispatch import Product
 from . import registry
 from .pull.emulation import examined_per_row, walk_rows
@@ -125,7 +126,19 @@ _policy = ["sampling"]
 
 def set_policy(name: str) -> None:
     """Choose how ``executor='auto'`` picks: ``'sampling'`` (default), ``'beamer'`` or
-    ``'density'``."""
+    ``'density'``.
+
+    Raises
+    ------
+    InvalidObject
+        If ``name`` is not a str.
+    InvalidValue
+        If it names no policy.
+    """
+    if name.__class__ is not str:  # an array would answer `in` element-wise
+        raise InvalidObject(
+            f"policy must be a str, one of {POLICIES}, got {type(name).__name__} {short_repr(name)}"
+        )
     if name not in POLICIES:
         raise InvalidValue(f"policy must be one of {POLICIES}, got {name!r}")
     _policy[0] = name

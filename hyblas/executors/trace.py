@@ -18,8 +18,11 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..backend import elapsed_ms, record_event
-from ..errors import MissingDependency
+from ..dtypes import short_repr
+from ..errors import IndexOutOfBounds, InvalidObject, InvalidValue, MissingDependency
 
 __all__ = ["Trace", "TraceRow", "trace", "tracing", "EXECUTOR_COLORS"]
 
@@ -98,7 +101,22 @@ class Trace:
     def __iter__(self) -> Iterator[TraceRow]:
         return iter(self.rows)
 
-    def __getitem__(self, index: int) -> TraceRow:
+    def __getitem__(self, index: int | slice) -> TraceRow | list[TraceRow]:
+        """The row ``index`` (negative: from the end), or a list of rows for a slice.
+
+        Raises
+        ------
+        InvalidObject
+            If ``index`` is neither an integer nor a slice.
+        IndexOutOfBounds
+            If there is no row ``index``.
+        """
+        if isinstance(index, slice):
+            return self.rows[index]
+        if not isinstance(index, int | np.integer) or isinstance(index, bool | np.bool_):
+            raise InvalidObject(f"a Trace is indexed by an int or a slice, got {short_repr(index)}")
+        if not -len(self.rows) <= index < len(self.rows):
+            raise IndexOutOfBounds(f"row {index} outside a trace of {len(self.rows)} rows")
         return self.rows[index]
 
     def _settle(self) -> None:
@@ -138,8 +156,20 @@ class Trace:
         return totals
 
     def table(self, *, max_rows: int = 60) -> str:
-        """A plain-text table, one line per product (the first and last ``max_rows / 2`` when
-        there are more)."""
+        """A plain-text table, one line per product (the first and last ``max_rows // 2`` when
+        there are more, with a line ``...`` between them).
+
+        Raises
+        ------
+        InvalidValue
+            If ``max_rows`` is not an int >= 0.
+        """
+        if (
+            not isinstance(max_rows, int | np.integer)
+            or isinstance(max_rows, bool | np.bool_)
+            or max_rows < 0
+        ):
+            raise InvalidValue(f"Trace.table: max_rows must be an int >= 0, got {max_rows!r}")
         self._settle()
         names = sorted({k for row in self.rows for k in row.estimates_us})
         head = (
@@ -151,7 +181,7 @@ class Trace:
         rows = self.rows
         if len(rows) > max_rows:
             half = max_rows // 2
-            rows = rows[:half] + [None] + rows[-half:]  # type: ignore[list-item]
+            rows = rows[:half] + [None] + rows[len(rows) - half :]  # type: ignore[list-item]
         for row in rows:
             if row is None:
                 lines.append(f"{'...':>4}")

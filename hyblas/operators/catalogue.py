@@ -35,6 +35,10 @@ def _copy_of_second(x, y):  # noqa: ANN001, ANN202
     return y.copy()
 
 
+def _ones_like(x):  # noqa: ANN001, ANN202 - a function of this module: a trusted built-in
+    return np.ones_like(x)
+
+
 def _ones_like_first(x, y):  # noqa: ANN001, ANN202
     return np.ones_like(x)
 
@@ -46,7 +50,7 @@ for _u in (
     UnaryOp("abs", "((x) < 0 ? -(x) : (x))", np.absolute, types=NUMBER_TYPES),
     UnaryOp("minv", "(1 / (x))", np.reciprocal, types=FLOAT_TYPES),
     UnaryOp("lnot", "(!(bool)(x))", np.logical_not, output="bool"),
-    UnaryOp("one", "(1)", np.ones_like),
+    UnaryOp("one", "(1)", _ones_like),
     UnaryOp("sqrt", "sqrt(x)", np.sqrt, types=FLOAT_TYPES),
     UnaryOp("exp", "exp(x)", np.exp, types=FLOAT_TYPES),
     UnaryOp("log", "log(x)", np.log, types=FLOAT_TYPES),

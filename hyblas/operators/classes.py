@@ -13,9 +13,12 @@ the operands (see :func:`hyblas.dtypes.unify`).
 A user's NumPy function is checked where it is called, in one place: the operator holds it
 wrapped (:func:`_checked_function`), so that a result that is not an array of the operands'
 shape, or an exception the function raises, becomes an ``InvalidObject`` naming the operator
-wherever the operator runs (apply, the element-wise operations, select, the products'
-emulations, reductions). The built-in operators' functions (NumPy ufuncs and the catalogue's
-own) are called as they are.
+wherever the operator runs (apply, the element-wise operations, select, accumulators, the
+products' emulations, reductions). The wrapper hands it its operands as read-only views
+(copies on the GPU, where arrays have no read-only flag): they may be a container's own
+storage, which a function writing into its operands (``np.add(x, y, out=x)``) would change.
+The built-in operators' functions (NumPy ufuncs, the catalogue's own and the ordered min /
+max) are trusted and called as they are, on the arrays themselves.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..backend import is_cuda_array
 from ..errors import DomainMismatch, HyblasError, InvalidObject, InvalidValue
 from .registry import lookup
 
@@ -89,7 +93,7 @@ def _checked_function(op: Operator, function: Any) -> Any:
 
     def checked(*operands: Any) -> Any:
         try:
-            result = function(*operands)
+            result = function(*map(_read_only, operands))
         except (HyblasError, MemoryError):
             raise
         except Exception as exc:  # a user's function failed: name the operator
@@ -101,6 +105,19 @@ def _checked_function(op: Operator, function: Any) -> Any:
     checked.__wrapped__ = function
     checked.__name__ = getattr(function, "__name__", "numpy")
     return checked
+
+
+def _read_only(operand: Any) -> Any:
+    """An operand as a user's function gets it: a NumPy array as a read-only view (a write
+    into it raises, and the wrapper names the operator), a CuPy array (which has no read-only
+    flag) as a copy, so that no container's storage can be written; a scalar as it is."""
+    if isinstance(operand, np.ndarray):
+        view = operand.view()
+        view.flags.writeable = False
+        return view
+    if is_cuda_array(operand):
+        return operand.copy()
+    return operand
 
 
 def _check_result(op: Operator, result: Any, like: Any) -> Any:
@@ -132,6 +149,32 @@ def _check_result(op: Operator, result: Any, like: Any) -> Any:
             f"{result.dtype}; hyblas stores bool, integers and floats"
         )
     return result
+
+
+def dtype_argument(op: Operator, dtype: Any) -> np.dtype:
+    """``dtype`` (a dtype, a type or a name) as the hyblas dtype it names; DomainMismatch
+    naming ``op`` for anything else (a name NumPy does not know, a string or complex type)."""
+    try:
+        if dtype in ALL_TYPES:  # a hyblas np.dtype already: no conversion
+            return dtype
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):  # unhashable, or not a dtype
+        dt = None
+    if dt not in ALL_TYPES:
+        names = ", ".join(d.name for d in _dt.DTYPES)
+        raise DomainMismatch(
+            f"{op!r}: {_dt.short_repr(dtype)} is not a dtype hyblas stores ({names})"
+        )
+    return dt
+
+
+def _same_number(held: np.generic, value: Any) -> bool:
+    """Whether ``held`` is the number ``value`` (compared as Python numbers: exactly; NaN is
+    NaN)."""
+    number = held.item()
+    if not isinstance(value, bool | int | float):
+        value = value.item()  # a NumPy scalar or a 0-d array
+    return number == value or (number != number and value != value)
 
 
 class Operator:
@@ -181,8 +224,21 @@ class Operator:
         return typed
 
     def input_type(self, *operand_dtypes: np.dtype) -> np.dtype:
-        """The type operands are cast to before this operator runs."""
-        dt = self.dtype if self.dtype is not None else _dt.unify(*operand_dtypes)
+        """The type operands are cast to before this operator runs.
+
+        Raises
+        ------
+        DomainMismatch
+            If an operand's dtype is not one hyblas stores, or the operator does not serve the
+            type they unify to.
+        """
+        if self.dtype is not None:
+            dt = self.dtype
+        else:
+            try:
+                dt = _dt.unify(*operand_dtypes)
+            except DomainMismatch as exc:
+                raise DomainMismatch(f"{self!r}: {exc}") from None
         if dt not in self.types:
             served = ", ".join(sorted(t.name for t in self.types))
             raise DomainMismatch(
@@ -238,15 +294,18 @@ class UnaryOp(Operator):
 
     def output_type(self, input_type: np.dtype) -> np.dtype:
         """The result dtype for inputs of ``input_type``."""
-        return _output_type(self.output, input_type)
+        return _output_type(self, self.output, input_type)
 
     def __call__(self, x: Any) -> Any:
         return self.numpy(x)
 
 
-def _output_type(rule: str | Any, input_type: np.dtype) -> np.dtype:
+def _output_type(op: Operator, rule: str | Any, input_type: np.dtype) -> np.dtype:
+    """The result dtype by ``rule`` for inputs of ``input_type`` (DomainMismatch if that is no
+    hyblas dtype)."""
+    input_type = dtype_argument(op, input_type)
     if rule == "same":
-        return np.dtype(input_type)
+        return input_type
     if rule == "bool":
         return BOOL
     return rule
@@ -323,7 +382,7 @@ class BinaryOp(Operator):
 
     def output_type(self, input_type: np.dtype) -> np.dtype:
         """The result dtype for operands of ``input_type``."""
-        return _output_type(self.output, input_type)
+        return _output_type(self, self.output, input_type)
 
     def __call__(self, x: Any, y: Any) -> Any:
         return self.numpy(x, y)
@@ -372,6 +431,7 @@ class IndexUnaryOp(Operator):
 
 
 IdentityRule = Callable[[np.dtype], Any] | Any
+_UNKNOWN = object()  # not yet looked up
 ATOMICS = ("add", "min", "max", "or", "and", "xor")
 
 
@@ -422,6 +482,7 @@ class Monoid(Operator):
         self.binaryop = binaryop
         self._identity = identity
         self._terminal = terminal
+        self._held: dict[tuple[str, np.dtype], Any] = {}  # (role, dtype) -> checked value
         self.atomic = atomic
         self.cast_inputs_to = binaryop.cast_inputs_to
 
@@ -431,29 +492,56 @@ class Monoid(Operator):
         return super().input_type(*operand_dtypes)
 
     def identity(self, dtype: Any) -> Any:
-        """The identity as a NumPy scalar of ``dtype``; DomainMismatch if ``dtype`` cannot
-        hold it (a user's ``-inf`` in an integer type)."""
-        dt = np.dtype(dtype)
-        value = self._identity(dt) if callable(self._identity) else self._identity
-        return self._as(value, dt, "identity")
+        """The identity as a NumPy scalar of ``dtype``.
+
+        Raises
+        ------
+        DomainMismatch
+            If ``dtype`` is not a dtype hyblas stores, the monoid does not serve it, or it
+            cannot hold the identity exactly (a user's ``-inf`` or ``1.5`` in an integer type,
+            ``0.5`` in bool, ``1e39`` in float32): then the monoid does not serve that dtype.
+        """
+        return self._value("identity", self._identity, dtype)
 
     def terminal(self, dtype: Any) -> Any | None:
-        """The terminal value as a NumPy scalar of ``dtype``, or None when there is none."""
-        dt = np.dtype(dtype)
-        value = self._terminal(dt) if callable(self._terminal) else self._terminal
-        return None if value is None else self._as(value, dt, "terminal")
+        """The terminal value as a NumPy scalar of ``dtype``, or None when there is none.
 
-    def _as(self, value: Any, dt: np.dtype, role: str) -> Any:
+        Raises
+        ------
+        DomainMismatch
+            As :meth:`identity`, for the terminal value.
+        """
+        return self._value("terminal", self._terminal, dtype)
+
+    def _value(self, role: str, rule: IdentityRule, dtype: Any) -> Any:
+        """The identity or terminal (``role``) of ``dtype``: checked once per dtype, then
+        remembered (shared with the typed monoids)."""
+        dt = dtype_argument(self, dtype)
+        found = self._held.get((role, dt), _UNKNOWN)
+        if found is not _UNKNOWN:
+            return found
+        if dt not in self.types:
+            served = ", ".join(sorted(t.name for t in self.types))
+            raise UnservedType(f"monoid {self.name!r} does not serve dtype {dt.name} ({served})")
+        value = rule(dt) if callable(rule) else rule
+        held = None if value is None else self._hold(value, dt, role)
+        self._held[(role, dt)] = held
+        return held
+
+    def _hold(self, value: Any, dt: np.dtype, role: str) -> Any:
+        """``value`` as a NumPy scalar of ``dt``; DomainMismatch unless ``dt`` holds it
+        exactly."""
+        argument = f"monoid {self.name!r}: {role}"
         try:
-            return dt.type(value)  # the built-ins' values always fit: no check on their path
-        except (TypeError, ValueError, OverflowError):
-            try:
-                _dt.scalar(value, dt, argument=f"monoid {self.name!r}: {role}")  # says why
-            except InvalidValue as exc:  # a value dt cannot hold: the monoid does not serve dt
-                raise DomainMismatch(
-                    f"monoid {self.name!r} does not serve {dt.name}: {exc}"
-                ) from exc
-            raise
+            held = _dt.scalar(value, dt, argument=argument)  # says why a value does not fit
+        except InvalidValue as exc:  # a value dt cannot hold: the monoid does not serve dt
+            raise DomainMismatch(f"monoid {self.name!r} does not serve {dt.name}: {exc}") from exc
+        if not _same_number(held, value):  # rounded, truncated or made a bool
+            raise DomainMismatch(
+                f"monoid {self.name!r} does not serve {dt.name}: {role}="
+                f"{_dt.short_repr(value)} becomes {held.item()!r} in {dt.name}"
+            )
+        return held
 
     def __call__(self, x: Any, y: Any) -> Any:
         return self.binaryop.numpy(x, y)

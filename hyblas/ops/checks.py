@@ -56,9 +56,20 @@ def monoid_of(monoid: Any) -> Monoid:
 
 
 def index_array(xp: Any, index: Any, extent: int, argument: str) -> tuple[Any, bool]:
-    """(int64 positions, whether ``index`` was a scalar) for None / slice / int / array."""
+    """(int64 positions, whether ``index`` was a scalar) for None / slice / int / array.
+
+    Raises
+    ------
+    InvalidValue
+        A slice whose step is 0.
+    InvalidObject
+        A slice with a bound or step that is not an integer (or None); an array of anything
+        but integers.
+    IndexOutOfBounds
+        An int or an array's index outside ``[0, extent)``.
+    """
     if index is None or isinstance(index, slice):
-        bounds = (extent,) if index is None else index.indices(extent)
+        bounds = (extent,) if index is None else _slice_bounds(index, extent, argument)
         count = len(range(*bounds))
         check_fits(count, np.int64, f"listing the {count} positions {argument} names")
         return xp.arange(*bounds, dtype=np.int64), False
@@ -69,3 +80,16 @@ def index_array(xp: Any, index: Any, extent: int, argument: str) -> tuple[Any, b
     arr = as_index_array(xp, index, argument)
     check_bounds(xp, arr, extent, argument)
     return arr, False
+
+
+def _slice_bounds(index: slice, extent: int, argument: str) -> tuple[int, int, int]:
+    """``index.indices(extent)``, its errors named."""
+    try:
+        return index.indices(extent)
+    except ValueError:  # the step is 0
+        raise InvalidValue(f"{argument}={index!r}: a slice's step cannot be 0") from None
+    except TypeError:
+        raise InvalidObject(
+            f"{argument}={short_repr(index)}: a slice's start, stop and step must be integers "
+            "or None"
+        ) from None

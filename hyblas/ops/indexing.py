@@ -15,7 +15,15 @@ from ..device import arrays as _prim
 from ..errors import DimensionMismatch, InvalidObject, InvalidValue
 from ..operators.classes import BinaryOp
 from . import checks
-from .output import accumulate_keys, matrix_keys, write_matrix, write_vector
+from .output import (
+    accumulate_keys,
+    cast_into_out,
+    check_fits,
+    matrix_keys,
+    narrower,
+    write_matrix,
+    write_vector,
+)
 from .spec import OutputSpec, output_spec
 from .transform import entries
 
@@ -113,8 +121,9 @@ def assign(
     out : Vector or Matrix
         Updated in place and returned.
     value : Vector, Matrix or scalar
-        Shaped like the region; a scalar fills every position of the region (it must fit
-        ``out``'s dtype: DomainMismatch otherwise).
+        Shaped like the region; a scalar fills every position of the region. Its values must
+        fit ``out``'s dtype (InvalidValue otherwise: 1000 into int8), and be of a kind it
+        takes (DomainMismatch otherwise: floats into integers).
     *indices
         As in :func:`extract` (no repeats); an int row/column with a Vector value writes
         into that row/column.
@@ -179,6 +188,8 @@ def assign(
         old_values, old_present = out.as_bitmap()
         z_values, z_present = old_values.copy(), old_present.copy()
         if accum_op is None:
+            if narrower(region_values.dtype, out.dtype):  # a value cast into out must fit
+                check_fits(xp, region_values[region_present], out.dtype)
             z_values[idx] = region_values.astype(out.dtype, copy=False)
             z_present[idx] = region_present
         else:
@@ -264,18 +275,18 @@ def _assign_matrix(
             raise DimensionMismatch(
                 f"assign: value has size {value.size} but the region has {line.size} positions"
             )
-        idx, vals = value.as_sparse()
+        idx, new_values = value.as_sparse()
         placed = line[idx]
         new_keys = rows[0] * ncols + placed if row_scalar else placed * ncols + cols[0]
-        new_values = vals.astype(out.dtype, copy=False)
     else:
         if value.shape != (rows.size, cols.size):
             raise DimensionMismatch(
                 f"assign: value has shape {value.shape} but the region is {rows.size}x{cols.size}"
             )
-        r, c, vals = entries(value)
+        r, c, new_values = entries(value)
         new_keys = rows[r] * ncols + cols[c]
-        new_values = vals.astype(out.dtype, copy=False)
+    if accum_op is None:  # (with accum, accumulate_keys casts: they go into it as they are)
+        new_values = cast_into_out(xp, new_values, out.dtype)
     new_keys, new_values = _prim.sort_by_keys(xp, new_keys, new_values)
     old_keys = matrix_keys(out)
     old_rows, old_cols = old_keys // ncols, old_keys % ncols

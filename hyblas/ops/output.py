@@ -6,10 +6,17 @@ GraphBLAS C API 2.0 semantics. With result ``T`` of an operation and existing ou
 2. where the mask allows, ``w`` becomes ``Z`` (an absent ``Z`` entry deletes ``w``'s entry);
    where it does not, ``w`` keeps its entry, or loses it if ``replace=True``.
 
+``Z`` takes ``w``'s dtype: a result's value goes into it as it is cast (same kind: an integer
+into a narrower integer, a float into float32), an accumulated one after ``accum`` ran on the
+uncast operands. A value so cast must fit ``w``'s dtype, or the operation raises InvalidValue
+(as a scalar 1000 assigned into int8 does), before the mask decides where ``Z`` is written;
+the pass that checks it runs only where ``w``'s dtype is narrower than the values'.
+
 A value mask allows where the mask entry is present and nonzero; a structural mask (``m.S``)
 where it is present; ``~`` complements either. Everything is computed into new arrays and
 swapped into ``w`` at the very end, so an operation that raises leaves ``w`` unchanged. The
-dense executor's GPU kernels apply the same rules in their last pass instead.
+dense executor's GPU kernels apply the same rules in their last pass instead (but into a
+narrower ``w``, whose values are checked here).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from ..backend import xp_for
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..device import arrays as _prim
+from ..errors import InvalidValue
 from ..operators.classes import BinaryOp
 from .spec import OutputSpec
 
@@ -33,6 +41,9 @@ __all__ = [
     "new_sparse_vector",
     "accumulate_keys",
     "matrix_keys",
+    "narrower",
+    "check_fits",
+    "cast_into_out",
 ]
 
 
@@ -46,9 +57,45 @@ def accum_type(
     return op_type
 
 
-def _accumulate(accum: BinaryOp, old: Any, new: Any, out_dtype: np.dtype) -> Any:
+def narrower(source: np.dtype, target: np.dtype) -> bool:
+    """Whether ``target`` (an out's dtype) may not hold every value of ``source``."""
+    return source != target and not np.can_cast(source, target, "safe")
+
+
+def check_fits(xp: Any, values: Any, dtype: np.dtype) -> None:
+    """InvalidValue unless every one of ``values`` (cast into an out of ``dtype``, narrower)
+    fits it, as a scalar 1000 into int8 does not: an integer out of ``dtype``'s range, a
+    finite float beyond its largest (rounding is fine)."""
+    if values.size == 0:
+        return
+    if dtype.kind in "iu":  # from integers (floats into integers are refused before)
+        low, high = _dt.int_range(dtype)
+        least, most = values.min().item(), values.max().item()
+        if least < low or most > high:
+            raise InvalidValue(
+                f"out has dtype {dtype.name}; a value cast into it, "
+                f"{least if least < low else most}, does not fit (its values lie in "
+                f"[{low}, {high}])"
+            )
+    elif values.dtype.kind == "f":  # a float into a narrower float
+        top = _dt.float_max(dtype)
+        over = xp.isfinite(values) & (xp.abs(values) > top)
+        if bool(over.any()):
+            raise InvalidValue(
+                f"out has dtype {dtype.name}; a value cast into it, "
+                f"{values[over][0].item()!r}, does not fit (its largest value is {top:.6g})"
+            )
+
+
+def _accumulate(
+    xp: Any, accum: BinaryOp, old: Any, new: Any, out_dtype: np.dtype, written: Any = None
+) -> Any:
+    """``accum(old, new)`` cast into ``out_dtype``; its values where ``written`` (all when
+    None) must fit a narrower ``out_dtype``."""
     op_type = accum_type(accum, old.dtype, new.dtype, out_dtype)
     combined = accum.numpy(old.astype(op_type, copy=False), new.astype(op_type, copy=False))
+    if narrower(combined.dtype, out_dtype):
+        check_fits(xp, combined if written is None else combined[written], out_dtype)
     return combined.astype(out_dtype, copy=False)
 
 
@@ -74,11 +121,16 @@ def write_vector(spec: OutputSpec, values: Any, present: Any, *, nnz: int | None
     old_values, old_present = out.as_bitmap()
     if accum is not None:
         both = old_present & present
+        if narrower(values.dtype, out.dtype):  # the result's values cast into out's dtype
+            check_fits(xp, values[present & ~old_present], out.dtype)
         z_values = xp.where(present, values.astype(out.dtype, copy=False), old_values)
         if bool(both.any()):
-            z_values = xp.where(both, _accumulate(accum, old_values, values, out.dtype), z_values)
+            combined = _accumulate(xp, accum, old_values, values, out.dtype, both)
+            z_values = xp.where(both, combined, z_values)
         z_present = old_present | present
     else:
+        if narrower(values.dtype, out.dtype):
+            check_fits(xp, values[present], out.dtype)
         z_values, z_present = values.astype(out.dtype, copy=False), present
     if mask is None:
         new_values, new_present = z_values, z_present
@@ -131,9 +183,10 @@ def write_matrix(spec: OutputSpec, keys: Any, values: Any, shape: tuple[int, int
     xp = out.xp
     old_keys = _prim.csr_keys(xp, out.indptr, out.indices, nrows, ncols)
     old_vals = out.values
-    values = values.astype(out.dtype, copy=False)
-    if accum is not None:
+    if accum is not None:  # the result's values go into accum as they are
         keys, values = accumulate_keys(xp, old_keys, old_vals, keys, values, accum, out.dtype)
+    else:
+        values = cast_into_out(xp, values, out.dtype)
     if mask is not None:
         mkeys = mask.keys()
         allowed = _prim.member(xp, mkeys, keys) ^ mask.complement
@@ -161,13 +214,25 @@ def accumulate_keys(
     out_dtype: np.dtype,
 ) -> tuple[Any, Any]:
     """``Z = w ∪ T`` on ascending keys: ``accum(w, t)`` where both exist; an entry of only one
-    keeps its own value (cast to ``out_dtype``), it does not pass through ``accum``'s type."""
+    keeps its own value (cast to ``out_dtype``), it does not pass through ``accum``'s type.
+    InvalidValue if a value cast into a narrower ``out_dtype`` (T's own, or accumulated) does
+    not fit it."""
+    if narrower(values.dtype, out_dtype):
+        check_fits(xp, values[~_prim.member(xp, old_keys, keys)], out_dtype)
     return _prim.union_keys(
         xp,
         old_keys,
         old_vals,
         keys,
         values,
-        lambda w, t: _accumulate(accum, w, t, out_dtype),
+        lambda w, t: _accumulate(xp, accum, w, t, out_dtype),
         out_dtype,
     )
+
+
+def cast_into_out(xp: Any, values: Any, dtype: np.dtype) -> Any:
+    """``values`` (each one written) cast into an out of ``dtype``; InvalidValue where one does
+    not fit a narrower ``dtype`` (:func:`check_fits`)."""
+    if narrower(values.dtype, dtype):
+        check_fits(xp, values, dtype)
+    return values.astype(dtype, copy=False)

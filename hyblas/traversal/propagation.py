@@ -34,6 +34,7 @@ from ..executors import registry
 from ..executors import trace as _trace
 from ..operators.classes import Semiring
 from ..ops import checks
+from ..ops.products import vxm
 from ..ops.spec import same_backend
 from . import device_loop, emulation
 from . import graph_rounds as _sparse_rounds
@@ -46,6 +47,7 @@ from .walk import Entry, Walked
 __all__ = ["propagate", "frontier_facts", "EXECUTORS"]
 
 EXECUTORS = ("auto", "loop", *registry.names())
+_NO_LAST_ROUND = 2**62  # the device loop's last round when the rounds run until they end
 
 
 @names_oom("propagate")
@@ -129,10 +131,15 @@ def propagate(
     DimensionMismatch
         If ``A`` is not square or the vectors do not have its size.
     DomainMismatch
-        If ``state``'s dtype cannot hold the rounds' values.
+        If ``state``'s dtype cannot hold the rounds' values: a bool state with
+        ``levels=True``, a state of another dtype than the semiring's output type with
+        ``levels=False``.
     InvalidValue
         For an unknown executor, a negative ``max_rounds``, an add monoid that does not end
-        the rounds with ``levels=False``, or a ``delta`` that does not fit the rounds.
+        the rounds with ``levels=False``, a ``delta`` that does not fit the rounds, or
+        ``state`` and ``frontier`` being one Vector; with ``levels=True``, when a round
+        reaches a vertex whose level (the round's number) ``state``'s dtype cannot hold (a
+        round after 127 in int8): raised once the rounds get there, nothing written.
     """
     sr = checks.operator(semiring, (Semiring,), "semiring")
     _check(state, frontier, A, sr, levels, max_rounds, executor, on_rounds)
@@ -142,9 +149,13 @@ def propagate(
     limit = params.exit_limit(A.nnz, levels)
     device = params.device_loop and executor in ("auto", "loop")
     vxm_executor = "auto" if executor in ("auto", "loop") else executor
+    # levels rounds stop after the last round number the state holds (every path: the host
+    # rounds, the device loop, the graph rounds), and a round after it must reach nothing
+    top = _last_level(state.dtype, max_rounds) if levels else None
+    last = max_rounds if top is None else top
     done, threshold = 0, None
     edges = None  # the frontier's out-edges, where the round before counted them
-    while (max_rounds is None or done < max_rounds) and frontier_work.nnz:
+    while (last is None or done < last) and frontier_work.nnz:
         sparse_rounds = executor == "sparse" and _sparse_rounds_fit(A, sr, levels, frontier_work)
         fits = device and _loop_fits(A, sr, frontier_work, buckets)
         # bucketed rounds check the state's values before entering: convert it once for both
@@ -160,7 +171,7 @@ def propagate(
                 sr,
                 levels,
                 done + 1,
-                max_rounds,
+                last,
                 limit,
                 executor,
                 None,
@@ -178,7 +189,7 @@ def propagate(
                 sr,
                 levels,
                 done + 1,
-                max_rounds,
+                last,
                 limit,
                 executor,
                 buckets,
@@ -210,6 +221,11 @@ def propagate(
             done += 1
         if on_rounds is not None:
             on_rounds(done, frontier_work.nnz)
+    if top is not None and done == top and frontier_work.nnz:
+        frontier_work = _past_the_last_level(state_work, frontier_work, A, sr, vxm_executor)
+        done += 1
+        if on_rounds is not None:
+            on_rounds(done, 0)
     state.set_storage(
         sparse=state_work.stored_sparse, bitmap=state_work.stored_bitmap, nnz=state_work.known_nnz
     )
@@ -221,6 +237,38 @@ def propagate(
         nnz=frontier_work.known_nnz,
     )
     return done
+
+
+def _last_level(dtype: np.dtype, max_rounds: int | None) -> int | None:
+    """The last round ``levels=True`` rounds may run into a state of ``dtype``: the largest
+    round number it holds exactly (an integer type's largest value; 2**24 in float32, 2**53
+    in float64), where ``max_rounds`` allows more rounds than that; None where it does not
+    (or where that number is beyond any count of rounds: int64, uint64)."""
+    top = _dt.int_range(dtype)[1] if dtype.kind in "iu" else 2 ** (np.finfo(dtype).nmant + 1)
+    if top >= _NO_LAST_ROUND or (max_rounds is not None and max_rounds <= top):
+        return None
+    return top
+
+
+def _past_the_last_level(
+    state: Vector,
+    frontier: Vector,
+    A: Matrix,  # noqa: N803
+    sr: Semiring,
+    executor: str,
+) -> Vector:
+    """The round after the last round number ``state`` holds: it may reach nothing (the
+    traversal ends there, and the empty frontier is returned); InvalidValue if it reaches a
+    vertex, whose level the state cannot hold (before anything is written)."""
+    reached = vxm(frontier, A, sr, mask=~state.S, executor=executor)
+    if reached.nnz:
+        level = _last_level(state.dtype, None) + 1  # (a dtype with a last level)
+        raise InvalidValue(
+            f"propagate(levels=True): round {level} reaches more vertices ({reached.nnz}), "
+            f"but a state of dtype {state.dtype.name} holds levels up to {level - 1} only; "
+            "give a state of a wider dtype (or max_rounds=)"
+        )
+    return reached
 
 
 def _working_copy(vector: Vector) -> Vector:
@@ -252,6 +300,12 @@ def _check(
     checks.container(state, (Vector,), "state")
     checks.container(frontier, (Vector,), "frontier")
     checks.container(A, (Matrix,), "A")
+    if state is frontier:  # both are written at the end: one would lose the other
+        raise InvalidValue(
+            "propagate: state and frontier are the same Vector; both are updated in place "
+            "(the frontier to the rounds' last), so give the frontier as a copy "
+            "(frontier=state.dup())"
+        )
     if A.nrows != A.ncols:
         raise DimensionMismatch(f"propagate: A must be square, got {A.nrows}x{A.ncols}")
     for name, vector in (("state", state), ("frontier", frontier)):
@@ -454,7 +508,7 @@ def _enter(
         ids=ids,
         x=x,
         first_round=first_round,
-        last_round=max_rounds or 2**62,
+        last_round=max_rounds or _NO_LAST_ROUND,
         exit_edges=limit,
         buckets=buckets,
         threshold=threshold,

@@ -14,7 +14,7 @@ import pytest
 import hyblas as hb
 from hyblas.errors import DomainMismatch, HyblasError, InvalidObject, InvalidValue
 from hyblas.operators import BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp, lookup, register
-from tests.support.checks import raises_unchanged
+from tests.support.checks import raises_unchanged, snapshot
 
 KINDS = ["semiring", "monoid", "binary", "unary", "indexunary"]
 
@@ -209,6 +209,72 @@ def test_typed_lookup_of_an_unserved_dtype() -> None:
         hb.monoid.plus[np.complex64]
 
 
+NOT_HYBLAS_DTYPES = ["x", "U5", np.complex128, object, 3, [1]]
+
+
+@pytest.mark.parametrize("dtype", NOT_HYBLAS_DTYPES, ids=repr)
+def test_operator_methods_taking_a_dtype(dtype: Any) -> None:
+    """identity / terminal / input_type / output_type with something that is no hyblas dtype:
+    DomainMismatch naming the operator, as ``op[dtype]``."""
+    plus = hb.monoid.plus
+    for method in (plus.identity, plus.terminal, hb.monoid.min.terminal):
+        raises_unchanged(DomainMismatch, "is not a dtype hyblas stores", partial(method, dtype))
+    for op in (hb.unary.abs, hb.binary.plus, hb.binary.eq, hb.semiring.min_plus):
+        raises_unchanged(DomainMismatch, r"\.(abs|plus|eq): ", partial(op.output_type, dtype))
+    if dtype != 3:  # operand dtypes unify as NumPy's result_type does: 3 stands for int64
+        for operands in ((dtype,), (np.int8, dtype)):
+            call = partial(hb.binary.plus.input_type, *operands)
+            raises_unchanged(DomainMismatch, "binary.plus: an operand", call)
+    with pytest.raises(InvalidValue, match="at least one dtype"):
+        hb.binary.plus.input_type()
+    # dtypes as names and types still work
+    assert plus.identity("int8").dtype == np.int8 and plus.identity(np.float32).dtype == np.float32
+    assert hb.binary.plus.input_type(np.int64, np.uint64) == np.float64
+
+
+def test_monoid_values_of_an_unserved_dtype() -> None:
+    for method in (hb.monoid.band.identity, hb.monoid.bor.terminal):
+        raises_unchanged(DomainMismatch, "does not serve dtype float64", partial(method, float))
+
+
+@pytest.mark.parametrize(
+    ("value", "dtype", "becomes"),
+    [
+        (1.5, np.int64, "becomes 1 in int64"),
+        (0.5, bool, "becomes True in bool"),
+        (2, bool, "becomes True in bool"),
+        (1e39, np.float32, "does not fit float32"),
+        (0.1, np.float32, "becomes 0.10000000149011612 in float32"),
+        (-1, np.uint8, "does not fit uint8"),
+        (300, np.int8, "does not fit int8"),
+        (2**63 - 1, np.float64, "becomes 9.223372036854776e\\+18 in float64"),
+        (-np.inf, np.int32, "has no int32 value"),
+    ],
+)
+def test_monoid_value_a_dtype_cannot_hold_exactly(value: Any, dtype: Any, becomes: str) -> None:
+    """A monoid whose identity or terminal a dtype cannot hold exactly does not serve it."""
+    name = f"test_bad_exact_{abs(hash((value, np.dtype(dtype).name)))}"
+    identity = _once(hb.monoid, name, "plus", value)
+    terminal = _once(hb.monoid, name + "_t", "plus", 0, value)
+    match = f"monoid '{name}(_t)?' does not serve {np.dtype(dtype).name}: .*{becomes}"
+    raises_unchanged(DomainMismatch, match, partial(identity.identity, dtype))
+    raises_unchanged(DomainMismatch, match, partial(terminal.terminal, dtype))
+    empty = hb.Vector.new(dtype, 3)
+    raises_unchanged(DomainMismatch, match, partial(hb.ops.reduce_scalar, empty, identity), empty)
+    if dtype is not np.float64:  # a dtype that holds it exactly takes it
+        assert identity.identity(np.float64) == value
+
+
+def test_monoid_values_held_exactly_pass() -> None:
+    """NaN is held as NaN; a whole float in an integer type, an int in bool as 0 / 1."""
+    fmax = _once(hb.binary, "test_bad_fmax", "fmax(x, y)", np.fmax)
+    nan = _once(hb.monoid, "test_bad_nan_identity", fmax, np.nan)
+    assert np.isnan(nan.identity(np.float32))
+    whole = _once(hb.monoid, "test_bad_whole_identity", "plus", 2.0, 1)
+    assert whole.identity(np.int8) == 2 and whole.terminal(bool) is np.True_
+    assert hb.monoid.max.identity(np.int64) == np.iinfo(np.int64).min
+
+
 # --- user-defined operators whose NumPy function misbehaves ---------------------------------
 
 
@@ -351,6 +417,83 @@ def test_a_failing_user_function_is_chained(backend: str, bad_ops: dict) -> None
     with pytest.raises(InvalidObject) as info:
         hb.ops.ewise_mult(u, u, bad_ops["raises"])
     assert isinstance(info.value.__cause__, AttributeError)
+
+
+@pytest.fixture(scope="module")
+def writing_ops() -> dict[str, Any]:
+    """User operators whose functions write into their operands."""
+
+    inplace = _once(hb.binary, "test_bad_inplace", "(x)", lambda x, y: np.add(x, y, out=x))
+    return {
+        "binary": inplace,
+        "second": _once(hb.binary, "test_bad_inplace_y", "(y)", lambda x, y: np.add(y, x, out=y)),
+        "unary": _once(hb.unary, "test_bad_inplace_u", "(x)", lambda x: np.negative(x, out=x)),
+        "select": _once(
+            hb.indexunary, "test_bad_inplace_s", lambda v, i, j, k: np.add(i, 1, out=i) > 0
+        ),
+        "monoid": _once(hb.monoid, "test_bad_inplace_m", inplace, 0),
+        "semiring": _once(hb.semiring, "test_bad_inplace_sr", "plus", inplace),
+        "add_semiring": _once(hb.semiring, "test_bad_inplace_add", "test_bad_inplace_m", "times"),
+    }
+
+
+def _writes_nothing(backend: str, call: Callable[[], Any], *objects: Any) -> None:
+    """On the CPU the operator gets read-only views: its write raises, named; on the GPU
+    (CuPy arrays have no read-only flag) it gets copies: the call runs. Either way nothing the
+    caller passed in changes."""
+    if backend == "cpu":
+        raises_unchanged(InvalidObject, "test_bad_inplace.*read-only", call, *objects)
+        return
+    before = [snapshot(o) for o in objects]
+    call()
+    assert [snapshot(o) for o in objects] == before
+
+
+def test_user_functions_cannot_write_their_operands(backend: str, writing_ops: dict) -> None:
+    """apply, the element-wise operations, select (its indices too), accumulators, dup_op,
+    reductions, and the products' CPU emulations on every executor (the GPU runs the
+    operators' CUDA expressions there)."""
+    o = _operands(backend)
+    u, bitmap, A, out = o["u"], o["bitmap"], o["A"], o["out"]  # noqa: N806
+    ops = writing_ops
+    calls = [
+        lambda: hb.ops.apply(u, ops["binary"], right=1, out=out),
+        lambda: hb.ops.apply(bitmap, ops["binary"], left=1),
+        lambda: hb.ops.apply(A, ops["second"], left=1),
+        lambda: hb.ops.apply(u, ops["unary"]),
+        lambda: hb.ops.apply(bitmap, ops["unary"], out=out),
+        lambda: hb.ops.apply(A, ops["unary"]),
+        lambda: hb.ops.ewise_add(u, out, ops["binary"]),
+        lambda: hb.ops.ewise_mult(bitmap, bitmap, ops["second"]),
+        lambda: hb.ops.ewise_add(A, A, ops["binary"]),
+        lambda: hb.ops.select(u, ops["select"], 0),
+        lambda: hb.ops.select(bitmap, ops["select"], 0),
+        lambda: hb.ops.select(A, ops["select"], 0),
+        lambda: hb.ops.apply(u, "identity", accum=ops["binary"], out=out),
+        lambda: hb.ops.assign(out, u, None, accum=ops["second"]),
+        lambda: hb.ops.reduce_scalar(u, ops["monoid"]),
+        lambda: hb.ops.reduce_rows(A, ops["monoid"]),
+        lambda: hb.ops.mxm(A, A, ops["semiring"]),
+    ]
+    for call in calls:
+        _writes_nothing(backend, call, u, bitmap, A, out)
+    if backend == "cpu":
+        for executor in ("reference", "dense", "sparse", "pull"):
+            for sr in (ops["semiring"], ops["add_semiring"]):
+                call = partial(hb.ops.mxv, A, u, sr, out=out, executor=executor)
+                _writes_nothing(backend, call, u, A, out)
+    values = np.array([1, 2, 3])
+    call = partial(hb.Vector.from_coo, [0, 0, 1], values, dup_op=ops["binary"], backend=backend)
+    _writes_nothing(backend, call, values)
+
+
+def test_builtin_operators_run_on_the_arrays_themselves() -> None:
+    """No view or copy on the built-ins' path: their functions are not wrapped."""
+    for kind in ("unary", "binary", "indexunary"):
+        for name in getattr(hb, kind):
+            op = getattr(hb, kind)[name]
+            if not name.startswith("test_"):
+                assert not hasattr(op.numpy, "__wrapped__"), op
 
 
 def test_well_behaved_user_operators_are_untouched(backend: str) -> None:

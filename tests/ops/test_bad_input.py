@@ -373,6 +373,30 @@ def test_product_arguments_of_the_wrong_kind(
     raises_unchanged(exc, match, lambda: hb.ops.mxv(A, u, **call), A, u, out)
 
 
+# --- index arguments ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("index", "exc", "match"),
+    [
+        (slice(0, 4, 0), InvalidValue, "a slice's step cannot be 0"),
+        (slice(None, None, 0), InvalidValue, "a slice's step cannot be 0"),
+        (slice("a", 3), InvalidObject, "must be integers or None"),
+        (slice(0, 3, 1.5), InvalidObject, "must be integers or None"),
+    ],
+    ids=repr,
+)
+def test_bad_slices(backend: str, kind: str, index: slice, exc: type, match: str) -> None:
+    """extract and assign with a slice of step 0, or of bounds that are not integers."""
+    x = _containers(backend)[kind]
+    indices = (index,) if isinstance(x, hb.Vector) else (index, slice(None))
+    out = hb.Vector.new(x.dtype, 4, backend=backend) if isinstance(x, hb.Vector) else None
+    raises_unchanged(exc, match, lambda: hb.ops.extract(x, *indices, out=out), x, out)
+    raises_unchanged(exc, match, lambda: hb.ops.assign(x, 1, *indices), x)
+    raises_unchanged(exc, match, lambda: hb.ops.assign(x, 1, *indices[::-1]), x)
+    assert hb.ops.extract(x, *(slice(None, None, -1),) * len(indices)).nnz == x.nnz
+
+
 # --- shapes and dtypes -----------------------------------------------------------------------
 
 
@@ -404,6 +428,80 @@ def test_shapes_and_dtypes(backend: str) -> None:
         floats,
         out,
     )
+
+
+def _narrow_outs(backend: str) -> dict[str, Any]:
+    """int64 operands holding 1000 (int8 cannot hold it), and int8 outs with an entry."""
+    v = hb.Vector.from_coo([0, 1], [1000, 7], size=3, backend=backend)
+    M = hb.Matrix.from_coo([0, 1], [0, 1], [1000, 7], nrows=2, ncols=2, backend=backend)  # noqa: N806
+    A = hb.Matrix.from_coo([0], [1], [1000], nrows=3, ncols=3, backend=backend)  # noqa: N806
+    return {
+        "v": v,
+        "M": M,
+        "A": A,
+        "u": hb.Vector.from_coo([0], [1], size=3, backend=backend),
+        "out": hb.Vector.from_coo([2], [5], size=3, dtype=np.int8, backend=backend),
+        "out_M": hb.Matrix.from_coo([1], [0], np.int8([5]), nrows=2, ncols=2, backend=backend),
+    }
+
+
+def test_values_that_do_not_fit_a_narrower_out(backend: str) -> None:
+    """A value cast into ``out``'s narrower dtype must fit, as a scalar must: InvalidValue (it
+    wrapped: 1000 became -24 in int8), every operation and executor alike, nothing changed."""
+    o = _narrow_outs(backend)
+    v, M, A, u, out, out_M = (o[k] for k in ("v", "M", "A", "u", "out", "out_M"))  # noqa: N806
+    match = r"out has dtype int8; a value cast into it, (1000|2000), does not fit"
+    calls = [
+        lambda: hb.ops.assign(out, v, None),
+        lambda: hb.ops.assign(out, v, [2, 1, 0]),
+        lambda: hb.ops.ewise_add(v, v, "plus", out=out),
+        lambda: hb.ops.ewise_mult(v, v, "plus", out=out, mask=out.S),  # cast before the mask
+        lambda: hb.ops.apply(v, "identity", out=out),
+        lambda: hb.ops.apply(v, "identity", out=out, accum=hb.binary.plus),
+        lambda: hb.ops.extract(v, None, out=out),
+        lambda: hb.ops.select(v, "valuegt", 0, out=out, replace=True, mask=~out.S),
+        lambda: hb.ops.apply(M, "identity", out=out_M),
+        lambda: hb.ops.apply(M, "identity", out=out_M, accum=hb.binary.max),
+        lambda: hb.ops.assign(out_M, M, None, None),
+        lambda: hb.ops.assign(out_M, M, None, None, accum=hb.binary.plus),
+        lambda: hb.ops.assign(out_M, hb.ops.extract(v, [0, 1]), 0, None),
+        lambda: hb.ops.transpose(M, out=out_M),
+        lambda: hb.ops.reduce_rows(M, "plus", out=hb.Vector.new(np.int8, 2, backend=backend)),
+    ]
+    calls += [
+        partial(hb.ops.vxm, u, A, "plus_times", out=out, executor=executor)
+        for executor in ("reference", "dense", "sparse", "pull")
+    ]
+    for call in calls:
+        raises_unchanged(InvalidValue, match, call, v, M, A, u, out, out_M)
+    wide = hb.Vector.from_coo([0], [1e39], size=3, backend=backend)
+    out32 = hb.Vector.new(np.float32, 3, backend=backend)
+    raises_unchanged(
+        InvalidValue,
+        "out has dtype float32; a value cast into it, 1e\\+39, does not fit",
+        lambda: hb.ops.apply(wide, "identity", out=out32),
+        wide,
+        out32,
+    )
+
+
+def test_values_that_fit_a_narrower_out(backend: str) -> None:
+    """What fits is written: values in range, float rounding, an accumulated value that fits
+    where the result's own would not (accum runs on the uncast operands)."""
+    o = _narrow_outs(backend)
+    v, out = o["v"], o["out"]
+    small = hb.Vector.from_coo([0, 1], [-128, 127], size=3, backend=backend)
+    assert hb.ops.assign(out.dup(), small, None).to_coo()[1].tolist() == [-128, 127]
+    kept = hb.Vector.from_coo([0, 1], [3, 4], size=3, dtype=np.int8, backend=backend)
+    hb.ops.apply(v, "identity", out=kept, accum=hb.binary.min)  # min(3, 1000), min(4, 7)
+    assert kept.to_coo()[1].tolist() == [3, 4] and kept.dtype == np.int8
+    tenth = hb.Vector.from_coo([0], [0.1], size=3, backend=backend)
+    out32 = hb.ops.apply(tenth, "identity", out=hb.Vector.new(np.float32, 3, backend=backend))
+    assert out32.to_coo()[1].tolist() == [np.float32(0.1)]
+    M = hb.Matrix.from_coo([0], [0], [1000], nrows=2, ncols=2, backend=backend)  # noqa: N806
+    out_M = hb.Matrix.from_coo([0], [0], np.int8([5]), nrows=2, ncols=2, backend=backend)  # noqa: N806
+    hb.ops.assign(out_M, M, None, None, accum=hb.binary.min)
+    assert out_M.to_coo()[2].tolist() == [5]
 
 
 def test_zero_size_objects(backend: str) -> None:

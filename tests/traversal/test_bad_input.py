@@ -13,6 +13,7 @@ import pytest
 import hyblas as hb
 from hyblas.errors import InvalidObject, InvalidValue
 from hyblas.traversal.buckets import Buckets
+from hyblas.traversal.params import loop_params
 from tests.support.checks import raises_unchanged
 
 
@@ -85,3 +86,81 @@ def test_buckets_of_every_width() -> None:
         Buckets.for_rounds(1e-50, sr, np.float32)
     with pytest.raises(InvalidValue, match="min monoid"):
         Buckets.for_rounds(1, hb.semiring.plus_times, np.int64)
+
+
+@pytest.mark.parametrize("levels", [False, True])
+@pytest.mark.parametrize("executor", ["auto", "loop", "reference", "sparse"])
+def test_propagate_state_that_is_the_frontier(backend: str, levels: bool, executor: str) -> None:
+    """Both are written at the end (the frontier emptied): one object cannot be both."""
+    state, _, A = _rounds(backend)  # noqa: N806
+    semiring = "any_pair" if levels else "min_plus"
+    raises_unchanged(
+        InvalidValue,
+        "state and frontier are the same Vector",
+        partial(hb.ops.propagate, state, state, A, semiring, levels=levels, executor=executor),
+        state,
+        A,
+    )
+    frontier = state.dup()  # what the message asks for
+    hb.ops.propagate(state, frontier, A, semiring, levels=levels, executor=executor)
+    assert state.to_coo()[1].tolist() == ([0, 1, 2, 1] if levels else [0, 1, 3, 6])
+    assert frontier.nnz == 0
+
+
+def _path(backend: str, n: int) -> hb.Matrix:
+    """0 -> 1 -> ... -> n - 1: a BFS from 0 gives vertex v the level v."""
+    r = np.arange(n - 1)
+    return hb.Matrix.from_coo(r, r + 1, 1.0, nrows=n, ncols=n, backend=backend)
+
+
+EVERY_PATH = [  # (executor, device loop): the loop (its emulation here), host rounds on each
+    ("auto", True),
+    ("loop", True),
+    ("auto", False),
+    ("reference", True),
+    ("dense", True),
+    ("sparse", True),
+    ("pull", True),
+]
+
+
+@pytest.mark.parametrize(("executor", "device_loop"), EVERY_PATH)
+@pytest.mark.parametrize(("dtype", "last"), [(np.int8, 127), (np.uint8, 255)])
+def test_propagate_levels_beyond_the_state_dtype(
+    backend: str, executor: str, device_loop: bool, dtype: Any, last: int
+) -> None:
+    """A round whose number the state cannot hold and that reaches a vertex: InvalidValue,
+    state and frontier unchanged (it wrapped: level 128 was -128 in int8); levels up to the
+    last it holds, and a last round that reaches nothing, are fine."""
+    A = _path(backend, last + 3)  # noqa: N806
+    state = hb.Vector.from_coo([0], [0], size=A.nrows, dtype=dtype, backend=backend)
+    frontier = hb.Vector.from_coo([0], [True], size=A.nrows, backend=backend)
+    call = partial(hb.ops.propagate, state, frontier, A, "any_pair", levels=True, executor=executor)
+    with loop_params(device_loop=device_loop):
+        raises_unchanged(
+            InvalidValue,
+            f"round {last + 1} reaches more vertices .* dtype {np.dtype(dtype).name} holds "
+            f"levels up to {last} only",
+            call,
+            state,
+            frontier,
+            A,
+        )
+        assert call(max_rounds=last) == last  # the rounds it holds: run, then stopped
+        assert state.to_coo()[1].tolist() == list(range(last + 1))
+        # a path of last + 1 vertices: the last level fits, and the round after reaches nothing
+        A = _path(backend, last + 1)  # noqa: N806
+        state = hb.Vector.from_coo([0], [0], size=A.nrows, dtype=dtype, backend=backend)
+        frontier = hb.Vector.from_coo([0], [True], size=A.nrows, backend=backend)
+        rounds = []
+        done = hb.ops.propagate(
+            state,
+            frontier,
+            A,
+            "any_pair",
+            levels=True,
+            executor=executor,
+            on_rounds=lambda r, nnz: rounds.append((r, nnz)),
+        )
+    assert done == last + 1 and rounds[-1] == (last + 1, 0) and frontier.nnz == 0
+    assert state.to_coo()[1].tolist() == list(range(last + 1))

@@ -26,7 +26,7 @@ from ...device.codegen import placeholder
 from ...errors import InvalidValue
 from ...operators.classes import BinaryOp, Semiring
 from ...ops.dispatch import Product
-from ...ops.output import accum_type, write_vector
+from ...ops.output import accum_type, narrower, write_vector
 from ...ops.spec import OutputSpec
 from . import emulation
 from . import kernels as _k
@@ -444,6 +444,10 @@ def _run_cuda(
     out_dtype = out_type if out is None else out.dtype
     if out is not None:
         _dt.check_cast(out_type, out.dtype)
+        if narrower(out_type, out.dtype):  # the values cast into out are checked: not fused
+            bare = OutputSpec(spec.backend)
+            result = _run_cuda(layout, edges, x, present, semiring, op_type, flip=flip, spec=bare)
+            return write_vector(spec, *result.as_bitmap())
         if accum is not None:
             accum_type(accum, out.dtype, out_type, out.dtype)
     all_present = present is None
