@@ -13,7 +13,14 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backend import is_cuda_array, to_backend
-from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject, InvalidValue
+from ..errors import (
+    DimensionMismatch,
+    DomainMismatch,
+    IndexOutOfBounds,
+    InvalidObject,
+    InvalidValue,
+)
+from ..operators.classes import BinaryOp
 
 __all__ = [
     "array_of",
@@ -21,6 +28,7 @@ __all__ = [
     "check_bounds",
     "values_array",
     "cast_values",
+    "check_dup_op",
     "scalar_value",
     "check_scalar",
     "present_unless",
@@ -128,6 +136,39 @@ def cast_values(xp: Any, arr: Any, target: np.dtype, argument: str) -> Any:
                 f"of {target.name}"
             )
     return arr.astype(target, copy=False)
+
+
+def check_dup_op(dup_op: Any, dtype: np.dtype) -> None:
+    """Check a build's ``dup_op`` (None: repeats are refused) against the dtype of the values
+    it would combine, before any work: it must take two values of ``dtype`` as they are and
+    give one of ``dtype``, as a fold of the repeated values does.
+
+    Raises
+    ------
+    InvalidObject
+        If ``dup_op`` is neither None nor a BinaryOp.
+    DomainMismatch
+        If it does not serve ``dtype`` (``binary.bor`` on floats, ``binary.div`` on integers),
+        takes another type (a logical operator casts to bool; an operator typed for another
+        dtype) or gives another (``binary.lt`` gives bool).
+    """
+    if dup_op is None:
+        return
+    if not isinstance(dup_op, BinaryOp):
+        raise InvalidObject(f"dup_op must be a BinaryOp, got {dup_op!r}")
+    if dup_op.dtype is None and dup_op.cast_inputs_to is None and dtype not in dup_op.types:
+        served = ", ".join(sorted(t.name for t in dup_op.types))
+        raise DomainMismatch(
+            f"dup_op {dup_op!r} does not serve {dtype.name}, the dtype of the values it would "
+            f"combine (it serves {served})"
+        )
+    taken = dup_op.input_type(dtype)
+    given = dup_op.output_type(taken)
+    if taken != dtype or given != dtype:
+        raise DomainMismatch(
+            f"dup_op {dup_op!r} takes {taken.name} and gives {given.name}, but the values it "
+            f"would combine are {dtype.name}: a dup_op must take and give the values' dtype"
+        )
 
 
 def check_scalar(value: Any, argument: str) -> Any:

@@ -25,6 +25,7 @@ from .arguments import (
     as_index_array,
     cast_values,
     check_bounds,
+    check_dup_op,
     check_scalar,
     check_shape,
     present_unless,
@@ -114,7 +115,9 @@ class Matrix:
             Default: one past the largest index.
         dtype : dtype, optional
         dup_op : BinaryOp, optional
-            Combines values of repeated (row, col) pairs; without it, repeats raise.
+            Combines values of repeated (row, col) pairs, in the order given; without it,
+            repeats raise. It must take and give the values' dtype (``binary.plus``,
+            ``binary.first``...; not ``binary.bor`` on floats nor ``binary.lt``).
         backend : {'cpu', 'cuda'}, optional
             Default: :func:`hyblas.backend`.
 
@@ -123,7 +126,10 @@ class Matrix:
         InvalidValue
             Repeated (row, col) pairs and no ``dup_op``; a value ``dtype`` cannot hold (not an
             integer of an integer ``dtype``, out of its range, or overflowing a float one).
-        IndexOutOfBounds, DimensionMismatch, InvalidObject, DomainMismatch
+        DomainMismatch
+            If ``dup_op`` does not take and give the values' dtype (checked before any work),
+            or for a value of no hyblas type (a str, an int beyond 64 bits).
+        IndexOutOfBounds, DimensionMismatch, InvalidObject
         OutOfMemory
             If the matrix does not fit in memory.
 
@@ -131,13 +137,12 @@ class Matrix:
         """
         name = resolve(backend)
         xp = xp_for(name)
-        if dup_op is not None and not isinstance(dup_op, BinaryOp):
-            raise InvalidObject(f"dup_op must be a BinaryOp, got {dup_op!r}")
         r = as_index_array(xp, rows, "rows")
         c = as_index_array(xp, cols, "cols")
         if r.size != c.size:
             raise DimensionMismatch(f"rows has {r.size} entries but cols has {c.size}")
         vals = values_array(xp, values, r.size, dtype, "values")
+        check_dup_op(dup_op, vals.dtype)
         nrows = int(r.max()) + 1 if nrows is None and r.size else (0 if nrows is None else nrows)
         ncols = int(c.max()) + 1 if ncols is None and c.size else (0 if ncols is None else ncols)
         check_shape(nrows, ncols)

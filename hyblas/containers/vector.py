@@ -15,6 +15,7 @@ from .arguments import (
     array_of,
     as_index_array,
     check_bounds,
+    check_dup_op,
     check_scalar,
     check_size,
     present_unless,
@@ -116,7 +117,9 @@ class Vector:
             Default: one past the largest index.
         dtype : dtype, optional
         dup_op : BinaryOp, optional
-            Combines values of repeated indices; without it, repeats raise ``InvalidValue``.
+            Combines values of repeated indices, in the order given; without it, repeats raise
+            ``InvalidValue``. It must take and give the values' dtype (``binary.plus``,
+            ``binary.first``...; not ``binary.bor`` on floats nor ``binary.lt``).
         backend : {'cpu', 'cuda'}, optional
 
         Raises
@@ -124,7 +127,10 @@ class Vector:
         InvalidValue
             Repeated indices and no ``dup_op``; a value ``dtype`` cannot hold (not an integer
             of an integer ``dtype``, out of its range, or overflowing a float one).
-        IndexOutOfBounds, DimensionMismatch, InvalidObject, DomainMismatch
+        DomainMismatch
+            For a ``dup_op`` that does not take and give the values' dtype (before any work)
+            and a value of no hyblas type, as :meth:`Matrix.from_coo <hyblas.Matrix.from_coo>`.
+        IndexOutOfBounds, DimensionMismatch, InvalidObject, OutOfMemory
 
         The arrays given are never written, and the vector keeps copies of them.
         """
@@ -136,24 +142,25 @@ class Vector:
                 indices, values, size=size, dtype=dtype, dup_op=dup_op, backend="cpu"
             ).to_backend(name)
         xp = xp_for(name)
-        if dup_op is not None and not isinstance(dup_op, BinaryOp):
-            raise InvalidObject(f"dup_op must be a BinaryOp, got {dup_op!r}")
         idx = as_index_array(xp, indices, "indices")
         vals = values_array(xp, values, idx.size, dtype, "values")
+        check_dup_op(dup_op, vals.dtype)
         size = int(idx.max()) + 1 if size is None and idx.size else (0 if size is None else size)
         check_size(size)
         check_bounds(xp, idx, size, "indices")
-        idx, vals = _prim.sort_by_keys(xp, idx, vals)  # new arrays, never the caller's
-        starts = _prim.segment_starts(xp, idx)
-        if starts.size != idx.size:
-            if dup_op is None:
-                first = int(idx[xp.flatnonzero(idx[1:] == idx[:-1])[:1]][0])
-                raise InvalidValue(
-                    f"duplicate index {first} in indices; pass dup_op= to combine repeated indices"
-                )
-            vals = _prim.segment_reduce(xp, vals, starts, dup_op)
-            idx = idx[starts]
-        return cls(size, vals.dtype, backend=name, sparse=(idx, vals)).settle()
+        with translate_oom(f"building a Vector of size {size} from {idx.size} entries"):
+            idx, vals = _prim.sort_by_keys(xp, idx, vals)  # new arrays, never the caller's
+            starts = _prim.segment_starts(xp, idx)
+            if starts.size != idx.size:
+                if dup_op is None:
+                    first = int(idx[xp.flatnonzero(idx[1:] == idx[:-1])[:1]][0])
+                    raise InvalidValue(
+                        f"duplicate index {first} in indices; pass dup_op= to combine "
+                        "repeated indices"
+                    )
+                vals = _prim.segment_reduce(xp, vals, starts, dup_op)
+                idx = idx[starts]
+            return cls(size, vals.dtype, backend=name, sparse=(idx, vals)).settle()
 
     @classmethod
     def from_dense(

@@ -16,6 +16,8 @@ import scipy.sparse as sp
 
 import hyblas as hb
 from hyblas.backend import xp_for
+from hyblas.containers.vector import FEW_ON_THE_HOST
+from hyblas.device import arrays as prim
 from hyblas.errors import (
     DimensionMismatch,
     DomainMismatch,
@@ -27,6 +29,7 @@ from hyblas.errors import (
 
 WIDE = 2**62  # 3 x WIDE: 3 * 2**62 positions, beyond the 2**63 that int64 keys number
 HUGE = 2**40  # rows or entries whose arrays take terabytes: no allocation can succeed
+FEW = FEW_ON_THE_HOST + 1  # entries: a 'cuda' vector of these is built on the device
 
 
 def _snapshot(obj: Any) -> Any:
@@ -66,6 +69,19 @@ def _raises_unchanged(error: type, call: Callable[[], Any], *inputs: Any, match:
 
 def _array(backend: str, values: Any, dtype: Any = None) -> Any:
     return xp_for(backend).asarray(np.asarray(values, dtype=dtype))
+
+
+def _builds_raise(
+    error: type, match: str, rows: Any, cols: Any, vals: Any, *inputs: Any, **options: Any
+) -> None:
+    """``Matrix.from_coo(rows, cols, vals)`` and ``Vector.from_coo(rows, vals)`` (with
+    ``options``) both raise ``error`` and leave ``inputs`` as they were."""
+    _raises_unchanged(
+        error, lambda: hb.Matrix.from_coo(rows, cols, vals, **options), *inputs, match=match
+    )
+    _raises_unchanged(
+        error, lambda: hb.Vector.from_coo(rows, vals, **options), *inputs, match=match
+    )
 
 
 # --- shapes and sizes ---------------------------------------------------------------------------
@@ -170,18 +186,7 @@ def test_values_a_dtype_cannot_hold(
     rows, cols = _array(backend, [0, 1]), _array(backend, [1, 0])
     vals = values if np.isscalar(values) else np.asarray(values)
     inputs = (rows, cols) if np.isscalar(values) else (rows, cols, vals)
-    _raises_unchanged(
-        error,
-        lambda: hb.Matrix.from_coo(rows, cols, vals, dtype=dtype, backend=backend),
-        *inputs,
-        match=match,
-    )
-    _raises_unchanged(
-        error,
-        lambda: hb.Vector.from_coo(rows, vals, dtype=dtype, backend=backend),
-        *inputs,
-        match=match,
-    )
+    _builds_raise(error, match, rows, cols, vals, *inputs, dtype=dtype, backend=backend)
 
 
 def test_casts_that_keep_the_values_pass(backend: str) -> None:
@@ -300,6 +305,70 @@ def test_bad_dup_op(backend: str) -> None:
     )
     with pytest.raises(InvalidObject, match="dup_op must be a BinaryOp"):
         hb.Vector.from_coo([0, 0], dup_op=max, backend=backend)
+
+
+@pytest.mark.parametrize(
+    ("values", "dup_op", "match"),
+    [
+        ([4.5, 3.5], "bor", "dup_op binary.bor does not serve float64"),
+        ([4.5, 3.5], "band", "dup_op binary.band does not serve float64"),
+        ([4.5, 3.5], "bxor", "does not serve float64"),
+        ([True, False], "bor", "does not serve bool"),
+        ([4, 3], "div", r"dup_op binary.div does not serve int64.*\(it serves float32, float64\)"),
+        ([True, True], "minus", "does not serve bool"),
+        ([1.5, 2.5], "lt", "dup_op binary.lt takes float64 and gives bool"),
+        ([4, 3], "eq", "takes int64 and gives bool"),
+        ([1.5, 2.5], "lor", "dup_op binary.lor takes bool and gives bool, but the values"),
+    ],
+)
+@pytest.mark.parametrize("rows", [[0, 0], [0, 1]], ids=["repeated", "distinct"])
+def test_a_dup_op_that_does_not_serve_the_dtype(
+    backend: str, values: list, dup_op: str, match: str, rows: list
+) -> None:
+    """A dup_op must take and give the values' dtype: DomainMismatch before any work, even
+    without repeats (binary.div on integers no longer truncates to 1)."""
+    op = hb.binary[dup_op]
+    r, v = _array(backend, rows), _array(backend, values)
+    _builds_raise(DomainMismatch, match, r, r, v, r, v, dup_op=op, backend=backend)
+    # typed for another dtype than the values'
+    with pytest.raises(DomainMismatch, match=r"binary.plus\[float32\] takes float32.* are float64"):
+        hb.Vector.from_coo([0, 0], [1.0, 2.0], dup_op=hb.binary.plus[np.float32], backend=backend)
+
+
+def test_dup_ops_that_serve_the_dtype(backend: str) -> None:
+    def built(values: list, op: str, dtype: Any = None) -> list:
+        return (
+            hb.Vector.from_coo([0, 0], values, dtype=dtype, dup_op=hb.binary[op], backend=backend)
+            .to_coo()[1]
+            .tolist()
+        )
+
+    assert built([6, 3], "bor") == [7] and built([6, 3], "band", np.uint8) == [2]
+    assert built([4.0, 2.0], "div") == [2.0] and built([4.0, 1.0], "minus") == [3.0]
+    assert built([True, False], "lor") == [True] and built([True, False], "lt") == [False]
+    assert built([2, 5], "max", np.int8) == [5] and built([1.5, 2.5], "first") == [1.5]
+    typed = hb.Vector.from_coo(
+        [0, 0], [1.0, 2.0], dtype=np.float32, dup_op=hb.binary.plus[np.float32], backend=backend
+    )
+    assert typed.dtype == np.float32 and typed.to_coo()[1].tolist() == [3.0]
+
+
+def test_out_of_memory_while_combining_repeats(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A MemoryError in the reduction of repeated entries is an OutOfMemory naming the
+    build, for a Vector as for a Matrix."""
+
+    def no_memory(*args: Any, **kwargs: Any) -> Any:
+        raise MemoryError("no memory left for the reduction")
+
+    monkeypatch.setattr(prim, "segment_reduce", no_memory)
+    many = np.zeros(FEW, dtype=np.int64)  # more than the host path takes: built on `backend`
+    vals = np.arange(FEW, dtype=np.float64)
+    with pytest.raises(OutOfMemory, match=f"building a Vector of size 1 from {FEW} entries"):
+        hb.Vector.from_coo(many, vals, dup_op=hb.binary.plus, backend=backend)
+    with pytest.raises(OutOfMemory, match=f"building a 1x1 Matrix of {FEW} entries"):
+        hb.Matrix.from_coo(many, many, vals, dup_op=hb.binary.plus, backend=backend)
 
 
 # --- duplicates -------------------------------------------------------------------------------
@@ -538,8 +607,6 @@ def test_the_transpose_of_a_wide_matrix_does_not_fit(backend: str) -> None:
 
 def test_transposing_by_pairs_where_keys_overflow() -> None:
     """The transpose of a matrix of 2**32 rows and columns sorts by column, not by key."""
-    from hyblas.device import arrays as prim
-
     n = 2**32
     indptr = np.array([0, 2, 3, 3])  # rows 0..2 of an n x n matrix: (0,n-1) (0,5) (1,5)
     indices, values = np.array([5, n - 1, 5]), np.array([1.0, 2.0, 3.0])

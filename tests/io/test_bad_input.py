@@ -226,6 +226,26 @@ def test_edge_list_argument_types(tmp_path: Path) -> None:
         read_edge_list(path, nrows=-1)
 
 
+def test_edge_list_dup_op_must_serve_the_dtype(tmp_path: Path, backend: str) -> None:
+    """Checked against dtype before the file is read: even a malformed file gives the dup_op's
+    DomainMismatch."""
+    text = "0 1 1.5\n0 1 2.5\n"
+    path = _write(tmp_path / "w.txt", text)
+    for op, match in (("bor", "dup_op binary.bor does not serve float64"), ("lt", "gives bool")):
+        with pytest.raises(DomainMismatch, match=match):
+            read_edge_list(path, dup_op=hb.binary[op], backend=backend)
+    with pytest.raises(DomainMismatch, match="dup_op binary.div does not serve int64"):
+        read_edge_list(path, dtype=np.int64, dup_op=hb.binary.div, backend=backend)
+    malformed = _write(tmp_path / "bad.txt", "0 1 x\n")
+    with pytest.raises(DomainMismatch, match="binary.band does not serve float32"):
+        read_edge_list(malformed, dtype=np.float32, dup_op=hb.binary.band, backend=backend)
+    with pytest.raises(InvalidObject, match="dup_op must be a BinaryOp"):
+        read_edge_list(malformed, dup_op="plus", backend=backend)
+    assert path.read_text() == text
+    summed = read_edge_list(path, dup_op=hb.binary.plus, backend=backend)
+    assert summed.to_coo()[2].tolist() == [4.0]
+
+
 def test_matrix_market_values_a_dtype_cannot_hold(tmp_path: Path, backend: str) -> None:
     path = _write(
         tmp_path / "r.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1.5\n"
