@@ -58,6 +58,8 @@ def _bad_paths(tmp_path: Path) -> list[tuple[Any, type, str]]:
         (regular / "deeper" / "a.mtx", InvalidValue, "a file, not a directory"),
         (tmp_path / "a_directory", InvalidValue, "is a directory, not a file"),
         ("", InvalidValue, "path is empty"),
+        (tmp_path / "a\0b.mtx", InvalidValue, r"a\\x00b.mtx' holds a NUL byte"),
+        ("a\0", InvalidValue, "holds a NUL byte"),
         (42, InvalidObject, "path must be a str or os.PathLike, got int"),
         (b"a.mtx", InvalidObject, "path must be a str or os.PathLike, got bytes"),
     ]
