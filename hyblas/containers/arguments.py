@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 _INT64 = np.iinfo(np.int64)
+_INT64_MIN, _UINT64_MAX = int(_INT64.min), int(np.iinfo(np.uint64).max)
 #: The largest number of rows or columns: ``nrows + 1`` row pointers must still be numbered.
 MAX_EXTENT = int(_INT64.max) - 1
 
@@ -197,7 +198,9 @@ def scalar_value(value: Any, dtype: Any, argument: str) -> tuple[Any, np.dtype]:
 
 def values_array(xp: Any, values: Any, count: int, dtype: Any, argument: str) -> Any:
     """Values as a backend array of length ``count`` (a scalar is broadcast), cast to
-    ``dtype`` when given (InvalidValue where that would change a value)."""
+    ``dtype`` when given (InvalidValue where that would change a value). The Python ints of a
+    list or tuple are converted exactly (:func:`_exact_numbers`) where NumPy may have rounded
+    them (:func:`_maybe_rounded`); DomainMismatch for one beyond 64 bits."""
     target = None if dtype is None else _dt.lookup(dtype)
     if values is None:
         values = 1.0 if target is None else 1
@@ -207,9 +210,67 @@ def values_array(xp: Any, values: Any, count: int, dtype: Any, argument: str) ->
     arr = array_of(values, argument, "numbers")
     if arr.ndim != 1 or arr.size != count:
         raise DimensionMismatch(f"{argument} has shape {arr.shape} but there are {count} indices")
+    if isinstance(values, list | tuple) and _maybe_rounded(arr, target):
+        exact = _exact_numbers(values, target, argument)
+        if exact is not None:
+            return to_backend(exact, _backend_of(xp))
     own = _dt.lookup(arr.dtype, argument=argument)
     arr = to_backend(arr, _backend_of(xp))
     return cast_values(xp, arr, target if target is not None else own, argument)
+
+
+#: Every integer of smaller magnitude is a float64 exactly.
+_EXACT_IN_FLOAT64 = 2.0**53
+
+
+def _maybe_rounded(arr: np.ndarray, target: np.dtype | None) -> bool:
+    """Whether NumPy may have rounded Python ints of a list on the way to ``arr``: it holds
+    ints beyond 64 bits (object), or it is float64 (ints beyond int64 among them, or mixed
+    with floats) with a value of 2**53 or more going into an integer ``target``. One pass
+    over the array, only for a float list going into an integer dtype."""
+    if arr.dtype.kind == "O":
+        return True
+    if arr.dtype.kind != "f" or target is None or target.kind not in "iu" or arr.size == 0:
+        return False
+    return not float(np.abs(arr).max()) < _EXACT_IN_FLOAT64  # NaN too: refused below
+
+
+def _exact_numbers(items: Any, target: np.dtype | None, argument: str) -> np.ndarray | None:
+    """The numbers of a Python list as a NumPy array of ``target``, each converted from its own
+    exact value (not through a float64 NumPy inferred): an integer ``target`` takes Python
+    ints and whole floats in its range. None where an item is not a number (the dtype checks
+    name it); DomainMismatch for an int beyond 64 bits; InvalidValue, as
+    :func:`cast_values`, for a number ``target`` cannot hold."""
+    numbers = list(items)
+    for at, item in enumerate(numbers):
+        if not isinstance(item, _dt.REAL_SCALARS):
+            return None
+        if _is_integer(item) and not _INT64_MIN <= int(item) <= _UINT64_MAX:
+            raise DomainMismatch(
+                f"{argument}[{at}] = {_dt.short_repr(item)} is an int beyond 64 bits"
+            )
+    if target is None:  # a list NumPy made objects of: its dtype is no hyblas dtype
+        return None
+    if target.kind not in "iu":  # rounding to a float is no loss; overflow is checked
+        with np.errstate(over="ignore"):
+            floats = np.array([float(item) for item in numbers], dtype=np.float64)
+        return cast_values(np, floats, target, argument)
+    whole = []
+    for at, item in enumerate(numbers):
+        if isinstance(item, float | np.floating):
+            if not (math.isfinite(item) and item == math.floor(item)):
+                raise InvalidValue(
+                    f"{argument}[{at}] = {item!r} is not an integer; {target.name} cannot hold it"
+                )
+        whole.append(int(item))
+    info = np.iinfo(target)
+    low, high = min(whole), max(whole)
+    if low < info.min or high > info.max:
+        bad = low if low < info.min else high
+        raise InvalidValue(
+            f"{argument} holds {bad!r}, outside the range [{info.min}, {info.max}] of {target.name}"
+        )
+    return np.array(whole, dtype=target)
 
 
 def present_unless(xp: Any, arr: Any, missing_value: Any) -> Any:

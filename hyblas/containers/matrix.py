@@ -110,7 +110,8 @@ class Matrix:
         ----------
         rows, cols : array_like of int
         values : array_like or scalar, optional
-            Default 1.0 (float64, or 1 of ``dtype``).
+            Default 1.0 (float64, or 1 of ``dtype``). A list's Python ints go into an integer
+            ``dtype`` exactly (not through the float64 NumPy infers for ints beyond int64).
         nrows, ncols : int, optional
             Default: one past the largest index.
         dtype : dtype, optional

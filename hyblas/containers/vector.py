@@ -112,7 +112,8 @@ class Vector:
         ----------
         indices : array_like of int
         values : array_like or scalar, optional
-            Default 1.0 (float64, or 1 of ``dtype``).
+            Default 1.0 (float64, or 1 of ``dtype``). Python ints are taken exactly, as by
+            :meth:`Matrix.from_coo <hyblas.Matrix.from_coo>`.
         size : int, optional
             Default: one past the largest index.
         dtype : dtype, optional

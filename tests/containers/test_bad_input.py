@@ -202,6 +202,49 @@ def test_casts_that_keep_the_values_pass(backend: str) -> None:
     assert np.isnan(nan.get(0))
 
 
+def test_python_ints_are_converted_exactly(backend: str) -> None:
+    """Python ints NumPy would take as float64 (some beyond int64) go into an integer dtype
+    exactly, each from its own value."""
+    for values, dtype in (
+        ([2**63 + 1, 1], np.uint64),
+        ([2**64 - 3, 1], np.uint64),
+        ((2**64 - 1, 2.0, True), np.uint64),  # a whole float and a bool among them
+        ([2**63 + 1, np.uint64(2**64 - 2)], np.uint64),
+        ([2**63 - 1, 2**53 + 1, -(2**63)], np.int64),  # NumPy's int64 already: unchanged
+    ):
+        given = list(values)
+        indices = list(range(len(values)))
+        v = hb.Vector.from_coo(indices, values, dtype=dtype, backend=backend)
+        M = hb.Matrix.from_coo(indices, indices, values, dtype=dtype, backend=backend)
+        assert v.dtype == M.dtype == dtype
+        assert v.to_coo()[1].tolist() == M.to_coo()[2].tolist() == [int(x) for x in given]
+        assert list(values) == given
+    # a float dtype rounds them, as it rounds any value
+    assert hb.Vector.from_coo([0, 1], [2**63 + 1, 1], backend=backend).dtype == np.float64
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype", "error", "match"),
+    [
+        ([2**63 + 1, -1], np.uint64, InvalidValue, r"-1, outside the range \[0, 1844"),
+        ([2**63 + 1, 1], np.int64, InvalidValue, "9223372036854775809, outside the range"),
+        ([2**63 + 1, 2.5], np.uint64, InvalidValue, r"values\[1\] = 2.5 is not an integer"),
+        ([2**63 + 1, np.nan], np.uint64, InvalidValue, r"values\[1\] = nan is not an integer"),
+        ([2**64 - 1, 1], np.uint32, InvalidValue, "18446744073709551615, outside the range"),
+        ([1, 2**64], np.uint64, DomainMismatch, r"values\[1\] = 18446744073709551616 is an int"),
+        ([2**70, 1], np.float64, DomainMismatch, "an int beyond 64 bits"),
+        ([2**70, 1], None, DomainMismatch, "an int beyond 64 bits"),
+    ],
+)
+def test_python_ints_a_dtype_cannot_hold(
+    backend: str, values: list, dtype: Any, error: type, match: str
+) -> None:
+    given = list(values)
+    rows = _array(backend, [0, 1])
+    _builds_raise(error, match, rows, rows, values, rows, dtype=dtype, backend=backend)
+    assert values == given
+
+
 @pytest.mark.parametrize(
     ("value", "dtype", "error", "match"),
     [
