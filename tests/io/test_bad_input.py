@@ -288,3 +288,49 @@ def test_networkx_weights_a_dtype_cannot_hold(backend: str) -> None:
     G.add_edge(1, 0, weight="heavy")
     with pytest.raises(InvalidValue, match="edge attribute 'weight' is not a number"):
         from_networkx(G, backend=backend)
+
+
+def test_networkx_weights_of_no_hyblas_type_and_bad_nodelists(backend: str) -> None:
+    G = nx.DiGraph([(0, 1, {"weight": 2**1100})])
+    with pytest.raises(DomainMismatch, match=r"edge weights \('weight'\).*an int beyond 64 bits"):
+        from_networkx(G, backend=backend)
+    with pytest.raises(DomainMismatch, match="an int beyond 64 bits"):
+        from_networkx(G, dtype=np.uint64, backend=backend)
+    P = nx.path_graph(3)
+    with pytest.raises(InvalidValue, match=r"nodelist holds \[0\], which is no node of G"):
+        from_networkx(P, nodelist=[[0]], backend=backend)
+    with pytest.raises(InvalidValue, match="nodelist holds"):
+        from_networkx(P, nodelist=[0, {1: 2}], backend=backend)
+    with pytest.raises(InvalidObject, match="nodelist must be an iterable of nodes, got int"):
+        from_networkx(P, nodelist=3, backend=backend)
+    P.add_edge(1, 2, weight=None)  # a weight attribute that holds no number
+    with pytest.raises(InvalidValue, match=r"not a number on every edge: edge \(1, 2\) holds None"):
+        from_networkx(P, backend=backend)
+    assert P.number_of_edges() == 2 and P[1][2] == {"weight": None}
+    M = nx.MultiDiGraph([(0, 1, {"weight": 100}), (0, 1, {"weight": 100})])
+    with pytest.raises(InvalidValue, match=r"200, outside the range \[-128, 127\] of int8"):
+        from_networkx(M, dtype=np.int8, backend=backend)  # the exact sum, not a wrapped one
+
+
+@pytest.mark.parametrize(
+    ("weights", "dtype", "expected"),
+    [
+        ([2**53 + 1], np.int64, [2**53 + 1]),
+        ([2**63 - 1, -(2**63)], np.int64, [2**63 - 1, -(2**63)]),
+        ([2**64 - 1], np.uint64, [2**64 - 1]),
+        ([2**64 - 1, 3], np.uint64, [2**64 - 1, 3]),  # NumPy would take these as float64
+        ([2**63 + 1, 2.0], np.uint64, [2**63 + 1, 2]),
+        ([True, 7], np.int8, [1, 7]),
+    ],
+)
+def test_networkx_integer_weights_are_exact(
+    backend: str, weights: list, dtype: type, expected: list
+) -> None:
+    G = nx.DiGraph()
+    G.add_weighted_edges_from((0, k + 1, w) for k, w in enumerate(weights))
+    A = from_networkx(G, dtype=dtype, backend=backend)
+    assert A.dtype == dtype and A.to_coo()[2].tolist() == expected
+    M = nx.MultiDiGraph()
+    M.add_weighted_edges_from([(0, 1, 2**62), (0, 1, 2**62 + 1), (1, 0, 5)])
+    summed = from_networkx(M, dtype=np.uint64, backend=backend)
+    assert summed.to_coo()[2].tolist() == [2**63 + 1, 5]
