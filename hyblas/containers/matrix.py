@@ -426,14 +426,27 @@ class Matrix:
             )
 
     def dup(self, dtype: Any = None) -> Matrix:
-        """A deep copy, optionally cast to ``dtype``."""
+        """A deep copy, optionally cast to ``dtype``.
+
+        Raises
+        ------
+        InvalidValue
+            If ``dtype`` cannot hold a stored value, by the rule of :meth:`from_coo`: a value
+            that is not an integer (1.5, NaN) or lies outside the range of an integer
+            ``dtype``, or a finite value that overflows a float one. Casts to bool (nonzero
+            is True) and float roundings pass.
+        DomainMismatch
+            For a ``dtype`` hyblas does not store.
+        """
         target = self._dtype if dtype is None else _dt.lookup(dtype)
+        if target == self._dtype:
+            values = self._values.copy()
+        else:
+            values = cast_values(
+                self._xp, self._values, target, f"dup(dtype={target.name}): values"
+            )
         return Matrix(
-            self._indptr.copy(),
-            self._indices.copy(),
-            self._values.astype(target),
-            self.shape,
-            backend=self._backend,
+            self._indptr.copy(), self._indices.copy(), values, self.shape, backend=self._backend
         )
 
     def isequal(self, other: Matrix, *, check_dtype: bool = False) -> bool:

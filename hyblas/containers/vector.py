@@ -14,6 +14,7 @@ from ..operators.classes import BinaryOp
 from .arguments import (
     array_of,
     as_index_array,
+    cast_values,
     check_bounds,
     check_dup_op,
     check_scalar,
@@ -421,25 +422,33 @@ class Vector:
             return Vector(self._size, self._dtype, backend=name, sparse=moved).settle()
 
     def dup(self, dtype: Any = None) -> Vector:
-        """A deep copy, optionally cast to ``dtype``."""
+        """A deep copy, optionally cast to ``dtype``.
+
+        Raises
+        ------
+        InvalidValue
+            If ``dtype`` cannot hold a present value, by the rule of :meth:`from_coo` (as
+            :meth:`Matrix.dup <hyblas.Matrix.dup>`).
+        DomainMismatch
+            For a ``dtype`` hyblas does not store.
+        """
         target = self._dtype if dtype is None else _dt.lookup(dtype)
         if self._sparse is not None:
             idx, vals = self._sparse
-            return Vector(
-                self._size,
-                target,
-                backend=self._backend,
-                sparse=(idx.copy(), vals.astype(target)),
-                nnz=self._nnz,
-            )
+            sparse = (idx.copy(), self._cast(vals, target))
+            return Vector(self._size, target, backend=self._backend, sparse=sparse, nnz=self._nnz)
         values, present = self._bitmap
-        return Vector(
-            self._size,
-            target,
-            backend=self._backend,
-            bitmap=(values.astype(target), present.copy()),
-            nnz=self._nnz,
-        )
+        if target != self._dtype and not np.can_cast(self._dtype, target, "safe"):
+            values = values.copy()  # the absent positions' placeholders are no values to check
+            values[~present] = 0
+        bitmap = (self._cast(values, target), present.copy())
+        return Vector(self._size, target, backend=self._backend, bitmap=bitmap, nnz=self._nnz)
+
+    def _cast(self, values: Any, target: np.dtype) -> Any:
+        """A copy of ``values`` as ``target``, checked as :func:`cast_values` checks."""
+        if target == self._dtype:
+            return values.copy()
+        return cast_values(self._xp, values, target, f"dup(dtype={target.name}): values")
 
     def isequal(self, other: Vector, *, check_dtype: bool = False) -> bool:
         """Same size, same present indices and equal values (and dtype, if asked)."""

@@ -26,6 +26,7 @@ from hyblas.errors import (
     InvalidValue,
     OutOfMemory,
 )
+from tests.support.checks import raises_unchanged
 
 WIDE = 2**62  # 3 x WIDE: 3 * 2**62 positions, beyond the 2**63 that int64 keys number
 HUGE = 2**40  # rows or entries whose arrays take terabytes: no allocation can succeed
@@ -243,6 +244,57 @@ def test_python_ints_a_dtype_cannot_hold(
     rows = _array(backend, [0, 1])
     _builds_raise(error, match, rows, rows, values, rows, dtype=dtype, backend=backend)
     assert values == given
+
+
+def _stored(backend: str, value: Any, form: str) -> hb.Matrix | hb.Vector:
+    """One stored ``value`` in a matrix, a sparse vector or a bitmap vector."""
+    if form == "matrix":
+        return hb.Matrix.from_coo([0], [1], [value], nrows=2, ncols=2, backend=backend)
+    vector = hb.Vector.from_coo([1], [value], size=2 if form == "bitmap" else 64, backend=backend)
+    assert vector.format == ("bitmap" if form == "bitmap" else "sparse")
+    return vector
+
+
+@pytest.mark.parametrize("form", ["matrix", "sparse", "bitmap"])
+@pytest.mark.parametrize(
+    ("value", "dtype", "match"),
+    [
+        (1000.0, np.int8, r"dup\(dtype=int8\): values holds 1000.0, outside the range"),
+        (300, np.uint8, r"holds 300, outside the range \[0, 255\] of uint8"),
+        (np.nan, np.int64, r"values\[.\] = nan is not an integer; int64 cannot hold it"),
+        (-1, np.uint8, "holds -1, outside the range"),
+        (2**63, np.int64, "holds 9223372036854775808, outside the range"),
+        (1e39, np.float32, r"= 1e\+39 overflows float32"),
+        (1.5, np.int32, "= 1.5 is not an integer"),  # as from_coo: no truncation
+    ],
+)
+def test_dup_to_a_dtype_that_cannot_hold_a_value(
+    backend: str, form: str, value: Any, dtype: type, match: str
+) -> None:
+    x = _stored(backend, value, form)
+    raises_unchanged(InvalidValue, match, lambda: x.dup(dtype), x)  # NaN equal to NaN
+    with pytest.raises(InvalidValue, match="outside the range|not an integer|overflows"):
+        hb.Vector.from_coo([0], [value], dtype=dtype, backend=backend)  # the same rule
+
+
+@pytest.mark.parametrize("form", ["matrix", "sparse", "bitmap"])
+def test_dup_to_a_dtype_that_holds_the_values(backend: str, form: str) -> None:
+    for value, dtype, expected in (
+        (2.0, np.int8, 2),
+        (1.5, bool, True),
+        (0.0, bool, False),
+        (np.nan, bool, True),  # nonzero is True
+        (0.1, np.float32, np.float32(0.1)),  # float rounding
+        (-(2**63), np.float64, -(2.0**63)),
+        (255, np.uint8, 255),
+    ):
+        x = _stored(backend, value, form)
+        y = x.dup(dtype)
+        assert y.dtype == dtype and y.to_coo()[-1].tolist() == [expected]
+        assert y.to_coo()[0].tolist() == x.to_coo()[0].tolist()
+    # the absent positions of a bitmap are no values: a placeholder 1000.0 is not checked
+    holes = hb.Vector.from_dense(np.array([1000.0, 3.0]), missing_value=1000.0, backend=backend)
+    assert holes.format == "bitmap" and holes.dup(np.int8).to_dense(fill_value=0).tolist() == [0, 3]
 
 
 @pytest.mark.parametrize(
