@@ -31,6 +31,7 @@ from .arguments import (
     present_unless,
     values_array,
 )
+from .dense import dense_dtype
 from .mask import Mask
 
 __all__ = ["Matrix"]
@@ -402,10 +403,26 @@ class Matrix:
         )
 
     def to_dense(self, fill_value: Any = 0) -> np.ndarray:
-        """A NumPy 2-D array with absent entries set to ``fill_value`` (a number or a bool)."""
+        """A NumPy 2-D array with absent entries set to ``fill_value`` (a number or a bool).
+
+        The array has the matrix's dtype where that holds ``fill_value`` (a float one rounds
+        a float fill), else the type of both (a bool or int8 matrix with fill 0.5: float64;
+        a uint8 one with fill -1: int16), never one that changes a stored value (see
+        :mod:`hyblas.containers.dense`).
+
+        Raises
+        ------
+        InvalidObject
+            If ``fill_value`` is not a number or a bool.
+        InvalidValue
+            If no dtype holds both the fill and every stored value exactly (a uint64 matrix
+            holding 2**62 + 1, with fill -1: float64 would round it).
+        OutOfMemory
+            If the array does not fit in memory.
+        """
         check_scalar(fill_value, "fill_value")
         rows, cols, values = self.to_coo()
-        dtype = np.result_type(self._dtype, np.min_scalar_type(fill_value))
+        dtype = dense_dtype(self._dtype, fill_value, values)
         with translate_oom(f"building a dense {self._nrows}x{self._ncols} array"):
             out = np.full(self.shape, fill_value, dtype=dtype)
         out[rows, cols] = values

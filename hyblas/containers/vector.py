@@ -23,6 +23,7 @@ from .arguments import (
     scalar_value,
     values_array,
 )
+from .dense import dense_dtype
 from .mask import Mask
 
 __all__ = ["Vector"]
@@ -374,10 +375,15 @@ class Vector:
     def to_dense(self, fill_value: Any = None) -> np.ndarray:
         """A NumPy array of length ``size``; absent entries become ``fill_value``.
 
+        Its dtype is the vector's where that holds ``fill_value``, else the type of both,
+        never one that changes a stored value, as :meth:`Matrix.to_dense
+        <hyblas.Matrix.to_dense>` (see :mod:`hyblas.containers.dense`).
+
         Raises
         ------
         InvalidValue
-            If entries are absent and no ``fill_value`` is given.
+            If entries are absent and no ``fill_value`` is given, or no dtype holds both the
+            fill and every present value exactly.
         InvalidObject
             If ``fill_value`` is not a number or a bool.
         """
@@ -392,8 +398,10 @@ class Vector:
                     "pass fill_value= to fill them"
                 )
             return values.copy()
-        dtype = np.result_type(self._dtype, np.min_scalar_type(fill_value))
-        return np.where(present, values, np.asarray(fill_value, dtype=dtype)).astype(dtype)
+        dtype = dense_dtype(self._dtype, fill_value, values, present)
+        out = values.astype(dtype)  # a copy, the placeholders of absent entries overwritten
+        out[~present] = fill_value
+        return out
 
     def get(self, index: int, default: Any = None) -> Any:
         """The value at ``index`` (negative: from the end), or ``default`` when absent."""

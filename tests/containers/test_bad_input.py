@@ -527,6 +527,79 @@ def test_missing_and_fill_values_must_be_numbers(backend: str, bad: Any) -> None
             v.to_dense(fill_value=bad)
 
 
+def _one_entry(backend: str, value: Any, dtype: Any, kind: str) -> hb.Matrix | hb.Vector:
+    """One stored ``value`` of ``dtype`` and an absent entry, in a matrix or a vector."""
+    if kind == "matrix":
+        return hb.Matrix.from_coo([0], [0], [value], nrows=1, ncols=2, dtype=dtype, backend=backend)
+    return hb.Vector.from_coo([0], [value], size=2, dtype=dtype, backend=backend)
+
+
+@pytest.mark.parametrize("kind", ["matrix", "vector"])
+@pytest.mark.parametrize(
+    ("value", "dtype", "fill", "expected"),
+    [
+        # the container's dtype holds the fill
+        (True, bool, False, np.bool_),
+        (3, np.int8, 0, np.int8),  # was int16
+        (3, np.int8, -128, np.int8),
+        (3, np.uint64, 2**64 - 1, np.uint64),
+        (1.5, np.float32, 0.1, np.float32),  # a float fill rounds in a float container
+        (1.5, np.float32, -1, np.float32),
+        (1.5, np.float32, np.nan, np.float32),
+        (1.5, np.float32, True, np.float32),
+        # the type of both: never float16 for a Python float
+        (True, bool, 1e-8, np.float64),
+        (True, bool, 0, np.uint8),
+        (3, np.int8, 0.5, np.float64),
+        (3, np.uint8, 1e-8, np.float64),
+        (3, np.uint8, -1, np.int16),
+        (3, np.int16, np.float32(0.5), np.float32),
+        (3, np.int64, np.nan, np.float64),
+        (2**53, np.int64, -0.5, np.float64),  # a stored value float64 holds exactly
+        (5, np.int64, 2**63, np.float64),
+        (1.5, np.float32, 1e300, np.float64),
+    ],
+)
+def test_to_dense_dtype_keeps_every_value(
+    backend: str, kind: str, value: Any, dtype: Any, fill: Any, expected: type
+) -> None:
+    x = _one_entry(backend, value, dtype, kind)
+    dense = x.to_dense(fill_value=fill).ravel()
+    assert dense.dtype == expected
+    assert dense[0] == value and dense[0].item() == x.to_coo()[-1][0].item()
+    assert (np.isnan(dense[1]) and np.isnan(fill)) or dense[1] == expected(fill)
+
+
+@pytest.mark.parametrize("kind", ["matrix", "vector"])
+@pytest.mark.parametrize(
+    ("value", "dtype", "fill", "match"),
+    [
+        (2**62 + 1, np.uint64, -1, "float64 .* would change the stored value 4611686018427387905"),
+        (2**62 + 1, np.int64, np.nan, r"fill_value=nan\): int64 cannot hold the fill"),
+        (2**63 - 1, np.int64, 0.5, "would change the stored value 9223372036854775807"),
+        (2**64 - 1, np.uint64, -1, "would change the stored value 18446744073709551615"),
+        (5, np.int64, 2**64 - 1, "nor can float64 .* hold it exactly"),
+    ],
+)
+def test_to_dense_refuses_a_fill_that_would_change_a_value(
+    backend: str, kind: str, value: Any, dtype: Any, fill: Any, match: str
+) -> None:
+    x = _one_entry(backend, value, dtype, kind)
+    raises_unchanged(InvalidValue, match, lambda: x.to_dense(fill_value=fill), x)
+    assert x.to_dense(fill_value=0).ravel().tolist() == [value, 0]  # a fill it holds
+
+
+def test_to_dense_dtype_does_not_depend_on_what_is_absent(backend: str) -> None:
+    """The dtype follows the container's and the fill's, whether or not an entry is absent;
+    a full vector needs no fill (None keeps its dtype)."""
+    full = hb.Vector.from_coo([0, 1], [2**40 + 1, 1], dtype=np.uint64, backend=backend)
+    assert full.to_dense(fill_value=-1).dtype == np.float64
+    assert full.to_dense(fill_value=-1).tolist() == [2**40 + 1, 1]
+    big = hb.Vector.from_coo([0, 1], [2**62 + 1, 1], dtype=np.uint64, backend=backend)
+    raises_unchanged(InvalidValue, "4611686018427387905", lambda: big.to_dense(-1), big)
+    assert big.to_dense().dtype == np.uint64 and big.to_dense().tolist() == [2**62 + 1, 1]
+
+
 def test_dense_arrays_of_other_types(backend: str) -> None:
     words = np.array([["a", "b"]])
     _raises_unchanged(
