@@ -26,6 +26,7 @@ from hyblas.io import (
     write_edge_list,
     write_matrix_market,
 )
+from tests.support.checks import snapshot
 
 READERS = {"read_matrix_market": read_matrix_market, "read_edge_list": read_edge_list}
 WRITERS = {"write_matrix_market": write_matrix_market, "write_edge_list": write_edge_list}
@@ -268,6 +269,59 @@ def test_matrix_market_values_a_dtype_cannot_hold(tmp_path: Path, backend: str) 
         "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 9007199254740993\n",
     )
     assert read_matrix_market(exact, backend=backend).to_coo()[2].tolist() == [2**53 + 1]
+
+
+def _random_matrix(seed: int, dtype: Any) -> hb.Matrix:
+    """A small square matrix of explicit zeros (False), -0.0 and other values, whose
+    structure, or structure and values, are symmetric one time in three each."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 7))
+    present = rng.random((n, n)) < 0.5
+    values = rng.choice(np.array([0.0, 0.0, -0.0, 1.0, -1.0, 0.5, 2.0]), size=(n, n))
+    if seed % 3 != 0:  # a symmetric structure: the zeros of one triangle make it look so
+        present = present | present.T
+    if seed % 3 == 2:  # symmetric values too, but for a -0.0 against a 0.0
+        values = np.where(np.tril(np.ones((n, n), dtype=bool)), values, values.T)
+    rows, cols = np.nonzero(present)
+    vals = values[rows, cols]
+    if dtype == np.dtype(bool):
+        vals = vals > 0
+    elif np.dtype(dtype).kind in "iu":
+        vals = np.abs(np.round(vals)) if np.dtype(dtype).kind == "u" else np.round(vals)
+    return hb.Matrix.from_coo(rows, cols, vals.astype(dtype), nrows=n, ncols=n, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.uint8, bool])
+def test_matrix_market_round_trip_keeps_every_entry(tmp_path: Path, dtype: Any) -> None:
+    """Stored zeros and False are entries: a matrix they make look symmetric is written in
+    full (issue: A = {(0, 1): 0.0} was written 'symmetric' with no entry and read back
+    empty)."""
+    zero = hb.Matrix.from_coo([0], [1], [0.0], nrows=2, ncols=2)
+    write_matrix_market(tmp_path / "z.mtx", zero)
+    assert read_matrix_market(tmp_path / "z.mtx").isequal(zero, check_dtype=True)
+    for seed in range(60):
+        A = _random_matrix(seed, dtype)
+        before = snapshot(A)
+        path = tmp_path / f"r{seed}.mtx"
+        write_matrix_market(path, A)
+        assert snapshot(A) == before
+        B = read_matrix_market(path, dtype=dtype)
+        assert snapshot(B) == before, (seed, A, B, path.read_text())  # -0.0 too
+        header = path.read_text().splitlines()[0]
+        if A.dtype == np.dtype(bool) and A.nnz:  # (scipy writes an empty one as 'real')
+            assert ("pattern" in header) == bool(A.to_coo()[2].all())
+        if "symmetric" in header:
+            S = A.to_scipy()
+            assert (S != S.T).nnz == 0 and (abs(S) != abs(S.T)).nnz == 0
+
+
+def test_matrix_market_bool_false_is_kept(tmp_path: Path) -> None:
+    A = hb.Matrix.from_coo([0, 1, 1], [1, 0, 1], [True, True, False], nrows=2, ncols=2)
+    write_matrix_market(tmp_path / "b.mtx", A)
+    text = (tmp_path / "b.mtx").read_text()
+    assert text.startswith("%%MatrixMarket matrix coordinate integer symmetric")
+    assert read_matrix_market(tmp_path / "b.mtx", dtype=bool).isequal(A, check_dtype=True)
+    assert read_matrix_market(tmp_path / "b.mtx").to_coo()[2].tolist() == [1, 1, 0]
 
 
 def test_matrix_market_uint64_beyond_int64(tmp_path: Path) -> None:
