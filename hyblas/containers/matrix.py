@@ -10,6 +10,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..backend import (
     cupyx_csr,
+    host_copy,
     is_cupyx_sparse,
     resolve,
     to_backend,
@@ -359,11 +360,22 @@ class Matrix:
     # --- export ----------------------------------------------------------------------------
 
     def to_coo(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(rows, cols, values)`` as NumPy arrays, in row-major order."""
+        """``(rows, cols, values)`` as NumPy arrays, in row-major order.
+
+        New arrays, the caller's own: writing into them does not change the matrix (as
+        :meth:`to_dense`, :meth:`to_scipy` and :meth:`to_cupyx` give copies; only the
+        internal :attr:`indptr`, :attr:`indices` and :attr:`values` are the matrix's own).
+        """
+        rows, cols, values = self._host_coo()
+        return rows, cols, host_copy(self._values) if values is self._values else values
+
+    def _host_coo(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rows, cols, values)`` on the host; ``values`` may be the matrix's own (read
+        only)."""
         rows = _prim.row_ids(self._xp, self._indptr, self._nrows)
         return (
             to_numpy(rows),
-            to_numpy(self._indices).astype(np.int64),
+            to_numpy(self._indices).astype(np.int64),  # a copy, whatever the index dtype
             to_numpy(self._values),
         )
 
@@ -421,7 +433,7 @@ class Matrix:
             If the array does not fit in memory.
         """
         check_scalar(fill_value, "fill_value")
-        rows, cols, values = self.to_coo()
+        rows, cols, values = self._host_coo()
         dtype = dense_dtype(self._dtype, fill_value, values)
         with translate_oom(f"building a dense {self._nrows}x{self._ncols} array"):
             out = np.full(self.shape, fill_value, dtype=dtype)
@@ -531,7 +543,7 @@ class Matrix:
         )
         if self.nnz == 0 or self.nnz > 8:
             return head
-        rows, cols, values = self.to_coo()
+        rows, cols, values = self._host_coo()
         entries = ", ".join(f"({r},{c}): {v!r}" for r, c, v in zip(rows, cols, values.tolist()))
         return f"{head}\n  {{{entries}}}"
 

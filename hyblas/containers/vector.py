@@ -7,7 +7,15 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..backend import is_cuda_array, resolve, to_backend, to_numpy, translate_oom, xp_for
+from ..backend import (
+    host_copy,
+    is_cuda_array,
+    resolve,
+    to_backend,
+    to_numpy,
+    translate_oom,
+    xp_for,
+)
 from ..device import arrays as _prim
 from ..errors import IndexOutOfBounds, InvalidObject, InvalidValue
 from ..operators.classes import BinaryOp
@@ -359,18 +367,21 @@ class Vector:
     # --- export ----------------------------------------------------------------------------
 
     def to_coo(self, *, device: bool = False) -> tuple[Any, Any]:
-        """``(indices, values)``, indices ascending.
+        """``(indices, values)``, indices ascending: new arrays, the caller's own (writing
+        into them does not change the vector).
 
         Parameters
         ----------
         device : bool
-            Return the backend's own arrays (CuPy arrays on the GPU, copies) instead of NumPy
+            Return arrays of the vector's backend (CuPy arrays on the GPU) instead of NumPy
             arrays, so that indices can go back into an operation without a host round trip.
         """
         idx, vals = self.as_sparse()
         if device:
             return idx.copy(), vals.copy()
-        return to_numpy(idx), to_numpy(vals)
+        if self._sparse is not None:  # the vector's own arrays
+            return host_copy(idx), host_copy(vals)
+        return to_numpy(idx), to_numpy(vals)  # made from the bitmap for this call
 
     def to_dense(self, fill_value: Any = None) -> np.ndarray:
         """A NumPy array of length ``size``; absent entries become ``fill_value``.

@@ -26,7 +26,7 @@ from hyblas.errors import (
     InvalidValue,
     OutOfMemory,
 )
-from tests.support.checks import raises_unchanged
+from tests.support.checks import raises_unchanged, snapshot
 
 WIDE = 2**62  # 3 x WIDE: 3 * 2**62 positions, beyond the 2**63 that int64 keys number
 HUGE = 2**40  # rows or entries whose arrays take terabytes: no allocation can succeed
@@ -710,6 +710,29 @@ def test_built_containers_own_their_arrays_both_ways(backend: str) -> None:
     assert u.to_coo()[1].tolist() == [-1.0, -2.0, -3.0]
     assert w.to_dense().tolist() == [5.0, 5.0, 5.0]
     assert z.to_coo()[1].tolist() == [-1.0, -3.0]
+
+
+@pytest.mark.parametrize("form", ["matrix", "sparse", "bitmap"])
+def test_conversions_hand_out_arrays_of_their_own(backend: str, form: str) -> None:
+    """Writing into what to_coo, to_dense, to_scipy (and to_coo(device=True)) return does
+    not change the container (issue: a sparse Vector's to_coo gave its own indices and
+    values, a Matrix's to_coo its own values)."""
+    if form == "matrix":
+        x = hb.Matrix.from_coo([0, 1], [1, 0], [1.0, 2.0], nrows=2, ncols=3, backend=backend)
+    else:
+        x = hb.Vector.from_coo([0, 50], [1.0, 2.0], size=100 if form == "sparse" else 51)
+        x = x.to_backend(backend)
+        assert x.format == form
+    before = snapshot(x)
+    handed = [*x.to_coo(), x.to_dense(fill_value=0.0)]
+    if form == "matrix":
+        S = x.to_scipy()
+        handed += [S.data, S.indices, S.indptr]
+    else:
+        handed += [xp_for(backend).asarray(a) for a in x.to_coo(device=True)]
+    for array in handed:
+        array[...] = 77
+    assert snapshot(x) == before
 
 
 def test_read_only_input_arrays(backend: str) -> None:
