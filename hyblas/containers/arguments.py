@@ -29,6 +29,7 @@ __all__ = [
     "values_array",
     "cast_values",
     "check_dup_op",
+    "check_tolerance",
     "scalar_value",
     "check_scalar",
     "present_unless",
@@ -170,6 +171,23 @@ def check_dup_op(dup_op: Any, dtype: np.dtype) -> None:
             f"dup_op {dup_op!r} takes {taken.name} and gives {given.name}, but the values it "
             f"would combine are {dtype.name}: a dup_op must take and give the values' dtype"
         )
+
+
+def check_tolerance(value: Any, argument: str) -> float:
+    """A tolerance of ``isclose`` as a float: InvalidObject unless it is a real number (a
+    Python or NumPy int or float, not a bool), InvalidValue unless it is finite and >= 0
+    (NumPy's allclose takes no infinite one)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(
+        value, int | float | np.integer | np.floating
+    ):
+        raise InvalidObject(f"{argument} must be a real number, got {_dt.short_repr(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float64
+        number = math.inf
+    if not 0 <= number < math.inf:
+        raise InvalidValue(f"{argument} must be finite and >= 0, got {_dt.short_repr(value)}")
+    return number
 
 
 def check_scalar(value: Any, argument: str) -> Any:

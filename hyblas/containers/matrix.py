@@ -29,6 +29,7 @@ from .arguments import (
     check_dup_op,
     check_scalar,
     check_shape,
+    check_tolerance,
     present_unless,
     values_array,
 )
@@ -495,9 +496,19 @@ class Matrix:
         )
 
     def isclose(self, other: Matrix, *, rel_tol: float = 1e-7, abs_tol: float = 0.0) -> bool:
-        """Same structure, values equal within tolerances."""
+        """Same structure, values equal within tolerances (NaN equal to NaN).
+
+        Raises
+        ------
+        InvalidObject
+            If ``other`` is not a Matrix, or a tolerance not a real number.
+        InvalidValue
+            If a tolerance is negative, infinite or NaN.
+        """
         if not isinstance(other, Matrix):
             raise InvalidObject(f"isclose expects a Matrix, got {type(other).__name__}")
+        rel_tol = check_tolerance(rel_tol, "rel_tol")
+        abs_tol = check_tolerance(abs_tol, "abs_tol")
         if self.shape != other.shape or self.nnz != other.nnz:
             return False
         o = other.to_backend(self._backend)

@@ -27,6 +27,7 @@ from .arguments import (
     check_dup_op,
     check_scalar,
     check_size,
+    check_tolerance,
     present_unless,
     scalar_value,
     values_array,
@@ -481,9 +482,13 @@ class Vector:
         return bool(xp.array_equal(a_idx, b_idx) and xp.array_equal(a_vals, b_vals))
 
     def isclose(self, other: Vector, *, rel_tol: float = 1e-7, abs_tol: float = 0.0) -> bool:
-        """Same structure, values equal within tolerances."""
+        """Same structure, values equal within tolerances (NaN equal to NaN). InvalidObject
+        if ``other`` is not a Vector, or for a bad tolerance, as :meth:`Matrix.isclose
+        <hyblas.Matrix.isclose>`."""
         if not isinstance(other, Vector):
             raise InvalidObject(f"isclose expects a Vector, got {type(other).__name__}")
+        rel_tol = check_tolerance(rel_tol, "rel_tol")
+        abs_tol = check_tolerance(abs_tol, "abs_tol")
         if self._size != other._size:
             return False
         a_idx, a_vals = self.as_sparse()

@@ -611,6 +611,37 @@ def test_dense_arrays_of_other_types(backend: str) -> None:
         hb.Matrix.from_dense([[0], [1, 2]], backend=backend)
 
 
+@pytest.mark.parametrize(
+    ("tolerances", "error", "match"),
+    [
+        ({"rel_tol": "x"}, InvalidObject, "rel_tol must be a real number, got 'x'"),
+        ({"abs_tol": None}, InvalidObject, "abs_tol must be a real number, got None"),
+        ({"rel_tol": True}, InvalidObject, "rel_tol must be a real number"),
+        ({"abs_tol": [0.1]}, InvalidObject, "abs_tol must be a real number"),
+        ({"abs_tol": 1j}, InvalidObject, "abs_tol must be a real number"),
+        ({"rel_tol": -1e-9}, InvalidValue, "rel_tol must be finite and >= 0, got -1e-09"),
+        ({"abs_tol": np.float32(-1)}, InvalidValue, "abs_tol must be finite and >= 0"),
+        ({"rel_tol": np.nan}, InvalidValue, "rel_tol must be finite and >= 0, got nan"),
+        ({"abs_tol": np.inf}, InvalidValue, "abs_tol must be finite and >= 0, got inf"),
+        ({"abs_tol": 10**400}, InvalidValue, "abs_tol must be finite"),
+    ],
+)
+def test_isclose_bad_tolerances(backend: str, tolerances: dict, error: type, match: str) -> None:
+    A = hb.Matrix.from_coo([0, 1], [1, 0], [1.0, np.nan], backend=backend)
+    v = hb.Vector.from_coo([0, 3], [1.0, 2.0], size=4, backend=backend)
+    raises_unchanged(error, match, lambda: A.isclose(A.dup(), **tolerances), A)
+    raises_unchanged(error, match, lambda: v.isclose(v.dup(), **tolerances), v)
+
+
+def test_isclose_good_tolerances(backend: str) -> None:
+    A = hb.Matrix.from_coo([0, 1], [1, 0], [1.0, 2.0], backend=backend)
+    B = hb.Matrix.from_coo([0, 1], [1, 0], [1.5, 2.0], backend=backend)
+    assert not A.isclose(B) and A.isclose(B, abs_tol=0.5) and A.isclose(B, rel_tol=1e300)
+    assert A.isclose(B, abs_tol=1) and A.isclose(B, abs_tol=np.int8(1), rel_tol=0)
+    u, w = (hb.Vector.from_coo([1], [x], size=3, backend=backend) for x in (1.0, 1.1))
+    assert not u.isclose(w) and u.isclose(w, rel_tol=np.float32(0.2)) and u.isclose(w, abs_tol=0.2)
+
+
 # --- empty and 0-size -------------------------------------------------------------------------
 
 
