@@ -83,27 +83,20 @@ def _node_index(G: Any, nodelist: Iterable[Any] | None) -> dict[Any, int]:  # no
         raise InvalidObject(
             f"nodelist must be an iterable of nodes, got {type(nodelist).__name__}"
         ) from exc
-    try:
-        index = {node: k for k, node in enumerate(nodes)}
-    except TypeError:  # an unhashable item: no node of any graph
-        bad = next(node for node in nodes if not _hashable(node))
-        raise InvalidValue(
-            f"nodelist holds {_dt.short_repr(bad)}, which is no node of G (nodes are hashable)"
-        ) from None
+    index: dict[Any, int] = {}
+    for k, node in enumerate(nodes):
+        try:
+            index[node] = k
+        except TypeError:  # unhashable: no node of any graph
+            raise InvalidValue(
+                f"nodelist holds {_dt.short_repr(node)}, which is no node of G (nodes are hashable)"
+            ) from None
     if len(index) != len(nodes):
         raise InvalidValue("nodelist holds a node more than once")
     missing = [v for v in nodes if v not in G]
     if missing:
         raise InvalidValue(f"nodelist names {len(missing)} node(s) not in G, e.g. {missing[0]!r}")
     return index
-
-
-def _hashable(node: Any) -> bool:
-    try:
-        hash(node)
-    except TypeError:
-        return False
-    return True
 
 
 def _entries(
