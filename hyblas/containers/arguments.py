@@ -228,7 +228,10 @@ def values_array(xp: Any, values: Any, count: int, dtype: Any, argument: str) ->
     arr = array_of(values, argument, "numbers")
     if arr.ndim != 1 or arr.size != count:
         raise DimensionMismatch(f"{argument} has shape {arr.shape} but there are {count} indices")
-    if isinstance(values, list | tuple) and _maybe_rounded(arr, target):
+    kind = arr.dtype.kind
+    if (kind == "O" or (kind == "f" and target is not None and target.kind in "iu")) and (
+        isinstance(values, list | tuple) and _maybe_rounded(arr, target)
+    ):
         exact = _exact_numbers(values, target, argument)
         if exact is not None:
             return to_backend(exact, _backend_of(xp))

@@ -146,7 +146,8 @@ class Matrix:
         if r.size != c.size:
             raise DimensionMismatch(f"rows has {r.size} entries but cols has {c.size}")
         vals = values_array(xp, values, r.size, dtype, "values")
-        check_dup_op(dup_op, vals.dtype)
+        if dup_op is not None:
+            check_dup_op(dup_op, vals.dtype)
         nrows = int(r.max()) + 1 if nrows is None and r.size else (0 if nrows is None else nrows)
         ncols = int(c.max()) + 1 if ncols is None and c.size else (0 if ncols is None else ncols)
         check_shape(nrows, ncols)

@@ -156,7 +156,8 @@ class Vector:
         xp = xp_for(name)
         idx = as_index_array(xp, indices, "indices")
         vals = values_array(xp, values, idx.size, dtype, "values")
-        check_dup_op(dup_op, vals.dtype)
+        if dup_op is not None:
+            check_dup_op(dup_op, vals.dtype)
         size = int(idx.max()) + 1 if size is None and idx.size else (0 if size is None else size)
         check_size(size)
         check_bounds(xp, idx, size, "indices")
