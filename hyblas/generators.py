@@ -470,10 +470,10 @@ def random_weights(
     seed : int
     dtype : dtype, optional
         Default: ``A.dtype`` if it is a float type, else float64. An integer dtype gets
-        integers uniform in ``[low, high)``. A float dtype gets values of that dtype in
-        ``[low, high)`` compared exactly with the bounds as given (float32(0.7) lies below
-        0.7, so ``low=0.7`` gives none): those rounding outside are clipped to the least or
-        largest value of the dtype inside.
+        integers uniform in ``[low, high)``. A float dtype gets values of that dtype that lie
+        in ``[low, high)``, compared exactly with the bounds as given: with ``low=0.7`` no
+        float32 value is float32(0.7), which lies below 0.7; a value that rounds outside is
+        clipped to the least or the largest value of the dtype inside.
 
     Returns
     -------

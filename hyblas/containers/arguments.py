@@ -230,7 +230,7 @@ def values_array(xp: Any, values: Any, count: int, dtype: Any, argument: str) ->
         raise DimensionMismatch(f"{argument} has shape {arr.shape} but there are {count} indices")
     kind = arr.dtype.kind
     if (kind == "O" or (kind == "f" and target is not None and target.kind in "iu")) and (
-        isinstance(values, list | tuple) and _maybe_rounded(arr, target)
+        isinstance(values, list | tuple) and _maybe_rounded(arr)
     ):
         exact = _exact_numbers(values, target, argument)
         if exact is not None:
@@ -244,16 +244,14 @@ def values_array(xp: Any, values: Any, count: int, dtype: Any, argument: str) ->
 _EXACT_IN_FLOAT64 = 2.0**53
 
 
-def _maybe_rounded(arr: np.ndarray, target: np.dtype | None) -> bool:
-    """Whether NumPy may have rounded Python ints of a list on the way to ``arr``: it holds
-    ints beyond 64 bits (object), or it is float64 (ints beyond int64 among them, or mixed
-    with floats) with a value of 2**53 or more going into an integer ``target``. One pass
-    over the array, only for a float list going into an integer dtype."""
+def _maybe_rounded(arr: np.ndarray) -> bool:
+    """Whether NumPy may have rounded Python ints of a list on the way to ``arr``, an object
+    array (ints beyond 64 bits among them) or a float64 one going into an integer dtype (ints
+    beyond int64 among them, or ints mixed with floats): one of 2**53 or more. One pass over
+    the array, only for such a list."""
     if arr.dtype.kind == "O":
         return True
-    if arr.dtype.kind != "f" or target is None or target.kind not in "iu" or arr.size == 0:
-        return False
-    return not float(np.abs(arr).max()) < _EXACT_IN_FLOAT64  # NaN too: refused below
+    return arr.size > 0 and not float(np.abs(arr).max()) < _EXACT_IN_FLOAT64  # NaN: refused
 
 
 def _exact_numbers(items: Any, target: np.dtype | None, argument: str) -> np.ndarray | None:
