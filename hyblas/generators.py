@@ -470,7 +470,10 @@ def random_weights(
     seed : int
     dtype : dtype, optional
         Default: ``A.dtype`` if it is a float type, else float64. An integer dtype gets
-        integers uniform in ``[low, high)``.
+        integers uniform in ``[low, high)``. A float dtype gets values of that dtype that lie
+        in ``[low, high)``, compared exactly with the bounds as given: with ``low=0.7`` no
+        float32 value is float32(0.7), which lies below 0.7; a value that rounds outside is
+        clipped to the least or the largest value of the dtype inside.
 
     Returns
     -------
@@ -504,8 +507,7 @@ def random_weights(
     if target.kind not in "iuf":
         raise DomainMismatch(f"random_weights needs a numeric dtype, got {target.name}")
     span = _integer_span(low, high, target) if target.kind in "iu" else None
-    if target.kind == "f":
-        _check_float_bounds(lo_f, hi_f, target)
+    bounds = _float_bounds(low, high, target) if target.kind == "f" else None
     xp = A.xp
     with translate_oom(f"random weights for {A.nnz} entries"):
         rows = _prim.row_ids(xp, A.indptr, A.nrows)
@@ -514,10 +516,11 @@ def random_weights(
         pair = (lo * np.int64(max(A.nrows, A.ncols, 1)) + hi).astype(np.uint64)
         hashed = _splitmix64(xp, pair, _stream_key(seed, _STREAM_WEIGHTS))
         unit = (hashed >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)  # [0, 1)
-        if span is None:
-            values = (lo_f + (hi_f - lo_f) * unit).astype(target)
-            below = xp.nextafter(xp.asarray(hi_f, dtype=target), xp.asarray(lo_f, dtype=target))
-            values = xp.minimum(values, below)  # rounding must not reach ``high``
+        if bounds is not None:
+            with np.errstate(over="ignore"):  # beyond the bounds: clipped below
+                values = (lo_f + (hi_f - lo_f) * unit).astype(target)
+            first, last = (xp.asarray(bound, dtype=target) for bound in bounds)
+            values = xp.minimum(xp.maximum(values, first), last)  # rounding stays inside
         else:
             first, count = span
             # offsets in [0, count) as uint64, then shifted by ``first`` with wrapping uint64
@@ -543,13 +546,26 @@ def _integer_span(low: Any, high: Any, target: np.dtype) -> tuple[int, int]:
     return first, stop - first
 
 
-def _check_float_bounds(low: float, high: float, target: np.dtype) -> None:
-    """InvalidValue unless ``target`` holds both bounds and a value below ``high``."""
+def _float_bounds(low: Any, high: Any, target: np.dtype) -> tuple[np.generic, np.generic]:
+    """The least and the largest value of a float ``target`` in ``[low, high)``, compared
+    exactly with the bounds as given (a Python int beyond 2**53 too); InvalidValue if a bound
+    overflows ``target`` or no value of ``target`` lies in the interval."""
     with np.errstate(over="ignore"):
-        lo_t, hi_t = target.type(low), target.type(high)
-    if not (np.isfinite(lo_t) and np.isfinite(hi_t)):
+        first, last = target.type(low), target.type(high)
+    if not (np.isfinite(first) and np.isfinite(last)):
         raise InvalidValue(
             f"low={low} or high={high} overflows {target.name} (largest {np.finfo(target).max})"
         )
-    if not lo_t < hi_t:
-        raise InvalidValue(f"no {target.name} value lies in [{low}, {high}): they round alike")
+    # Python compares a float with an int or a float exactly
+    if float(first) < _exact(low):
+        first = np.nextafter(first, target.type(np.inf))
+    if float(last) >= _exact(high):
+        last = np.nextafter(last, target.type(-np.inf))
+    if not first <= last:
+        raise InvalidValue(f"no {target.name} value lies in [{low}, {high})")
+    return first, last
+
+
+def _exact(value: Any) -> int | float:
+    """A real number (already checked) as a Python int or float, exactly."""
+    return int(value) if _is_integer(value) else float(value)

@@ -36,6 +36,7 @@ __all__ = [
     "is_cuda_array",
     "backend_of",
     "to_numpy",
+    "host_copy",
     "to_backend",
     "is_cupyx_sparse",
     "cupyx_csr",
@@ -162,6 +163,14 @@ def to_numpy(array: Any) -> np.ndarray:
     if is_cuda_array(array):
         return array.get()
     return np.asarray(array)
+
+
+def host_copy(array: Any) -> np.ndarray:
+    """A host NumPy copy of a NumPy or CuPy array that shares no memory with it (what a
+    conversion hands a caller, who may write into it)."""
+    if is_cuda_array(array):
+        return array.get()
+    return np.array(array, copy=True)
 
 
 def to_backend(array: Any, name: str, dtype: Any = None) -> Any:

@@ -13,7 +13,14 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backend import is_cuda_array, to_backend
-from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject, InvalidValue
+from ..errors import (
+    DimensionMismatch,
+    DomainMismatch,
+    IndexOutOfBounds,
+    InvalidObject,
+    InvalidValue,
+)
+from ..operators.classes import BinaryOp
 
 __all__ = [
     "array_of",
@@ -21,6 +28,8 @@ __all__ = [
     "check_bounds",
     "values_array",
     "cast_values",
+    "check_dup_op",
+    "check_tolerance",
     "scalar_value",
     "check_scalar",
     "present_unless",
@@ -29,6 +38,7 @@ __all__ = [
 ]
 
 _INT64 = np.iinfo(np.int64)
+_INT64_MIN, _UINT64_MAX = int(_INT64.min), int(np.iinfo(np.uint64).max)
 #: The largest number of rows or columns: ``nrows + 1`` row pointers must still be numbered.
 MAX_EXTENT = int(_INT64.max) - 1
 
@@ -130,6 +140,56 @@ def cast_values(xp: Any, arr: Any, target: np.dtype, argument: str) -> Any:
     return arr.astype(target, copy=False)
 
 
+def check_dup_op(dup_op: Any, dtype: np.dtype) -> None:
+    """Check a build's ``dup_op`` (None: repeats are refused) against the dtype of the values
+    it would combine, before any work: it must take two values of ``dtype`` as they are and
+    give one of ``dtype``, as a fold of the repeated values does.
+
+    Raises
+    ------
+    InvalidObject
+        If ``dup_op`` is neither None nor a BinaryOp.
+    DomainMismatch
+        If it does not serve ``dtype`` (``binary.bor`` on floats, ``binary.div`` on integers),
+        takes another type (a logical operator casts to bool; an operator typed for another
+        dtype) or gives another (``binary.lt`` gives bool).
+    """
+    if dup_op is None:
+        return
+    if not isinstance(dup_op, BinaryOp):
+        raise InvalidObject(f"dup_op must be a BinaryOp, got {dup_op!r}")
+    if dup_op.dtype is None and dup_op.cast_inputs_to is None and dtype not in dup_op.types:
+        served = ", ".join(sorted(t.name for t in dup_op.types))
+        raise DomainMismatch(
+            f"dup_op {dup_op!r} does not serve {dtype.name}, the dtype of the values it would "
+            f"combine (it serves {served})"
+        )
+    taken = dup_op.input_type(dtype)
+    given = dup_op.output_type(taken)
+    if taken != dtype or given != dtype:
+        raise DomainMismatch(
+            f"dup_op {dup_op!r} takes {taken.name} and gives {given.name}, but the values it "
+            f"would combine are {dtype.name}: a dup_op must take and give the values' dtype"
+        )
+
+
+def check_tolerance(value: Any, argument: str) -> float:
+    """A tolerance of ``isclose`` as a float: InvalidObject unless it is a real number (a
+    Python or NumPy int or float, not a bool), InvalidValue unless it is finite and >= 0
+    (NumPy's allclose takes no infinite one)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(
+        value, int | float | np.integer | np.floating
+    ):
+        raise InvalidObject(f"{argument} must be a real number, got {_dt.short_repr(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float64
+        number = math.inf
+    if not 0 <= number < math.inf:
+        raise InvalidValue(f"{argument} must be finite and >= 0, got {_dt.short_repr(value)}")
+    return number
+
+
 def check_scalar(value: Any, argument: str) -> Any:
     """``value`` if it is a real number or a bool (a Python or NumPy scalar, or a 0-d array),
     else InvalidObject."""
@@ -156,7 +216,9 @@ def scalar_value(value: Any, dtype: Any, argument: str) -> tuple[Any, np.dtype]:
 
 def values_array(xp: Any, values: Any, count: int, dtype: Any, argument: str) -> Any:
     """Values as a backend array of length ``count`` (a scalar is broadcast), cast to
-    ``dtype`` when given (InvalidValue where that would change a value)."""
+    ``dtype`` when given (InvalidValue where that would change a value). The Python ints of a
+    list or tuple are converted exactly (:func:`_exact_numbers`) where NumPy may have rounded
+    them (:func:`_maybe_rounded`); DomainMismatch for one beyond 64 bits."""
     target = None if dtype is None else _dt.lookup(dtype)
     if values is None:
         values = 1.0 if target is None else 1
@@ -166,9 +228,68 @@ def values_array(xp: Any, values: Any, count: int, dtype: Any, argument: str) ->
     arr = array_of(values, argument, "numbers")
     if arr.ndim != 1 or arr.size != count:
         raise DimensionMismatch(f"{argument} has shape {arr.shape} but there are {count} indices")
+    kind = arr.dtype.kind
+    if (kind == "O" or (kind == "f" and target is not None and target.kind in "iu")) and (
+        isinstance(values, list | tuple) and _maybe_rounded(arr)
+    ):
+        exact = _exact_numbers(values, target, argument)
+        if exact is not None:
+            return to_backend(exact, _backend_of(xp))
     own = _dt.lookup(arr.dtype, argument=argument)
     arr = to_backend(arr, _backend_of(xp))
     return cast_values(xp, arr, target if target is not None else own, argument)
+
+
+#: Every integer of smaller magnitude is a float64 exactly.
+_EXACT_IN_FLOAT64 = 2.0**53
+
+
+def _maybe_rounded(arr: np.ndarray) -> bool:
+    """Whether NumPy may have rounded Python ints of a list on the way to ``arr``, an object
+    array (ints beyond 64 bits among them) or a float64 one going into an integer dtype (ints
+    beyond int64 among them, or ints mixed with floats): one of 2**53 or more. One pass over
+    the array, only for such a list."""
+    if arr.dtype.kind == "O":
+        return True
+    return arr.size > 0 and not float(np.abs(arr).max()) < _EXACT_IN_FLOAT64  # NaN: refused
+
+
+def _exact_numbers(items: Any, target: np.dtype | None, argument: str) -> np.ndarray | None:
+    """The numbers of a Python list as a NumPy array of ``target``, each converted from its own
+    exact value (not through a float64 NumPy inferred): an integer ``target`` takes Python
+    ints and whole floats in its range. None where an item is not a number (the dtype checks
+    name it); DomainMismatch for an int beyond 64 bits; InvalidValue, as
+    :func:`cast_values`, for a number ``target`` cannot hold."""
+    numbers = list(items)
+    for at, item in enumerate(numbers):
+        if not isinstance(item, _dt.REAL_SCALARS):
+            return None
+        if _is_integer(item) and not _INT64_MIN <= int(item) <= _UINT64_MAX:
+            raise DomainMismatch(
+                f"{argument}[{at}] = {_dt.short_repr(item)} is an int beyond 64 bits"
+            )
+    if target is None:  # a list NumPy made objects of: its dtype is no hyblas dtype
+        return None
+    if target.kind not in "iu":  # rounding to a float is no loss; overflow is checked
+        with np.errstate(over="ignore"):
+            floats = np.array([float(item) for item in numbers], dtype=np.float64)
+        return cast_values(np, floats, target, argument)
+    whole = []
+    for at, item in enumerate(numbers):
+        if isinstance(item, float | np.floating):
+            if not (math.isfinite(item) and item == math.floor(item)):
+                raise InvalidValue(
+                    f"{argument}[{at}] = {item!r} is not an integer; {target.name} cannot hold it"
+                )
+        whole.append(int(item))
+    info = np.iinfo(target)
+    low, high = min(whole), max(whole)
+    if low < info.min or high > info.max:
+        bad = low if low < info.min else high
+        raise InvalidValue(
+            f"{argument} holds {bad!r}, outside the range [{info.min}, {info.max}] of {target.name}"
+        )
+    return np.array(whole, dtype=target)
 
 
 def present_unless(xp: Any, arr: Any, missing_value: Any) -> Any:

@@ -10,6 +10,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..backend import (
     cupyx_csr,
+    host_copy,
     is_cupyx_sparse,
     resolve,
     to_backend,
@@ -25,11 +26,14 @@ from .arguments import (
     as_index_array,
     cast_values,
     check_bounds,
+    check_dup_op,
     check_scalar,
     check_shape,
+    check_tolerance,
     present_unless,
     values_array,
 )
+from .dense import dense_dtype
 from .mask import Mask
 
 __all__ = ["Matrix"]
@@ -109,12 +113,15 @@ class Matrix:
         ----------
         rows, cols : array_like of int
         values : array_like or scalar, optional
-            Default 1.0 (float64, or 1 of ``dtype``).
+            Default 1.0 (float64, or 1 of ``dtype``). A list's Python ints go into an integer
+            ``dtype`` exactly (not through the float64 NumPy infers for ints beyond int64).
         nrows, ncols : int, optional
             Default: one past the largest index.
         dtype : dtype, optional
         dup_op : BinaryOp, optional
-            Combines values of repeated (row, col) pairs; without it, repeats raise.
+            Combines values of repeated (row, col) pairs, in the order given; without it,
+            repeats raise. It must take and give the values' dtype (``binary.plus``,
+            ``binary.first``...; not ``binary.bor`` on floats nor ``binary.lt``).
         backend : {'cpu', 'cuda'}, optional
             Default: :func:`hyblas.backend`.
 
@@ -123,7 +130,10 @@ class Matrix:
         InvalidValue
             Repeated (row, col) pairs and no ``dup_op``; a value ``dtype`` cannot hold (not an
             integer of an integer ``dtype``, out of its range, or overflowing a float one).
-        IndexOutOfBounds, DimensionMismatch, InvalidObject, DomainMismatch
+        DomainMismatch
+            If ``dup_op`` does not take and give the values' dtype (checked before any work),
+            or for a value of no hyblas type (a str, an int beyond 64 bits).
+        IndexOutOfBounds, DimensionMismatch, InvalidObject
         OutOfMemory
             If the matrix does not fit in memory.
 
@@ -131,13 +141,13 @@ class Matrix:
         """
         name = resolve(backend)
         xp = xp_for(name)
-        if dup_op is not None and not isinstance(dup_op, BinaryOp):
-            raise InvalidObject(f"dup_op must be a BinaryOp, got {dup_op!r}")
         r = as_index_array(xp, rows, "rows")
         c = as_index_array(xp, cols, "cols")
         if r.size != c.size:
             raise DimensionMismatch(f"rows has {r.size} entries but cols has {c.size}")
         vals = values_array(xp, values, r.size, dtype, "values")
+        if dup_op is not None:
+            check_dup_op(dup_op, vals.dtype)
         nrows = int(r.max()) + 1 if nrows is None and r.size else (0 if nrows is None else nrows)
         ncols = int(c.max()) + 1 if ncols is None and c.size else (0 if ncols is None else ncols)
         check_shape(nrows, ncols)
@@ -352,11 +362,22 @@ class Matrix:
     # --- export ----------------------------------------------------------------------------
 
     def to_coo(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(rows, cols, values)`` as NumPy arrays, in row-major order."""
+        """``(rows, cols, values)`` as NumPy arrays, in row-major order.
+
+        New arrays, the caller's own: writing into them does not change the matrix (as
+        :meth:`to_dense`, :meth:`to_scipy` and :meth:`to_cupyx` give copies; only the
+        internal :attr:`indptr`, :attr:`indices` and :attr:`values` are the matrix's own).
+        """
+        rows, cols, values = self._host_coo()
+        return rows, cols, host_copy(self._values) if values is self._values else values
+
+    def _host_coo(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rows, cols, values)`` on the host; ``values`` may be the matrix's own (read
+        only)."""
         rows = _prim.row_ids(self._xp, self._indptr, self._nrows)
         return (
             to_numpy(rows),
-            to_numpy(self._indices).astype(np.int64),
+            to_numpy(self._indices).astype(np.int64),  # a copy, whatever the index dtype
             to_numpy(self._values),
         )
 
@@ -396,10 +417,26 @@ class Matrix:
         )
 
     def to_dense(self, fill_value: Any = 0) -> np.ndarray:
-        """A NumPy 2-D array with absent entries set to ``fill_value`` (a number or a bool)."""
+        """A NumPy 2-D array with absent entries set to ``fill_value`` (a number or a bool).
+
+        The array has the matrix's dtype where that holds ``fill_value`` (a float one rounds
+        a float fill), else the type of both (a bool or int8 matrix with fill 0.5: float64;
+        a uint8 one with fill -1: int16), never one that changes a stored value (see
+        :mod:`hyblas.containers.dense`).
+
+        Raises
+        ------
+        InvalidObject
+            If ``fill_value`` is not a number or a bool.
+        InvalidValue
+            If no dtype holds both the fill and every stored value exactly (a uint64 matrix
+            holding 2**62 + 1, with fill -1: float64 would round it).
+        OutOfMemory
+            If the array does not fit in memory.
+        """
         check_scalar(fill_value, "fill_value")
-        rows, cols, values = self.to_coo()
-        dtype = np.result_type(self._dtype, np.min_scalar_type(fill_value))
+        rows, cols, values = self._host_coo()
+        dtype = dense_dtype(self._dtype, fill_value, values)
         with translate_oom(f"building a dense {self._nrows}x{self._ncols} array"):
             out = np.full(self.shape, fill_value, dtype=dtype)
         out[rows, cols] = values
@@ -420,14 +457,27 @@ class Matrix:
             )
 
     def dup(self, dtype: Any = None) -> Matrix:
-        """A deep copy, optionally cast to ``dtype``."""
+        """A deep copy, optionally cast to ``dtype``.
+
+        Raises
+        ------
+        InvalidValue
+            If ``dtype`` cannot hold a stored value, by the rule of :meth:`from_coo`: a value
+            that is not an integer (1.5, NaN) or lies outside the range of an integer
+            ``dtype``, or a finite value that overflows a float one. Casts to bool (nonzero
+            is True) and float roundings pass.
+        DomainMismatch
+            For a ``dtype`` hyblas does not store.
+        """
         target = self._dtype if dtype is None else _dt.lookup(dtype)
+        if target == self._dtype:
+            values = self._values.copy()
+        else:
+            values = cast_values(
+                self._xp, self._values, target, f"dup(dtype={target.name}): values"
+            )
         return Matrix(
-            self._indptr.copy(),
-            self._indices.copy(),
-            self._values.astype(target),
-            self.shape,
-            backend=self._backend,
+            self._indptr.copy(), self._indices.copy(), values, self.shape, backend=self._backend
         )
 
     def isequal(self, other: Matrix, *, check_dtype: bool = False) -> bool:
@@ -447,9 +497,19 @@ class Matrix:
         )
 
     def isclose(self, other: Matrix, *, rel_tol: float = 1e-7, abs_tol: float = 0.0) -> bool:
-        """Same structure, values equal within tolerances."""
+        """Same structure, values equal within tolerances (NaN equal to NaN).
+
+        Raises
+        ------
+        InvalidObject
+            If ``other`` is not a Matrix, or a tolerance not a real number.
+        InvalidValue
+            If a tolerance is negative, infinite or NaN.
+        """
         if not isinstance(other, Matrix):
             raise InvalidObject(f"isclose expects a Matrix, got {type(other).__name__}")
+        rel_tol = check_tolerance(rel_tol, "rel_tol")
+        abs_tol = check_tolerance(abs_tol, "abs_tol")
         if self.shape != other.shape or self.nnz != other.nnz:
             return False
         o = other.to_backend(self._backend)
@@ -495,7 +555,7 @@ class Matrix:
         )
         if self.nnz == 0 or self.nnz > 8:
             return head
-        rows, cols, values = self.to_coo()
+        rows, cols, values = self._host_coo()
         entries = ", ".join(f"({r},{c}): {v!r}" for r, c, v in zip(rows, cols, values.tolist()))
         return f"{head}\n  {{{entries}}}"
 

@@ -7,20 +7,32 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..backend import is_cuda_array, resolve, to_backend, to_numpy, translate_oom, xp_for
+from ..backend import (
+    host_copy,
+    is_cuda_array,
+    resolve,
+    to_backend,
+    to_numpy,
+    translate_oom,
+    xp_for,
+)
 from ..device import arrays as _prim
 from ..errors import IndexOutOfBounds, InvalidObject, InvalidValue
 from ..operators.classes import BinaryOp
 from .arguments import (
     array_of,
     as_index_array,
+    cast_values,
     check_bounds,
+    check_dup_op,
     check_scalar,
     check_size,
+    check_tolerance,
     present_unless,
     scalar_value,
     values_array,
 )
+from .dense import dense_dtype
 from .mask import Mask
 
 __all__ = ["Vector"]
@@ -111,12 +123,15 @@ class Vector:
         ----------
         indices : array_like of int
         values : array_like or scalar, optional
-            Default 1.0 (float64, or 1 of ``dtype``).
+            Default 1.0 (float64, or 1 of ``dtype``). Python ints are taken exactly, as by
+            :meth:`Matrix.from_coo <hyblas.Matrix.from_coo>`.
         size : int, optional
             Default: one past the largest index.
         dtype : dtype, optional
         dup_op : BinaryOp, optional
-            Combines values of repeated indices; without it, repeats raise ``InvalidValue``.
+            Combines values of repeated indices, in the order given; without it, repeats raise
+            ``InvalidValue``. It must take and give the values' dtype (``binary.plus``,
+            ``binary.first``...; not ``binary.bor`` on floats nor ``binary.lt``).
         backend : {'cpu', 'cuda'}, optional
 
         Raises
@@ -124,7 +139,10 @@ class Vector:
         InvalidValue
             Repeated indices and no ``dup_op``; a value ``dtype`` cannot hold (not an integer
             of an integer ``dtype``, out of its range, or overflowing a float one).
-        IndexOutOfBounds, DimensionMismatch, InvalidObject, DomainMismatch
+        DomainMismatch
+            For a ``dup_op`` that does not take and give the values' dtype (before any work)
+            and a value of no hyblas type, as :meth:`Matrix.from_coo <hyblas.Matrix.from_coo>`.
+        IndexOutOfBounds, DimensionMismatch, InvalidObject, OutOfMemory
 
         The arrays given are never written, and the vector keeps copies of them.
         """
@@ -136,24 +154,26 @@ class Vector:
                 indices, values, size=size, dtype=dtype, dup_op=dup_op, backend="cpu"
             ).to_backend(name)
         xp = xp_for(name)
-        if dup_op is not None and not isinstance(dup_op, BinaryOp):
-            raise InvalidObject(f"dup_op must be a BinaryOp, got {dup_op!r}")
         idx = as_index_array(xp, indices, "indices")
         vals = values_array(xp, values, idx.size, dtype, "values")
+        if dup_op is not None:
+            check_dup_op(dup_op, vals.dtype)
         size = int(idx.max()) + 1 if size is None and idx.size else (0 if size is None else size)
         check_size(size)
         check_bounds(xp, idx, size, "indices")
-        idx, vals = _prim.sort_by_keys(xp, idx, vals)  # new arrays, never the caller's
-        starts = _prim.segment_starts(xp, idx)
-        if starts.size != idx.size:
-            if dup_op is None:
-                first = int(idx[xp.flatnonzero(idx[1:] == idx[:-1])[:1]][0])
-                raise InvalidValue(
-                    f"duplicate index {first} in indices; pass dup_op= to combine repeated indices"
-                )
-            vals = _prim.segment_reduce(xp, vals, starts, dup_op)
-            idx = idx[starts]
-        return cls(size, vals.dtype, backend=name, sparse=(idx, vals)).settle()
+        with translate_oom(f"building a Vector of size {size} from {idx.size} entries"):
+            idx, vals = _prim.sort_by_keys(xp, idx, vals)  # new arrays, never the caller's
+            starts = _prim.segment_starts(xp, idx)
+            if starts.size != idx.size:
+                if dup_op is None:
+                    first = int(idx[xp.flatnonzero(idx[1:] == idx[:-1])[:1]][0])
+                    raise InvalidValue(
+                        f"duplicate index {first} in indices; pass dup_op= to combine "
+                        "repeated indices"
+                    )
+                vals = _prim.segment_reduce(xp, vals, starts, dup_op)
+                idx = idx[starts]
+            return cls(size, vals.dtype, backend=name, sparse=(idx, vals)).settle()
 
     @classmethod
     def from_dense(
@@ -349,26 +369,34 @@ class Vector:
     # --- export ----------------------------------------------------------------------------
 
     def to_coo(self, *, device: bool = False) -> tuple[Any, Any]:
-        """``(indices, values)``, indices ascending.
+        """``(indices, values)``, indices ascending: new arrays, the caller's own (writing
+        into them does not change the vector).
 
         Parameters
         ----------
         device : bool
-            Return the backend's own arrays (CuPy arrays on the GPU, copies) instead of NumPy
+            Return arrays of the vector's backend (CuPy arrays on the GPU) instead of NumPy
             arrays, so that indices can go back into an operation without a host round trip.
         """
         idx, vals = self.as_sparse()
         if device:
             return idx.copy(), vals.copy()
-        return to_numpy(idx), to_numpy(vals)
+        if self._sparse is not None:  # the vector's own arrays
+            return host_copy(idx), host_copy(vals)
+        return to_numpy(idx), to_numpy(vals)  # made from the bitmap for this call
 
     def to_dense(self, fill_value: Any = None) -> np.ndarray:
         """A NumPy array of length ``size``; absent entries become ``fill_value``.
 
+        Its dtype is the vector's where that holds ``fill_value``, else the type of both,
+        never one that changes a stored value, as :meth:`Matrix.to_dense
+        <hyblas.Matrix.to_dense>` (see :mod:`hyblas.containers.dense`).
+
         Raises
         ------
         InvalidValue
-            If entries are absent and no ``fill_value`` is given.
+            If entries are absent and no ``fill_value`` is given, or no dtype holds both the
+            fill and every present value exactly.
         InvalidObject
             If ``fill_value`` is not a number or a bool.
         """
@@ -383,8 +411,10 @@ class Vector:
                     "pass fill_value= to fill them"
                 )
             return values.copy()
-        dtype = np.result_type(self._dtype, np.min_scalar_type(fill_value))
-        return np.where(present, values, np.asarray(fill_value, dtype=dtype)).astype(dtype)
+        dtype = dense_dtype(self._dtype, fill_value, values, present)
+        out = values.astype(dtype)  # a copy, the placeholders of absent entries overwritten
+        out[~present] = fill_value
+        return out
 
     def get(self, index: int, default: Any = None) -> Any:
         """The value at ``index`` (negative: from the end), or ``default`` when absent."""
@@ -413,25 +443,33 @@ class Vector:
             return Vector(self._size, self._dtype, backend=name, sparse=moved).settle()
 
     def dup(self, dtype: Any = None) -> Vector:
-        """A deep copy, optionally cast to ``dtype``."""
+        """A deep copy, optionally cast to ``dtype``.
+
+        Raises
+        ------
+        InvalidValue
+            If ``dtype`` cannot hold a present value, by the rule of :meth:`from_coo` (as
+            :meth:`Matrix.dup <hyblas.Matrix.dup>`).
+        DomainMismatch
+            For a ``dtype`` hyblas does not store.
+        """
         target = self._dtype if dtype is None else _dt.lookup(dtype)
         if self._sparse is not None:
             idx, vals = self._sparse
-            return Vector(
-                self._size,
-                target,
-                backend=self._backend,
-                sparse=(idx.copy(), vals.astype(target)),
-                nnz=self._nnz,
-            )
+            sparse = (idx.copy(), self._cast(vals, target))
+            return Vector(self._size, target, backend=self._backend, sparse=sparse, nnz=self._nnz)
         values, present = self._bitmap
-        return Vector(
-            self._size,
-            target,
-            backend=self._backend,
-            bitmap=(values.astype(target), present.copy()),
-            nnz=self._nnz,
-        )
+        if target != self._dtype and not np.can_cast(self._dtype, target, "safe"):
+            values = values.copy()  # the absent positions' placeholders are no values to check
+            values[~present] = 0
+        bitmap = (self._cast(values, target), present.copy())
+        return Vector(self._size, target, backend=self._backend, bitmap=bitmap, nnz=self._nnz)
+
+    def _cast(self, values: Any, target: np.dtype) -> Any:
+        """A copy of ``values`` as ``target``, checked as :func:`cast_values` checks."""
+        if target == self._dtype:
+            return values.copy()
+        return cast_values(self._xp, values, target, f"dup(dtype={target.name}): values")
 
     def isequal(self, other: Vector, *, check_dtype: bool = False) -> bool:
         """Same size, same present indices and equal values (and dtype, if asked)."""
@@ -445,9 +483,13 @@ class Vector:
         return bool(xp.array_equal(a_idx, b_idx) and xp.array_equal(a_vals, b_vals))
 
     def isclose(self, other: Vector, *, rel_tol: float = 1e-7, abs_tol: float = 0.0) -> bool:
-        """Same structure, values equal within tolerances."""
+        """Same structure, values equal within tolerances (NaN equal to NaN). InvalidObject
+        if ``other`` is not a Vector, or for a bad tolerance, as :meth:`Matrix.isclose
+        <hyblas.Matrix.isclose>`."""
         if not isinstance(other, Vector):
             raise InvalidObject(f"isclose expects a Vector, got {type(other).__name__}")
+        rel_tol = check_tolerance(rel_tol, "rel_tol")
+        abs_tol = check_tolerance(abs_tol, "abs_tol")
         if self._size != other._size:
             return False
         a_idx, a_vals = self.as_sparse()

@@ -10,6 +10,7 @@ import numpy as np
 from .. import binary as _binary
 from .. import dtypes as _dt
 from ..backend import resolve
+from ..containers.arguments import check_dup_op
 from ..containers.matrix import Matrix
 from ..errors import InvalidObject, InvalidValue
 from ..operators.classes import BinaryOp
@@ -174,7 +175,8 @@ def read_edge_list(
         Also store every edge reversed (an undirected graph). An edge given in both directions
         then occurs twice; ``dup_op`` (default ``binary.any`` here) combines the two.
     dup_op : BinaryOp, optional
-        Combines repeated edges; without it (and without ``symmetric``) repeats raise.
+        Combines repeated edges; without it (and without ``symmetric``) repeats raise. It must
+        take and give ``dtype`` (checked before the file is read).
     backend : {'cpu', 'cuda'}, optional
 
     Returns
@@ -191,6 +193,8 @@ def read_edge_list(
         finite value overflowing a float one), or a ``path`` that names no readable file.
     IndexOutOfBounds
         If an id is ``>= nrows``.
+    InvalidObject, DomainMismatch
+        For a ``dup_op`` that is not a BinaryOp, or does not take and give ``dtype``.
     """
     name = readable_file(path)
     for argument, text in (("delimiter", delimiter), ("comments", comments)):
@@ -199,6 +203,7 @@ def read_edge_list(
     if weighted is not None and not isinstance(weighted, bool | np.bool_):
         raise InvalidObject(f"weighted must be a bool or None, got {weighted!r}")
     target = _dt.lookup(dtype) if dtype is not None else np.dtype(np.float64)
+    check_dup_op(dup_op, target)  # before the file is read
     resolved = resolve(backend)
     with os_errors_named(name):
         columns = _first_width(name, delimiter, comments)

@@ -109,10 +109,15 @@ def write_matrix_market(
     *,
     comment: str = "",  # noqa: N803
 ) -> None:
-    """Write ``A`` as a Matrix Market coordinate file.
+    """Write ``A`` as a Matrix Market coordinate file, every stored entry (explicit zeros
+    and False included) read back by :func:`read_matrix_market`.
 
-    A bool matrix is written as a ``pattern`` file; a symmetric matrix is detected and only
-    its lower triangle written (scipy's rule), which :func:`read_matrix_market` expands back.
+    The file is ``symmetric`` (its lower triangle written, expanded back when read) only when
+    ``A`` stores the same entries at ``(i, j)`` and ``(j, i)`` with the same values, bit for
+    bit; else ``general``. (scipy's own test compares values alone, taking a stored zero for
+    an absent entry, and dropped entries.) A bool matrix all of whose entries are True is a
+    ``pattern`` file; one that stores a False an ``integer`` file of 0 and 1 (read it back
+    with ``dtype=bool``).
 
     Parameters
     ----------
@@ -138,9 +143,9 @@ def write_matrix_market(
     if not isinstance(comment, str):
         raise InvalidObject(f"comment must be a str, got {type(comment).__name__}")
     csr = A.to_scipy()
-    options: dict[str, Any] = {"comment": comment}
+    options: dict[str, Any] = {"comment": comment, "symmetry": _symmetry(csr)}
     if A.dtype == np.dtype(bool):
-        csr, options["field"] = csr.astype(np.int8), "pattern"
+        csr, options["field"] = csr.astype(np.int8), "pattern" if csr.data.all() else "integer"
     elif A.dtype.kind in "iu":
         cast_values(np, csr.data, np.dtype(np.int64), "A's values (written as int64)")
         csr, options["field"] = csr.astype(np.int64), "integer"
@@ -150,3 +155,19 @@ def write_matrix_market(
         scipy.io.mmwrite(name, csr.tocoo(), **options)
     if not os.path.isfile(name):  # scipy's writer may fail without a word
         raise InvalidValue(f"path {name!r}: the Matrix Market file was not written")
+
+
+def _symmetry(csr: Any) -> str:
+    """'symmetric' if the canonical CSR matrix ``csr`` stores the same entries as its
+    transpose, with the same values bit for bit (a stored zero is no absent entry, -0.0 no
+    0.0); else 'general'."""
+    if csr.shape[0] != csr.shape[1]:
+        return "general"
+    transpose = csr.T.tocsr()  # canonical too: sorted, no duplicates, zeros kept
+    transpose.sort_indices()
+    same = (
+        np.array_equal(csr.indptr, transpose.indptr)
+        and np.array_equal(csr.indices, transpose.indices)
+        and csr.data.tobytes() == transpose.data.tobytes()
+    )
+    return "symmetric" if same else "general"

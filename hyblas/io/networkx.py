@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..containers.matrix import Matrix
-from ..errors import DimensionMismatch, InvalidObject, InvalidValue
+from ..errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
 
 __all__ = ["from_networkx", "to_networkx"]
 
@@ -25,7 +25,8 @@ def from_networkx(
     """The adjacency matrix of a networkx graph (rows = sources).
 
     Vertex ``k`` of the matrix is ``nodelist[k]`` (default ``list(G)``). An undirected graph
-    gives a symmetric matrix; parallel edges of a multigraph are summed (as networkx does).
+    gives a symmetric matrix; parallel edges of a multigraph are summed (as networkx does),
+    exactly: integer weights in Python's integers, then checked against ``dtype``.
 
     Parameters
     ----------
@@ -33,7 +34,8 @@ def from_networkx(
     weight : str or None
         Edge attribute holding the value (missing: 1). None: every value is 1.
     dtype : dtype, optional
-        Default float64.
+        Default float64. Integer weights go into an integer dtype exactly (never through a
+        float: 2**53 + 1 stays itself, a uint64 takes 2**64 - 1).
     nodelist : iterable, optional
         The nodes, in matrix order; each node of ``G`` at most once. Nodes of ``G`` not listed
         are left out with their edges.
@@ -47,37 +49,98 @@ def from_networkx(
     Raises
     ------
     InvalidObject
-        If ``G`` is not a networkx graph.
+        If ``G`` is not a networkx graph, or ``nodelist`` not an iterable.
     InvalidValue
-        If ``nodelist`` repeats a node or names one not in ``G``.
+        If ``nodelist`` repeats a node or names one not in ``G`` (an unhashable item
+        included), a weight is not a number, or ``dtype`` cannot hold a weight (not an
+        integer of an integer ``dtype``, out of its range, overflowing a float one).
+    DomainMismatch
+        For a weight that is an int beyond 64 bits, or a ``dtype`` hyblas does not store.
     """
     import networkx as nx  # noqa: PLC0415 - networkx is an optional dependency
 
     if not isinstance(G, nx.Graph):
         raise InvalidObject(f"G must be a networkx graph, got {type(G).__name__}")
-    nodes = list(G) if nodelist is None else list(nodelist)
-    if len(set(nodes)) != len(nodes):
+    index = _node_index(G, nodelist)
+    target = _dt.lookup(dtype) if dtype is not None else np.dtype(np.float64)
+    n = len(index)
+    if n == 0:
+        return Matrix.new(target, 0, 0, backend=backend)
+    rows, cols, weights = _entries(G, index, weight)
+    if G.is_multigraph():
+        rows, cols, weights = _sum_parallel(rows, cols, weights)
+    try:  # the values are checked against dtype (1.5 is no int64 weight), Python ints exactly
+        return Matrix.from_coo(rows, cols, weights, nrows=n, ncols=n, dtype=target, backend=backend)
+    except (InvalidValue, DomainMismatch) as exc:
+        raise type(exc)(f"G's edge weights ({weight!r}) as {target.name}: {exc}") from exc
+
+
+def _node_index(G: Any, nodelist: Iterable[Any] | None) -> dict[Any, int]:  # noqa: N803
+    """Each node's row: ``nodelist`` (default: ``G``'s nodes) checked."""
+    try:
+        nodes = list(G) if nodelist is None else list(nodelist)
+    except TypeError as exc:
+        raise InvalidObject(
+            f"nodelist must be an iterable of nodes, got {type(nodelist).__name__}"
+        ) from exc
+    index: dict[Any, int] = {}
+    for k, node in enumerate(nodes):
+        try:
+            index[node] = k
+        except TypeError:  # unhashable: no node of any graph
+            raise InvalidValue(
+                f"nodelist holds {_dt.short_repr(node)}, which is no node of G (nodes are hashable)"
+            ) from None
+    if len(index) != len(nodes):
         raise InvalidValue("nodelist holds a node more than once")
     missing = [v for v in nodes if v not in G]
     if missing:
         raise InvalidValue(f"nodelist names {len(missing)} node(s) not in G, e.g. {missing[0]!r}")
-    target = _dt.lookup(dtype) if dtype is not None else np.dtype(np.float64)
-    n = len(nodes)
-    if n == 0:
-        return Matrix.new(target, 0, 0, backend=backend)
-    # CSR: networkx's COO may repeat cells (multigraph edges), which the conversion sums
-    try:
-        coo = nx.to_scipy_sparse_array(
-            G, nodelist=nodes, weight=weight, dtype=np.float64, format="csr"
-        ).tocoo()
-    except (TypeError, ValueError) as exc:  # e.g. a weight attribute that is not a number
-        raise InvalidValue(
-            f"G's edge attribute {weight!r} is not a number on every edge: {exc}"
-        ) from exc
-    # the values are checked against dtype (1.5 is no int64 weight)
-    return Matrix.from_coo(
-        coo.row, coo.col, coo.data, nrows=n, ncols=n, dtype=target, backend=backend
-    )
+    return index
+
+
+def _entries(
+    G: Any,  # noqa: N803
+    index: dict[Any, int],
+    weight: str | None,
+) -> tuple[list[int], list[int], list[Any]]:
+    """(rows, cols, weights) of the edges between listed nodes, each edge of an undirected
+    graph both ways (a self loop once); InvalidValue for a weight that is not a number."""
+    edges = G.edges(data=weight, default=1) if weight is not None else G.edges(data=False)
+    rows: list[int] = []
+    cols: list[int] = []
+    weights: list[Any] = []
+    both_ways = not G.is_directed()
+    for edge in edges:
+        r, c = index.get(edge[0]), index.get(edge[1])
+        if r is None or c is None:
+            continue
+        w = edge[2] if weight is not None else 1
+        if not isinstance(w, _dt.REAL_SCALARS) and not _dt.is_real_scalar(w):
+            raise InvalidValue(
+                f"G's edge attribute {weight!r} is not a number on every edge: edge "
+                f"({_dt.short_repr(edge[0])}, {_dt.short_repr(edge[1])}) holds "
+                f"{_dt.short_repr(w)} (hyblas stores bool, int and float values)"
+            )
+        rows.append(r)
+        cols.append(c)
+        weights.append(w)
+        if both_ways and r != c:
+            rows.append(c)
+            cols.append(r)
+            weights.append(w)
+    return rows, cols, weights
+
+
+def _sum_parallel(
+    rows: list[int], cols: list[int], weights: list[Any]
+) -> tuple[list[int], list[int], list[Any]]:
+    """One entry per cell, the weights of its parallel edges summed in Python (integers
+    exactly, whatever their size: the sum is then checked against the dtype, not wrapped)."""
+    summed: dict[tuple[int, int], Any] = {}
+    for r, c, w in zip(rows, cols, weights):
+        summed[r, c] = summed.get((r, c), 0) + w
+    return [r for r, _ in summed], [c for _, c in summed], list(summed.values())
 
 
 def to_networkx(

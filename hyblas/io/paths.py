@@ -22,6 +22,8 @@ def _name(path: Any, argument: str) -> str:
         raise InvalidObject(f"{argument} must name a path as text, got {name!r}")
     if not name:
         raise InvalidValue(f"{argument} is empty")
+    if "\0" in name:  # no file system takes one; os.stat would say "embedded null byte"
+        raise InvalidValue(f"{argument} {name!r} holds a NUL byte, which no path may hold")
     return name
 
 
@@ -50,8 +52,9 @@ def readable_file(path: Any, argument: str = "path") -> str:
     InvalidObject
         If ``path`` is not a str or os.PathLike.
     InvalidValue
-        If the file does not exist (the message says whether a directory is missing or a file
-        stands where a directory should), is a directory, or may not be read.
+        If ``path`` is empty or holds a NUL byte, or the file does not exist (the message says
+        whether a directory is missing or a file stands where a directory should), is a
+        directory, or may not be read.
     """
     name = _name(path, argument)
     if not os.path.exists(name):

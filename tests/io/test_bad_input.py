@@ -26,6 +26,7 @@ from hyblas.io import (
     write_edge_list,
     write_matrix_market,
 )
+from tests.support.checks import snapshot
 
 READERS = {"read_matrix_market": read_matrix_market, "read_edge_list": read_edge_list}
 WRITERS = {"write_matrix_market": write_matrix_market, "write_edge_list": write_edge_list}
@@ -58,6 +59,8 @@ def _bad_paths(tmp_path: Path) -> list[tuple[Any, type, str]]:
         (regular / "deeper" / "a.mtx", InvalidValue, "a file, not a directory"),
         (tmp_path / "a_directory", InvalidValue, "is a directory, not a file"),
         ("", InvalidValue, "path is empty"),
+        (tmp_path / "a\0b.mtx", InvalidValue, r"a\\x00b.mtx' holds a NUL byte"),
+        ("a\0", InvalidValue, "holds a NUL byte"),
         (42, InvalidObject, "path must be a str or os.PathLike, got int"),
         (b"a.mtx", InvalidObject, "path must be a str or os.PathLike, got bytes"),
     ]
@@ -226,6 +229,26 @@ def test_edge_list_argument_types(tmp_path: Path) -> None:
         read_edge_list(path, nrows=-1)
 
 
+def test_edge_list_dup_op_must_serve_the_dtype(tmp_path: Path, backend: str) -> None:
+    """Checked against dtype before the file is read: even a malformed file gives the dup_op's
+    DomainMismatch."""
+    text = "0 1 1.5\n0 1 2.5\n"
+    path = _write(tmp_path / "w.txt", text)
+    for op, match in (("bor", "dup_op binary.bor does not serve float64"), ("lt", "gives bool")):
+        with pytest.raises(DomainMismatch, match=match):
+            read_edge_list(path, dup_op=hb.binary[op], backend=backend)
+    with pytest.raises(DomainMismatch, match="dup_op binary.div does not serve int64"):
+        read_edge_list(path, dtype=np.int64, dup_op=hb.binary.div, backend=backend)
+    malformed = _write(tmp_path / "bad.txt", "0 1 x\n")
+    with pytest.raises(DomainMismatch, match="binary.band does not serve float32"):
+        read_edge_list(malformed, dtype=np.float32, dup_op=hb.binary.band, backend=backend)
+    with pytest.raises(InvalidObject, match="dup_op must be a BinaryOp"):
+        read_edge_list(malformed, dup_op="plus", backend=backend)
+    assert path.read_text() == text
+    summed = read_edge_list(path, dup_op=hb.binary.plus, backend=backend)
+    assert summed.to_coo()[2].tolist() == [4.0]
+
+
 def test_matrix_market_values_a_dtype_cannot_hold(tmp_path: Path, backend: str) -> None:
     path = _write(
         tmp_path / "r.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1.5\n"
@@ -248,6 +271,59 @@ def test_matrix_market_values_a_dtype_cannot_hold(tmp_path: Path, backend: str) 
     assert read_matrix_market(exact, backend=backend).to_coo()[2].tolist() == [2**53 + 1]
 
 
+def _random_matrix(seed: int, dtype: Any) -> hb.Matrix:
+    """A small square matrix of explicit zeros (False), -0.0 and other values, whose
+    structure, or structure and values, are symmetric one time in three each."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 7))
+    present = rng.random((n, n)) < 0.5
+    values = rng.choice(np.array([0.0, 0.0, -0.0, 1.0, -1.0, 0.5, 2.0]), size=(n, n))
+    if seed % 3 != 0:  # a symmetric structure: the zeros of one triangle make it look so
+        present = present | present.T
+    if seed % 3 == 2:  # symmetric values too, but for a -0.0 against a 0.0
+        values = np.where(np.tril(np.ones((n, n), dtype=bool)), values, values.T)
+    rows, cols = np.nonzero(present)
+    vals = values[rows, cols]
+    if dtype == np.dtype(bool):
+        vals = vals > 0
+    elif np.dtype(dtype).kind in "iu":
+        vals = np.abs(np.round(vals)) if np.dtype(dtype).kind == "u" else np.round(vals)
+    return hb.Matrix.from_coo(rows, cols, vals.astype(dtype), nrows=n, ncols=n, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.uint8, bool])
+def test_matrix_market_round_trip_keeps_every_entry(tmp_path: Path, dtype: Any) -> None:
+    """Stored zeros and False are entries: a matrix they make look symmetric is written in
+    full (issue: A = {(0, 1): 0.0} was written 'symmetric' with no entry and read back
+    empty)."""
+    zero = hb.Matrix.from_coo([0], [1], [0.0], nrows=2, ncols=2)
+    write_matrix_market(tmp_path / "z.mtx", zero)
+    assert read_matrix_market(tmp_path / "z.mtx").isequal(zero, check_dtype=True)
+    for seed in range(60):
+        A = _random_matrix(seed, dtype)
+        before = snapshot(A)
+        path = tmp_path / f"r{seed}.mtx"
+        write_matrix_market(path, A)
+        assert snapshot(A) == before
+        B = read_matrix_market(path, dtype=dtype)
+        assert snapshot(B) == before, (seed, A, B, path.read_text())  # -0.0 too
+        header = path.read_text().splitlines()[0]
+        if A.dtype == np.dtype(bool) and A.nnz:  # (scipy writes an empty one as 'real')
+            assert ("pattern" in header) == bool(A.to_coo()[2].all())
+        if "symmetric" in header:
+            S = A.to_scipy()
+            assert (S != S.T).nnz == 0 and (abs(S) != abs(S.T)).nnz == 0
+
+
+def test_matrix_market_bool_false_is_kept(tmp_path: Path) -> None:
+    A = hb.Matrix.from_coo([0, 1, 1], [1, 0, 1], [True, True, False], nrows=2, ncols=2)
+    write_matrix_market(tmp_path / "b.mtx", A)
+    text = (tmp_path / "b.mtx").read_text()
+    assert text.startswith("%%MatrixMarket matrix coordinate integer symmetric")
+    assert read_matrix_market(tmp_path / "b.mtx", dtype=bool).isequal(A, check_dtype=True)
+    assert read_matrix_market(tmp_path / "b.mtx").to_coo()[2].tolist() == [1, 1, 0]
+
+
 def test_matrix_market_uint64_beyond_int64(tmp_path: Path) -> None:
     A = hb.Matrix.from_coo([0], [0], [2**64 - 1], dtype=np.uint64)
     with pytest.raises(InvalidValue, match="18446744073709551615, outside the range"):
@@ -266,3 +342,49 @@ def test_networkx_weights_a_dtype_cannot_hold(backend: str) -> None:
     G.add_edge(1, 0, weight="heavy")
     with pytest.raises(InvalidValue, match="edge attribute 'weight' is not a number"):
         from_networkx(G, backend=backend)
+
+
+def test_networkx_weights_of_no_hyblas_type_and_bad_nodelists(backend: str) -> None:
+    G = nx.DiGraph([(0, 1, {"weight": 2**1100})])
+    with pytest.raises(DomainMismatch, match=r"edge weights \('weight'\).*an int beyond 64 bits"):
+        from_networkx(G, backend=backend)
+    with pytest.raises(DomainMismatch, match="an int beyond 64 bits"):
+        from_networkx(G, dtype=np.uint64, backend=backend)
+    P = nx.path_graph(3)
+    with pytest.raises(InvalidValue, match=r"nodelist holds \[0\], which is no node of G"):
+        from_networkx(P, nodelist=[[0]], backend=backend)
+    with pytest.raises(InvalidValue, match="nodelist holds"):
+        from_networkx(P, nodelist=[0, {1: 2}], backend=backend)
+    with pytest.raises(InvalidObject, match="nodelist must be an iterable of nodes, got int"):
+        from_networkx(P, nodelist=3, backend=backend)
+    P.add_edge(1, 2, weight=None)  # a weight attribute that holds no number
+    with pytest.raises(InvalidValue, match=r"not a number on every edge: edge \(1, 2\) holds None"):
+        from_networkx(P, backend=backend)
+    assert P.number_of_edges() == 2 and P[1][2] == {"weight": None}
+    M = nx.MultiDiGraph([(0, 1, {"weight": 100}), (0, 1, {"weight": 100})])
+    with pytest.raises(InvalidValue, match=r"200, outside the range \[-128, 127\] of int8"):
+        from_networkx(M, dtype=np.int8, backend=backend)  # the exact sum, not a wrapped one
+
+
+@pytest.mark.parametrize(
+    ("weights", "dtype", "expected"),
+    [
+        ([2**53 + 1], np.int64, [2**53 + 1]),
+        ([2**63 - 1, -(2**63)], np.int64, [2**63 - 1, -(2**63)]),
+        ([2**64 - 1], np.uint64, [2**64 - 1]),
+        ([2**64 - 1, 3], np.uint64, [2**64 - 1, 3]),  # NumPy would take these as float64
+        ([2**63 + 1, 2.0], np.uint64, [2**63 + 1, 2]),
+        ([True, 7], np.int8, [1, 7]),
+    ],
+)
+def test_networkx_integer_weights_are_exact(
+    backend: str, weights: list, dtype: type, expected: list
+) -> None:
+    G = nx.DiGraph()
+    G.add_weighted_edges_from((0, k + 1, w) for k, w in enumerate(weights))
+    A = from_networkx(G, dtype=dtype, backend=backend)
+    assert A.dtype == dtype and A.to_coo()[2].tolist() == expected
+    M = nx.MultiDiGraph()
+    M.add_weighted_edges_from([(0, 1, 2**62), (0, 1, 2**62 + 1), (1, 0, 5)])
+    summed = from_networkx(M, dtype=np.uint64, backend=backend)
+    assert summed.to_coo()[2].tolist() == [2**63 + 1, 5]

@@ -104,7 +104,9 @@ def test_grid_and_erdos_renyi_parameters(
         (False, 1.0, {}, InvalidObject, "low must be a real number"),
         (-1e308, 1e308, {}, InvalidValue, "high - low overflows float64"),
         (0.0, 1e39, {"dtype": np.float32}, InvalidValue, "overflows float32"),
-        (0.0, 1e-50, {"dtype": np.float32}, InvalidValue, "no float32 value lies in"),
+        (1e-50, 2e-50, {"dtype": np.float32}, InvalidValue, "no float32 value lies in"),
+        (0.7, 0.70000002, {"dtype": np.float32}, InvalidValue, "no float32 value lies in"),
+        (2**53 + 1, 2**53 + 2, {"dtype": np.float64}, InvalidValue, r"no float64 value lies in"),
         (0, 1000, {"dtype": np.int8}, InvalidValue, r"leave the range \[-128, 127\] of int8"),
         (-1, 5, {"dtype": np.uint8}, InvalidValue, "leave the range"),
         (0.2, 0.9, {"dtype": np.int32}, InvalidValue, r"no integer lies in \[0.2, 0.9\)"),
@@ -141,3 +143,26 @@ def test_random_weights_integer_ranges(backend: str, low: int, high: int, dtype:
     first = int(np.ceil(low))
     assert W.dtype == dtype and min(values) >= first and max(values) < high
     assert W.to_scipy().indices.tolist() == A.to_scipy().indices.tolist()
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "dtype"),
+    [
+        (0.7, 0.7000001, np.float32),  # float32(0.7) lies below 0.7
+        (0.1, 0.2, np.float32),
+        (0.0, 1e-50, np.float32),  # 0.0 is the one float32 value in it
+        (-1.0, -0.9999999, np.float32),
+        (2**53 + 1, 2**53 + 3, np.float64),  # int bounds, compared exactly
+        (1.0, 1.0000000000000002, np.float64),
+        (-3.0, 5.0, np.float64),
+    ],
+)
+def test_random_weights_float_values_lie_in_the_interval(
+    backend: str, low: float, high: float, dtype: type
+) -> None:
+    """Every value, in the target dtype, compared exactly: low <= value < high."""
+    A = gen.grid_2d(12, 12, backend=backend)
+    W = gen.random_weights(A, low, high, seed=3, dtype=dtype)
+    values = W.to_coo()[2]
+    assert W.dtype == dtype and W.nnz == A.nnz
+    assert all(low <= v < high for v in values.tolist())  # Python: float against int exact

@@ -254,6 +254,28 @@ def test_from_networkx_multigraph_sums() -> None:
     assert _dense(from_networkx(G))[0, 1] == 3.0
 
 
+@pytest.mark.parametrize("kind", [nx.Graph, nx.DiGraph, nx.MultiGraph, nx.MultiDiGraph])
+def test_from_networkx_matches_networkx(kind: type) -> None:
+    """Self loops, parallel edges, nodes left out of nodelist, missing weights: the matrix
+    networkx itself gives."""
+    rng = np.random.default_rng(4)
+    G = kind()
+    G.add_nodes_from(range(12))
+    for _ in range(60):
+        u, v = (int(x) for x in rng.integers(0, 12, size=2))
+        G.add_edge(u, v, weight=float(rng.integers(-4, 5)) / 4)
+    G.add_edge(3, 3)  # no weight attribute: 1
+    nodelist = [int(x) for x in rng.permutation(12)[:10]]
+    for weight in ("weight", None):
+        want = nx.to_scipy_sparse_array(G, nodelist=nodelist, weight=weight, format="csr")
+        want.sort_indices()
+        got = from_networkx(G, nodelist=nodelist, weight=weight).to_scipy()
+        assert got.shape == want.shape
+        assert got.indptr.tolist() == want.indptr.tolist()
+        assert got.indices.tolist() == want.indices.tolist()
+        assert got.data.tolist() == want.data.tolist()
+
+
 def test_from_networkx_errors_and_empty() -> None:
     G = nx.path_graph(3)
     with pytest.raises(InvalidObject):
