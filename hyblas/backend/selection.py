@@ -71,7 +71,7 @@ def cuda_available() -> bool:
 
 def _check_name(name: str, *, auto: bool = False) -> str:
     """``name`` if it names a usable backend (or is ``'auto'``, where ``auto``)."""
-    if name.__class__ is not str:  # an array would answer `in` / `==` element-wise
+    if not isinstance(name, str):  # an array would answer `in` / `==` element-wise
         raise InvalidObject(
             f"a backend is named by a str, one of {BACKENDS}, got {type(name).__name__} "
             f"{short_repr(name)}"

@@ -135,7 +135,7 @@ def set_policy(name: str) -> None:
     InvalidValue
         If it names no policy.
     """
-    if name.__class__ is not str:  # an array would answer `in` element-wise
+    if not isinstance(name, str):  # an array would answer `in` element-wise
         raise InvalidObject(
             f"policy must be a str, one of {POLICIES}, got {type(name).__name__} {short_repr(name)}"
         )

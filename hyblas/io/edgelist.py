@@ -285,7 +285,9 @@ def write_edge_list(
     path : str or os.PathLike
     A : Matrix
     weighted : bool, optional
-        Write the values as a third column. Default: yes, unless ``A`` is bool.
+        Write the values as a third column. Default: yes, unless ``A`` is bool and stores only
+        True (a stored False is written as a 0 weight, so that reading it back with
+        ``dtype=bool`` keeps it).
     delimiter : str
 
     Raises
@@ -306,7 +308,7 @@ def write_edge_list(
         raise InvalidObject(f"delimiter must be a non-empty str, got {delimiter!r}")
     rows, cols, values = A.to_coo()
     if weighted is None:
-        weighted = A.dtype != np.dtype(bool)
+        weighted = A.dtype != np.dtype(bool) or not bool(values.all())
     lines = np.char.add(np.char.add(rows.astype(str), delimiter), cols.astype(str))
     if weighted:
         if A.dtype.kind == "f":  # repr-exact floats

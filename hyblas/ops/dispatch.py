@@ -129,7 +129,7 @@ EXECUTORS: Sequence[str] = _ExecutorNames()
 
 def check_executor(executor: Any) -> None:
     """InvalidValue unless ``executor`` names a registered executor or ``'auto'``."""
-    if executor.__class__ is not str or (executor != "auto" and not _runner().knows(executor)):
+    if not isinstance(executor, str) or (executor != "auto" and not _runner().knows(executor)):
         raise InvalidValue(
             f"executor must be one of {tuple(EXECUTORS)}, got {short_repr(executor)}"
         )

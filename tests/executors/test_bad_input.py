@@ -111,3 +111,19 @@ def test_trace_rows_by_index() -> None:
     for index in ("a", 1.0, True, None):
         with pytest.raises(InvalidObject, match="indexed by an int or a slice"):
             t[index]
+
+
+def test_names_given_as_numpy_strings_are_names(backend: str) -> None:
+    """A NumPy string (a str subclass, as read from an array) names a backend, an executor,
+    a policy and a reorder like the str it is."""
+    name = np.str_(backend)
+    v = hb.Vector.from_coo([0, 2], [1.0, 2.0], size=3, backend=name)
+    assert v.backend == backend
+    with hb.using_backend(name):
+        A = hb.Matrix.from_coo([0, 1], [1, 2], [1.0, 1.0], nrows=3, ncols=3)
+        got = hb.ops.mxv(A, v, "plus_times", executor=np.str_("dense"))
+        assert got.isequal(hb.ops.mxv(A, v, "plus_times", executor="reference"))
+    previous = hybrid.get_policy()
+    with hb.policy(np.str_(previous)):
+        assert hybrid.get_policy() == previous
+    assert DenseParams(reorder=np.str_("both")).reorder == "both"

@@ -220,6 +220,15 @@ def test_edge_list_round_trip(tmp_path: Path, dtype: type) -> None:
         assert len(path.read_text().splitlines()[0].split()) == 2
 
 
+def test_edge_list_round_trip_keeps_a_stored_false(tmp_path: Path) -> None:
+    """A bool matrix that stores False is written with 0 / 1 weights, so none reads back True."""
+    A = hb.Matrix.from_coo([0, 1, 2], [1, 0, 2], [True, False, True], nrows=3, ncols=3)
+    path = tmp_path / "rt.txt"
+    write_edge_list(path, A)
+    assert path.read_text().split() == ["0", "1", "1", "1", "0", "0", "2", "2", "1"]
+    assert read_edge_list(path, nrows=3, dtype=bool).isequal(A, check_dtype=True)
+
+
 # --- networkx ---------------------------------------------------------------------------------
 
 

@@ -92,7 +92,7 @@ class DenseParams:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
             if field.name == "reorder":
-                if value.__class__ is not str or value not in REORDERS:
+                if not isinstance(value, str) or value not in REORDERS:
                     raise InvalidValue(
                         f"DenseParams.reorder must be one of {REORDERS}, got {value!r}"
                     )
