@@ -65,7 +65,7 @@ def reduce_all(xp: ModuleType, values: Any, monoid: Monoid, present: Any = None)
     op_type = monoid.input_type(values.dtype)
     out_type = monoid.binaryop.output_type(op_type)
     combine = monoid.binaryop.numpy
-    whole = _WHOLE_ARRAY_REDUCTIONS.get(combine) if _hashable(combine) else None
+    whole = _WHOLE_ARRAY_REDUCTIONS.get(combine)  # an operator's numpy: a function, hashable
     if present is not None:
         if whole in _IDENTITY_FILLED:
             fill = values.dtype.type(monoid.identity(op_type))
@@ -88,14 +88,6 @@ def reduce_all(xp: ModuleType, values: Any, monoid: Monoid, present: Any = None)
     starts = xp.zeros(1, dtype=np.int64)
     reduced = _prim.segment_reduce(xp, _cast(values, op_type), starts, monoid.binaryop)
     return out_type.type(to_numpy(reduced)[0])
-
-
-def _hashable(combine: Any) -> bool:
-    try:
-        hash(combine)
-    except TypeError:
-        return False
-    return True
 
 
 # monoids whose whole-array reduction NumPy and CuPy both provide (the min / max monoids are
