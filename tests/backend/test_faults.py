@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import hyblas as hb
-from hyblas.backend import compile_module, launch
+from hyblas.backend import compile_module, launch, xp_for
 from hyblas.errors import BackendError, OutOfMemory
 from tests.support.faults import device_bytes_in_use, failing_allocation
 
@@ -93,12 +93,25 @@ def _same(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> bool:
     )
 
 
+def _close(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> bool:
+    """The same entries, values equal up to float rounding (a sum's order may differ between
+    runs on the GPU)."""
+    *a_keys, a_values = a
+    *b_keys, b_values = b
+    if not _same(tuple(a_keys), tuple(b_keys)) or a_values.dtype != b_values.dtype:
+        return False
+    if a_values.dtype.kind == "f":
+        return bool(np.allclose(a_values, b_values, rtol=1e-6, equal_nan=True))
+    return bool(np.array_equal(a_values, b_values))
+
+
 def _allocations_to_fail(count: int) -> list[int]:
     return sorted({int(k) for k in np.linspace(1, count, min(count, FAILURES_PER_CASE)).round()})
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_a_failed_allocation_is_named_and_leaves_everything_intact(case: Case) -> None:
+    case.call(_fresh())  # once first: what is allocated once per process is not counted
     whole = _fresh()
     before = device_bytes_in_use()
     with failing_allocation(None) as seen:
@@ -126,7 +139,7 @@ def test_a_failed_allocation_is_named_and_leaves_everything_intact(case: Case) -
         held = device_bytes_in_use() - before
         assert held <= max(kept, 0) + slack, (case.name, fail_at, held, kept)
         # the next call, on the same inputs, succeeds
-        assert _same(_host(case.call(inputs)), expected), (case.name, fail_at)
+        assert _close(_host(case.call(inputs)), expected), (case.name, fail_at)
     assert named, case.name
 
 
@@ -136,7 +149,7 @@ def test_a_refused_launch_names_the_kernel() -> None:
         ("hyblas_test_refused",),
     )
     kernel = module.get_function("hyblas_test_refused")
-    out = hb.backend.xp_for("cuda").zeros(4096, dtype=np.int32)
+    out = xp_for("cuda").zeros(4096, dtype=np.int32)
     with pytest.raises(BackendError, match="hyblas_test_refused"):
         launch(kernel, (1,), (4096,), (out,))  # more threads a block than any device allows
     launch(kernel, (1,), (32,), (out,))  # and the next launch goes through
