@@ -11,6 +11,7 @@ from __future__ import annotations
 from .runtime import (
     CountMailbox,
     PreparedLaunch,
+    binary_elementwise,
     capture_graph,
     compile_module,
     count_mailbox,
@@ -70,6 +71,7 @@ __all__ = [
     "cupyx_csr",
     "device_name",
     "synchronize",
+    "binary_elementwise",
     "compile_module",
     "launch",
     "PreparedLaunch",

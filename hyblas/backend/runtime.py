@@ -24,6 +24,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = [
     "compile_module",
+    "binary_elementwise",
     "launch",
     "PreparedLaunch",
     "max_block_threads",
@@ -82,6 +83,14 @@ def compile_module(
         return _compile(source, tuple(name_expressions), tuple(options), cooperative)
     except Exception as exc:  # NVRTC errors carry the compiler log; keep it in the message
         raise BackendError(f"CUDA kernel compilation failed: {exc}") from exc
+
+
+@functools.lru_cache(maxsize=64)
+def binary_elementwise(expression: str, name: str) -> Any:
+    """A CuPy element-wise kernel ``z = expression`` over ``x`` and ``y`` of one dtype ``T``
+    (arrays or 0-d arrays, broadcast as ufuncs are): one launch where a composition of ufuncs
+    takes several. Called as ``kernel(x, y)``; returns a new array of ``T``."""
+    return xp_for("cuda").ElementwiseKernel("T x, T y", "T z", f"z = (T)({expression})", name)
 
 
 _DEFAULT_SHARED_LIMIT = 48 * 1024

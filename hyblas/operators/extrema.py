@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import backend_of, xp_for
+from ..backend import binary_elementwise, is_cuda_array, xp_for
 
 __all__ = ["OrderedExtremum", "ordered_min", "ordered_max", "MIN_CUDA", "MAX_CUDA"]
 
@@ -27,12 +27,14 @@ MAX_CUDA = "((x) != (x) ? (y) : (((y) > (x) || ((y) == (x) && signbit((float)(x)
 class OrderedExtremum:
     """``fmin`` (``negative_zero_wins``) or ``fmax`` with the tie between zeros settled.
 
-    Called like the ufunc (NumPy or CuPy operands); :meth:`reduceat` and :meth:`settle_zero`
-    give the segmented and whole-array reductions the same order.
+    Called like the ufunc (NumPy or CuPy operands: on the device, one element-wise kernel of
+    the ``cuda`` expression, which the GPU's reductions use too); :meth:`reduceat` and
+    :meth:`settle_zero` give the segmented and whole-array reductions the same order.
     """
 
-    def __init__(self, ufunc: np.ufunc, *, negative_zero_wins: bool):
+    def __init__(self, ufunc: np.ufunc, cuda: str, *, negative_zero_wins: bool):
         self.ufunc = ufunc
+        self.cuda = cuda
         self.negative_zero_wins = negative_zero_wins
         self.__name__ = f"ordered_{ufunc.__name__}"
 
@@ -40,17 +42,19 @@ class OrderedExtremum:
         return self.__name__
 
     def __call__(self, x: Any, y: Any) -> Any:
+        if is_cuda_array(x) or is_cuda_array(y):  # one kernel: the ufunc and the tie together
+            xp = xp_for("cuda")
+            dtype = xp.result_type(x, y)
+            kernel = binary_elementwise(self.cuda, self.__name__)
+            return kernel(xp.asarray(x, dtype=dtype), xp.asarray(y, dtype=dtype))
         result = self.ufunc(x, y)
-        if np.dtype(result.dtype).kind != "f":
+        if result.dtype.kind != "f":
             return result
-        on_host = isinstance(result, np.ndarray | np.generic)
-        xp = np if on_host else xp_for(backend_of(result))
-        x, y = xp.asarray(x), xp.asarray(y)  # a scalar beside a device array: one module
         # where both operands are zeros, the result is -0.0 if either (min) / both (max) are
-        either_or_both = xp.logical_or if self.negative_zero_wins else xp.logical_and
-        negative = either_or_both(xp.signbit(x), xp.signbit(y))
-        flip = (x == y) & (result == 0) & (xp.signbit(result) != negative)
-        settled = xp.where(flip, -result, result)
+        either_or_both = np.logical_or if self.negative_zero_wins else np.logical_and
+        negative = either_or_both(np.signbit(x), np.signbit(y))
+        flip = (x == y) & (result == 0) & (np.signbit(result) != negative)
+        settled = np.where(flip, -result, result)
         if isinstance(result, np.generic):
             return result.dtype.type(settled)
         return settled
@@ -86,5 +90,5 @@ class OrderedExtremum:
         return reduced.dtype.type(-0.0 if has_winner == self.negative_zero_wins else 0.0)
 
 
-ordered_min = OrderedExtremum(np.fmin, negative_zero_wins=True)
-ordered_max = OrderedExtremum(np.fmax, negative_zero_wins=False)
+ordered_min = OrderedExtremum(np.fmin, MIN_CUDA, negative_zero_wins=True)
+ordered_max = OrderedExtremum(np.fmax, MAX_CUDA, negative_zero_wins=False)
