@@ -29,9 +29,9 @@ from hyblas.errors import (
     InvalidObject,
     InvalidValue,
 )
-from tests.support.checks import raises_unchanged, snapshot
+from tests.support.checks import OPAQUE, raises_unchanged, snapshot
 
-NOT_A_NUMBER = ["abc", None, 1j, [0.5], np.array([0.5, 0.5]), object()]
+NOT_A_NUMBER = ["abc", None, 1j, [0.5], np.array([0.5, 0.5]), OPAQUE]
 NOT_A_FLAG = [np.array([True, False]), "yes", None, 1, [True]]
 NOT_AN_EXECUTOR = [np.array(["auto"]), ["auto"], None, 3, "fastest"]
 

@@ -13,7 +13,7 @@ import pytest
 
 import hyblas as hb
 from hyblas.errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
-from tests.support.checks import raises_unchanged, snapshot
+from tests.support.checks import OPAQUE, raises_unchanged, snapshot
 
 INDEX_TESTS = ["tril", "triu", "diag", "offdiag", "rowle", "rowgt", "colle", "colgt"]
 VALUE_TESTS = ["valueeq", "valuene", "valuelt", "valuele", "valuegt", "valuege"]
@@ -25,7 +25,7 @@ PYTHON_TESTS = {  # the exact meaning of each test, in Python numbers
     "valuegt": lambda x, k: x > k,
     "valuege": lambda x, k: x >= k,
 }
-NOT_NUMBERS = ["abc", None, 1j, b"x", object(), {"k": 1}]
+NOT_NUMBERS = ["abc", None, 1j, b"x", OPAQUE, {"k": 1}]
 NOT_ONE_NUMBER = [[1, 2], (3,), np.arange(3)]
 
 

@@ -17,6 +17,17 @@ from tests.support import strategies as S
 SEMIRINGS = list(hb.semiring)  # the built-in catalogue (user ops are registered inside tests)
 
 
+class Opaque:
+    """An object of no kind hyblas knows, whose repr is the same in every process (``object()``'s
+    names its address, and pytest-xdist's workers must collect the same test ids)."""
+
+    def __repr__(self) -> str:
+        return "Opaque()"
+
+
+OPAQUE = Opaque()
+
+
 def served(op: Any) -> list[np.dtype]:
     """The test dtypes ``op`` accepts (logical operators cast every input to bool)."""
     if getattr(op, "cast_inputs_to", None) is not None:
