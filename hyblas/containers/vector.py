@@ -309,10 +309,16 @@ class Vector:
 
         ``settle=False`` keeps the storage given, whatever the density, and the count unknown
         until asked: for a working vector whose next step reads that storage anyway (settling
-        counts a bitmap's flags, a device sync, and may convert it, for nothing)."""
-        self._sparse, self._bitmap, self._nnz = sparse, bitmap, nnz
+        counts a bitmap's flags, a device sync, and may convert it, for nothing).
+
+        Settling is done on the new storage before any of it is taken: an allocation that
+        fails there leaves this vector as it was."""
+        staged = Vector(
+            self._size, self._dtype, backend=self._backend, sparse=sparse, bitmap=bitmap, nnz=nnz
+        )
         if settle:
-            self.settle()
+            staged.settle()
+        self._sparse, self._bitmap, self._nnz = staged._sparse, staged._bitmap, staged._nnz
 
     # --- mutation ----------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 import hyblas as hb
+from hyblas.backend import xp_for
 from hyblas.errors import InvalidValue
 
 #   A (3x4), float64
@@ -187,6 +188,29 @@ def test_vector_storage_switch_is_invisible(backend: str) -> None:
     assert shrunk.to_coo()[0].tolist() == [1] and shrunk.to_coo()[1].tolist() == [1]
     as_bitmap = hb.Vector.from_dense(np.array([0, 1] + [0] * 98), missing_value=0, backend=backend)
     assert as_bitmap.isequal(shrunk) and shrunk.isequal(as_bitmap)
+
+
+def test_a_failure_while_settling_new_storage_leaves_the_vector_as_it_was(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Settling converts the new storage (here a sparse bitmap to ids and values), which
+    allocates; an allocation that fails there must not leave the vector half replaced."""
+    v = hb.Vector.from_dense(np.arange(1, 101, dtype=np.float64), backend=backend)
+    before = v.to_coo()
+    xp = xp_for(backend)
+    values, present = xp.zeros(100), xp.zeros(100, dtype=bool)
+    present[7] = True
+
+    def no_memory(self: hb.Vector) -> None:
+        raise MemoryError("no memory for the conversion")
+
+    monkeypatch.setattr(hb.Vector, "as_sparse", no_memory)
+    with pytest.raises(MemoryError):
+        v.set_storage(bitmap=(values, present))
+    monkeypatch.undo()
+    after = v.to_coo()
+    assert v.nnz == 100 and v.format == "bitmap"
+    assert all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
 
 
 #   mask m (size 4): index 0 -> 1, index 1 -> 0 (a stored zero), 2 absent, 3 -> 2
