@@ -454,7 +454,7 @@ def _writes_nothing(backend: str, call: Callable[[], Any], *objects: Any) -> Non
 
 # What each writing operator computes, as a built-in: on the GPU a call that writes ``out`` runs,
 # and its output is compared with the same call of the built-in
-_BUILTIN_TWINS = {"binary": "plus", "second": "plus", "unary": "ainv"}
+_BUILTIN_TWINS = {"binary": hb.binary.plus, "second": hb.binary.plus, "unary": hb.unary.ainv}
 
 
 def test_user_functions_cannot_write_their_operands(backend: str, writing_ops: dict) -> None:
