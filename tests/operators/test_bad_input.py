@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import hyblas as hb
+from hyblas.backend import xp_for
 from hyblas.errors import DomainMismatch, HyblasError, InvalidObject, InvalidValue
 from hyblas.operators import BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp, lookup, register
 from tests.support.checks import OPAQUE, raises_unchanged, snapshot
@@ -500,9 +501,22 @@ def test_user_functions_cannot_write_their_operands(backend: str, writing_ops: d
             for sr in (ops["semiring"], ops["add_semiring"]):
                 call = partial(hb.ops.mxv, A, u, sr, out=out, executor=executor)
                 _writes_nothing(backend, call, u, A, out)
+    # a few entries given on the host are combined there (then copied), on either backend
     values = np.array([1, 2, 3])
     call = partial(hb.Vector.from_coo, [0, 0, 1], values, dup_op=ops["binary"], backend=backend)
-    _writes_nothing(backend, call, values)
+    _writes_nothing("cpu", call, values)
+    if backend == "cuda":  # entries given on the device are combined there
+        xp = xp_for(backend)
+        on_device = xp.asarray(values)
+        call = partial(
+            hb.Vector.from_coo,
+            xp.asarray([0, 0, 1]),
+            on_device,
+            dup_op=ops["binary"],
+            backend=backend,
+        )
+        _writes_nothing(backend, call, on_device)
+        assert call().to_coo()[1].tolist() == [3, 3]
 
 
 def test_builtin_operators_run_on_the_arrays_themselves() -> None:
