@@ -25,6 +25,7 @@ from . import (
     errors,
     executors,
     generators,
+    graph,
     indexunary,
     io,
     monoid,
@@ -39,11 +40,13 @@ from .backend import backend, cuda_available, set_backend, using_backend
 from .containers import Matrix, Vector
 from .executors.policy import get_policy, policy, set_policy
 from .executors.trace import trace
+from .graph import Graph
 from .viz import plot
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Graph",
     "Matrix",
     "Vector",
     "semiring",
@@ -55,6 +58,7 @@ __all__ = [
     "algorithms",
     "io",
     "generators",
+    "graph",
     "plot",
     "errors",
     "backend",

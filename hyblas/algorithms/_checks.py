@@ -6,22 +6,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import ops
 from ..backend import is_cuda_array, to_numpy
 from ..containers.matrix import Matrix
 from ..dtypes import short_repr
-from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject, InvalidValue
+from ..errors import IndexOutOfBounds, InvalidObject, InvalidValue
+from ..graph import as_graph
 
 
-def square_matrix(A: Any, algorithm: str) -> Matrix:  # noqa: N803
-    """``A`` if it is a square Matrix; InvalidObject / DimensionMismatch otherwise."""
-    if not isinstance(A, Matrix):
-        raise InvalidObject(f"{algorithm}: A must be a hyblas Matrix, got {type(A).__name__}")
-    if A.nrows != A.ncols:
-        raise DimensionMismatch(
-            f"{algorithm}: A must be square (an adjacency matrix), got {A.nrows}x{A.ncols}"
-        )
-    return A
+def adjacency(A: Any, algorithm: str) -> Matrix:  # noqa: N803
+    """The adjacency matrix of ``A``: a Graph's (checked again if its matrix changed), or
+    ``A`` itself if it is a square Matrix; InvalidObject / DimensionMismatch otherwise."""
+    return as_graph(A, algorithm).A
 
 
 def vertex(source: Any, n: int, algorithm: str, argument: str = "source") -> int:
@@ -70,12 +65,6 @@ def vertices(sources: Any, n: int, algorithm: str, argument: str = "sources") ->
             f"{algorithm}: {argument} holds vertex {bad}, outside the {n} vertices [0, {n})"
         )
     return arr.astype(np.int64)
-
-
-def mirrored_entries(A: Matrix) -> int:  # noqa: N803
-    """How many stored ``A[i, j]`` also have ``A[j, i]`` stored (``A.nnz`` when the structure
-    is symmetric, i.e. an undirected graph). Values are ignored."""
-    return ops.ewise_mult(A, A.T, "pair").nnz
 
 
 def flag(value: Any, algorithm: str, argument: str) -> bool:

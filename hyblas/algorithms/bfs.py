@@ -10,15 +10,16 @@ from .. import semiring as _semiring
 from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
+from ..graph import Graph
 from ..traversal import propagate
-from ._checks import flag, square_matrix, vertex
+from ._checks import adjacency, flag, vertex
 
 __all__ = ["bfs"]
 
 
 @names_oom("bfs")
 def bfs(
-    A: Matrix,  # noqa: N803 - math spelling
+    A: Graph | Matrix,  # noqa: N803 - math spelling
     source: int,
     *,
     return_parents: bool = False,
@@ -35,9 +36,9 @@ def bfs(
 
     Parameters
     ----------
-    A : Matrix
+    A : Graph or Matrix
         Square adjacency matrix, rows = sources (edge ``i -> j`` is ``A[i, j]``). Values are
-        ignored: a stored 0 is an edge.
+        ignored: a stored 0 is an edge. A Matrix is taken as a directed graph.
     source : int
     return_parents : bool
         Also return the BFS tree.
@@ -65,7 +66,7 @@ def bfs(
     IndexOutOfBounds
         If ``source`` is not a vertex.
     """
-    square_matrix(A, "bfs")
+    A = adjacency(A, "bfs")  # noqa: N806
     n = A.nrows
     source = vertex(source, n, "bfs")
     backend = A.backend

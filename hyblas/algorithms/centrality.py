@@ -17,7 +17,8 @@ from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..dtypes import short_repr
 from ..errors import InvalidObject, InvalidValue
-from ._checks import flag, mirrored_entries, square_matrix, vertices
+from ..graph import Graph, as_graph
+from ._checks import flag, vertices
 from .reporting import check_progress, progress_bar
 
 __all__ = ["betweenness_centrality", "networkx_scale", "sample_sources"]
@@ -124,7 +125,7 @@ def sample_sources(n: int, k: int, seed: int | np.random.Generator | None = 0) -
 
 @names_oom("betweenness_centrality")
 def betweenness_centrality(
-    A: Matrix,  # noqa: N803 - math spelling
+    A: Graph | Matrix,  # noqa: N803 - math spelling
     *,
     sources: int | Any | None = None,
     normalized: bool = True,
@@ -147,7 +148,7 @@ def betweenness_centrality(
 
     Parameters
     ----------
-    A : Matrix
+    A : Graph or Matrix
         Square adjacency matrix, rows = sources (edge ``i -> j`` is ``A[i, j]``). Values are
         ignored (every edge has length 1); self loops never lie on a shortest path.
     sources : None, int or sequence of int
@@ -161,7 +162,8 @@ def betweenness_centrality(
     directed : bool, optional
         Treat ``A`` as a directed graph (``nx.DiGraph``) or an undirected one (``nx.Graph``, each
         edge stored both ways; unnormalized values are halved as each pair is counted twice).
-        None: undirected exactly when ``A`` is structurally symmetric.
+        None: undirected exactly when ``A`` is an undirected Graph or a structurally
+        symmetric Matrix.
     seed : int, numpy Generator or None
         Seeds the sampling when ``sources`` is an int.
     batch : int
@@ -197,7 +199,8 @@ def betweenness_centrality(
         If ``progress=True`` and tqdm is not installed.
     """
     name = "betweenness_centrality"
-    square_matrix(A, name)
+    graph = as_graph(A, name)
+    A = graph.A  # noqa: N806
     n = A.nrows
     if isinstance(sources, bool):
         raise InvalidObject(
@@ -218,7 +221,7 @@ def betweenness_centrality(
         if np.unique(chosen).size != chosen.size:
             raise InvalidValue(f"{name}: sources repeat a vertex; give distinct vertices")
     if directed is None:
-        directed = mirrored_entries(A) != A.nnz
+        directed = graph.is_directed and not graph.is_symmetric_structure
 
     raw = Vector.from_scalar(0.0, n, dtype=np.float64, backend=A.backend)
     with progress_bar(progress, total=int(chosen.size), desc=name, unit="source") as bar:

@@ -9,14 +9,13 @@ import numpy as np
 from .. import binary as _binary
 from .. import ops
 from .. import semiring as _semiring
-from .. import unary as _unary
 from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..dtypes import short_repr
 from ..errors import InvalidValue
+from ..graph import Graph, as_graph
 from ..traversal import EXECUTORS as LOOP_EXECUTORS
-from ._checks import square_matrix
 from .bfs import bfs
 
 __all__ = ["connected_components"]
@@ -24,7 +23,7 @@ __all__ = ["connected_components"]
 
 @names_oom("connected_components")
 def connected_components(
-    A: Matrix,  # noqa: N803 - math spelling
+    A: Graph | Matrix,  # noqa: N803 - math spelling
     *,
     executor: str = "auto",
 ) -> Vector:
@@ -62,10 +61,12 @@ def connected_components(
 
     Parameters
     ----------
-    A : Matrix
+    A : Graph or Matrix
         Square adjacency matrix, rows = sources. Values are ignored (a stored 0 is an edge).
-        A directed graph is taken as undirected: the result is its weakly connected
-        components.
+        A directed graph (a Matrix is one) is taken as undirected: the result is its weakly
+        connected components. The undirected structure ``A ∪ Aᵀ`` is the Graph's cached
+        :attr:`~hyblas.Graph.undirected_structure`: an undirected Graph's own, with no
+        symmetrization.
     executor : str
         Passed to :func:`hyblas.algorithms.bfs` and to FastSV's :func:`hyblas.ops.mxv` /
         :func:`hyblas.ops.vxm` calls (``'loop'`` means ``'auto'`` there).
@@ -84,19 +85,18 @@ def connected_components(
     InvalidValue
         For an unknown executor.
     """
-    square_matrix(A, "connected_components")
+    graph = as_graph(A, "connected_components")
     if not isinstance(executor, str) or executor not in LOOP_EXECUTORS:
         raise InvalidValue(
             f"connected_components: executor must be one of {LOOP_EXECUTORS}, got "
             f"{short_repr(executor)}"
         )
     products = "auto" if executor == "loop" else executor  # the mxv / vxm calls' executor
-    n = A.nrows
-    backend = A.backend
+    n = graph.n
+    backend = graph.backend
     if n == 0:
         return Vector.new(np.int64, 0, backend=backend)
-    # the undirected structure A ∪ Aᵀ, values dropped
-    S = ops.apply(ops.ewise_add(A, ops.transpose(A), "any"), _unary["one"][np.bool_])  # noqa: N806
+    S = graph.undirected_structure  # noqa: N806 - A ∪ Aᵀ, values dropped
     if S.nnz > 16 * n:
         return _fastsv(S, products)
     ids = Vector.from_dense(np.arange(n, dtype=np.int64), backend=backend)

@@ -11,7 +11,8 @@ from .. import ops
 from .. import semiring as _semiring
 from ..backend import names_oom
 from ..containers.matrix import Matrix
-from ._checks import square_matrix, vertices
+from ..graph import Graph
+from ._checks import adjacency, vertices
 from .reporting import check_progress, progress_bar
 
 __all__ = ["multi_source_bfs"]
@@ -19,7 +20,7 @@ __all__ = ["multi_source_bfs"]
 
 @names_oom("multi_source_bfs")
 def multi_source_bfs(
-    A: Matrix,  # noqa: N803 - math spelling
+    A: Graph | Matrix,  # noqa: N803 - math spelling
     sources: Any,
     *,
     executor: str = "auto",
@@ -34,9 +35,9 @@ def multi_source_bfs(
 
     Parameters
     ----------
-    A : Matrix
+    A : Graph or Matrix
         Square adjacency matrix, rows = sources (edge ``i -> j`` is ``A[i, j]``). Values are
-        ignored: a stored 0 is an edge.
+        ignored: a stored 0 is an edge. A Matrix is taken as a directed graph.
     sources : sequence or 1-D array of int
         The start vertices; repeats are allowed (their rows repeat), and an empty sequence
         gives an empty ``0 x n`` result.
@@ -68,7 +69,7 @@ def multi_source_bfs(
     MissingDependency
         If ``progress=True`` and tqdm is not installed.
     """
-    square_matrix(A, "multi_source_bfs")
+    A = adjacency(A, "multi_source_bfs")  # noqa: N806
     n = A.nrows
     starts = vertices(sources, n, "multi_source_bfs")
     k = starts.size

@@ -17,7 +17,8 @@ from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..dtypes import short_repr
 from ..errors import InvalidValue
-from ._checks import count, flag, real, square_matrix
+from ..graph import Graph
+from ._checks import adjacency, count, flag, real
 from .reporting import ProgressBar, check_progress, finish, progress_bar
 
 __all__ = ["pagerank"]
@@ -27,7 +28,7 @@ VARIANTS = ("power", "data")
 
 @names_oom("pagerank")
 def pagerank(
-    A: Matrix,  # noqa: N803 - math spelling
+    A: Graph | Matrix,  # noqa: N803 - math spelling
     damping: float = 0.85,
     *,
     tol: float = 1e-6,
@@ -69,9 +70,9 @@ def pagerank(
 
     Parameters
     ----------
-    A : Matrix
+    A : Graph or Matrix
         Square adjacency matrix, rows = sources; its values are the (nonnegative) edge
-        weights.
+        weights. A Matrix is taken as a directed graph.
     damping : float
         Probability of following an edge (networkx's ``alpha``).
     tol : float
@@ -119,7 +120,7 @@ def pagerank(
         If ``progress=True`` and tqdm is not installed.
     """
     name = "pagerank"
-    square_matrix(A, name)
+    A = adjacency(A, name)  # noqa: N806
     damping = real(damping, name, "damping")
     if not 0.0 <= damping <= 1.0:  # NaN too
         raise InvalidValue(f"pagerank: damping must lie in [0, 1], got {damping}")

@@ -18,8 +18,9 @@ from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..dtypes import short_repr
 from ..errors import DomainMismatch, InvalidValue
+from ..graph import Graph
 from ..traversal import propagate
-from ._checks import square_matrix, vertex
+from ._checks import adjacency, vertex
 from .reporting import check_progress, progress_bar
 
 __all__ = ["sssp"]
@@ -27,7 +28,7 @@ __all__ = ["sssp"]
 
 @names_oom("sssp")
 def sssp(
-    A: Matrix,  # noqa: N803 - math spelling
+    A: Graph | Matrix,  # noqa: N803 - math spelling
     source: int,
     *,
     delta: float | str | None = "auto",
@@ -57,10 +58,10 @@ def sssp(
 
     Parameters
     ----------
-    A : Matrix
+    A : Graph or Matrix
         Square adjacency matrix, rows = sources: ``A[i, j]`` is the weight of edge ``i -> j``.
         A stored 0 is an edge of weight 0 (absent entries are not edges). Negative weights
-        are allowed. Bool values count as 0 / 1.
+        are allowed. Bool values count as 0 / 1. A Matrix is taken as a directed graph.
     source : int
     delta : float, 'auto' or None
         The bucket width (``propagate(delta=...)``). ``'auto'`` (default): for non-negative
@@ -109,7 +110,7 @@ def sssp(
     MissingDependency
         If ``progress=True`` and tqdm is not installed.
     """
-    square_matrix(A, "sssp")
+    A = adjacency(A, "sssp")  # noqa: N806
     n = A.nrows
     source = vertex(source, n, "sssp")
     check_progress(progress, "sssp")

@@ -10,14 +10,14 @@ from .. import semiring as _semiring
 from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..errors import InvalidValue
-from ._checks import mirrored_entries, square_matrix
+from ..graph import Graph, as_graph
 
 __all__ = ["triangle_count"]
 
 
 @names_oom("triangle_count")
 def triangle_count(
-    A: Matrix,  # noqa: N803 - math spelling
+    A: Graph | Matrix,  # noqa: N803 - math spelling
     *,
     executor: str = "auto",
 ) -> int:
@@ -29,10 +29,10 @@ def triangle_count(
 
     Parameters
     ----------
-    A : Matrix
-        Square, structurally symmetric adjacency matrix (an undirected graph: ``A[i, j]`` is
-        stored exactly when ``A[j, i]`` is). Only the structure counts: values are ignored
-        (a stored 0 is an edge) and so are self loops.
+    A : Graph or Matrix
+        An undirected Graph, or a square, structurally symmetric adjacency matrix
+        (``A[i, j]`` is stored exactly when ``A[j, i]`` is). Only the structure counts:
+        values are ignored (a stored 0 is an edge) and so are self loops.
     executor : str
         Passed to :func:`hyblas.ops.mxm`.
 
@@ -49,9 +49,10 @@ def triangle_count(
     InvalidValue
         If the structure of ``A`` is not symmetric (a directed graph).
     """
-    square_matrix(A, "triangle_count")
-    mirrored = mirrored_entries(A)
-    if mirrored != A.nnz:
+    graph = as_graph(A, "triangle_count")
+    A = graph.A  # noqa: N806
+    if graph.is_directed and not graph.is_symmetric_structure:
+        mirrored = ops.ewise_mult(A, A.T, "pair").nnz
         raise InvalidValue(
             f"triangle_count: A must be structurally symmetric (an undirected "
             f"graph), but {A.nnz - mirrored} of its {A.nnz} entries A[i, j] have "

@@ -29,7 +29,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ops",),
     ("executors",),
     ("traversal",),
-    ("algorithms", "io", "generators"),
+    ("io", "generators"),
+    ("graph",),
+    ("algorithms",),
     ("viz",),
     ("__init__",),  # the package's top: assembles every layer
     ("__main__",),  # the command line
