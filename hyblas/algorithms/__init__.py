@@ -9,7 +9,9 @@ scipy.sparse.csgraph) live in the tests, not here.
 from __future__ import annotations
 
 from .bfs import bfs
+from .cdlp import cdlp
 from .centrality import betweenness_centrality
+from .clustering import local_clustering_coefficient
 from .components import connected_components
 from .msbfs import multi_source_bfs
 from .pagerank import pagerank
@@ -19,7 +21,9 @@ from .triangles import triangle_count
 __all__ = [
     "betweenness_centrality",
     "bfs",
+    "cdlp",
     "connected_components",
+    "local_clustering_coefficient",
     "multi_source_bfs",
     "pagerank",
     "sssp",

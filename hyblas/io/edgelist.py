@@ -205,32 +205,7 @@ def read_edge_list(
     target = _dt.lookup(dtype) if dtype is not None else np.dtype(np.float64)
     check_dup_op(dup_op, target)  # before the file is read
     resolved = resolve(backend)
-    with os_errors_named(name):
-        columns = _first_width(name, delimiter, comments)
-    if weighted is None:
-        weighted = columns == 3
-    expected = 3 if weighted else 2
-    if columns not in (0, expected):
-        what = "src dst weight" if weighted else "src dst"
-        raise InvalidValue(
-            f"{name}: line 1 of the data has {columns} fields but "
-            f"{'weighted' if weighted else 'unweighted'} edges need {expected} ({what})"
-        )
-    parsed = target if target.kind in "iu" else np.dtype(np.float64)
-    if columns:
-        src, dst, weights = _load(name, delimiter, comments, expected, parsed)
-    else:
-        src = dst = np.zeros(0, dtype=np.int64)
-        weights = np.zeros(0, dtype=parsed) if weighted else None
-    bad = np.flatnonzero((src < 0) | (dst < 0))
-    if bad.size:
-        row = int(bad[0])
-        number = _data_lines(name, delimiter, comments)[row][0]
-        raise InvalidValue(
-            f"{name}: line {number}: vertex ids must be non-negative integers, "
-            f"got {src[row]} {dst[row]}"
-        )
-    values = _weights_as(name, delimiter, comments, weights, target, src.size)
+    src, dst, values = load_edges(name, delimiter, comments, weighted, target)
     if nrows is None:
         nrows = int(max(src.max(), dst.max())) + 1 if src.size else 0
     if symmetric:
@@ -318,3 +293,38 @@ def write_edge_list(
         lines = np.char.add(np.char.add(lines, delimiter), text)
     with os_errors_named(name):
         np.savetxt(name, lines, fmt="%s")
+
+
+def load_edges(
+    name: str, delimiter: str | None, comments: str | None, weighted: bool | None, target: np.dtype
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(src, dst, values)`` of the edge list at ``name`` (a checked path): the ids as
+    non-negative int64, the values as ``target`` (ones without a weight column), each parsed
+    exactly; InvalidValue naming the line of anything malformed."""
+    with os_errors_named(name):
+        columns = _first_width(name, delimiter, comments)
+    if weighted is None:
+        weighted = columns == 3
+    expected = 3 if weighted else 2
+    if columns not in (0, expected):
+        what = "src dst weight" if weighted else "src dst"
+        raise InvalidValue(
+            f"{name}: line 1 of the data has {columns} fields but "
+            f"{'weighted' if weighted else 'unweighted'} edges need {expected} ({what})"
+        )
+    parsed = target if target.kind in "iu" else np.dtype(np.float64)
+    if columns:
+        src, dst, weights = _load(name, delimiter, comments, expected, parsed)
+    else:
+        src = dst = np.zeros(0, dtype=np.int64)
+        weights = np.zeros(0, dtype=parsed) if weighted else None
+    bad = np.flatnonzero((src < 0) | (dst < 0))
+    if bad.size:
+        row = int(bad[0])
+        number = _data_lines(name, delimiter, comments)[row][0]
+        raise InvalidValue(
+            f"{name}: line {number}: vertex ids must be non-negative integers, "
+            f"got {src[row]} {dst[row]}"
+        )
+    values = _weights_as(name, delimiter, comments, weights, target, src.size)
+    return src, dst, values
