@@ -12,6 +12,8 @@ __all__ = [
     "DomainMismatch",
     "IndexOutOfBounds",
     "InvalidValue",
+    "NegativeCycle",
+    "NotConverged",
     "InvalidObject",
     "BackendError",
     "OutOfMemory",
@@ -38,6 +40,16 @@ class IndexOutOfBounds(HyblasError, IndexError):
 
 class InvalidValue(HyblasError, ValueError):
     """An argument has a value the operation does not accept (duplicates, bad names...)."""
+
+
+class NegativeCycle(InvalidValue):
+    """A shortest-path search met a negative cycle reachable from its source: no shortest
+    distances exist (networkx's ``NetworkXUnbounded``)."""
+
+
+class NotConverged(InvalidValue):
+    """An iteration did not converge within its ``max_iter`` steps (networkx's
+    ``PowerIterationFailedConvergence``)."""
 
 
 class InvalidObject(HyblasError, TypeError):

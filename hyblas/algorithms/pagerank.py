@@ -16,7 +16,7 @@ from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..dtypes import short_repr
-from ..errors import InvalidValue
+from ..errors import InvalidValue, NotConverged
 from ..graph import Graph
 from ._checks import adjacency, count, flag, real
 from .reporting import ProgressBar, check_progress, finish, progress_bar
@@ -114,8 +114,10 @@ def pagerank(
         or ``iterations`` that is not a number, ``damping`` outside [0, 1], ``tol <= 0``,
         ``max_iter < 1``, ``iterations < 0`` or given with ``"data"``, an unknown
         ``variant``, a ``dtype`` other than float32 / float64, ``progress`` not a bool or
-        None, or if the iteration does not converge
-        within ``max_iter`` steps (networkx raises ``PowerIterationFailedConvergence`` there).
+        None.
+    NotConverged
+        If the iteration does not converge within ``max_iter`` steps (networkx raises
+        ``PowerIterationFailedConvergence`` there); a subclass of InvalidValue.
     MissingDependency
         If ``progress=True`` and tqdm is not installed.
     """
@@ -273,7 +275,7 @@ def _power(
         bar.update()
         if l1_change < n * tol:
             return ranks, iteration
-    raise InvalidValue(
+    raise NotConverged(
         f"pagerank: no convergence within max_iter={max_iter} iterations "
         f"(last L1 change {l1_change:.3g}, needed < {n * tol:.3g})"
     )
@@ -310,7 +312,7 @@ def _data_driven(
         ops.apply(arrived, _unary["identity"], accum=plus, out=ranks)
         bar.update()
     largest = float(ops.apply(residual, _unary["abs"]).reduce(_monoid["max"][shares.dtype]))
-    raise InvalidValue(
+    raise NotConverged(
         f"pagerank: variant='data' did not converge within max_iter={max_iter} "
         f"rounds ({large.nnz} vertices still changed by more than tol={tol} "
         f"since they last pushed, the most by {largest:.3g})"

@@ -17,7 +17,7 @@ from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..dtypes import short_repr
-from ..errors import DomainMismatch, InvalidValue
+from ..errors import DomainMismatch, InvalidValue, NegativeCycle
 from ..graph import Graph
 from ..traversal import propagate
 from ._checks import adjacency, vertex
@@ -98,9 +98,11 @@ def sssp(
         If ``A`` is not square.
     IndexOutOfBounds
         If ``source`` is not a vertex.
-    InvalidValue
+    NegativeCycle
         If a negative cycle is reachable from ``source`` (one that is not reachable does not
-        matter), ``progress`` is not a bool or None, or ``delta`` is not 'auto', None or a
+        matter); a subclass of InvalidValue.
+    InvalidValue
+        If ``progress`` is not a bool or None, or ``delta`` is not 'auto', None or a
         number > 0, or a number with a negative weight, or a weight is NaN, or weights of
         both +inf and -inf.
     DomainMismatch
@@ -142,7 +144,7 @@ def sssp(
             delta=delta,
         )
     if frontier.nnz:
-        raise InvalidValue(
+        raise NegativeCycle(
             f"sssp: a negative cycle is reachable from source={source} (distances "
             f"still improve after {n} rounds of {n} vertices)"
         )

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import hyblas as hb
 from hyblas import ops
 from hyblas.algorithms.pagerank import pagerank
-from hyblas.errors import InvalidValue
+from hyblas.errors import InvalidValue, NotConverged
 from tests.support.graph_strategies import graphs
 
 
@@ -136,7 +136,7 @@ def test_data_driven_small_and_empty() -> None:
 
 def test_data_driven_no_convergence_raises() -> None:
     A = hb.generators.kronecker(6, seed=1)
-    with pytest.raises(InvalidValue, match="converge"):
+    with pytest.raises(NotConverged, match="converge"):
         pagerank(A, variant="data", max_iter=2, tol=1e-12)
     _, rounds = pagerank(A, variant="data", max_iter=200, tol=1e-12, return_iterations=True)
     assert 2 < rounds <= 200
