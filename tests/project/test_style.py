@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("ruff", reason="ruff comes with the 'test' extra")
 
 ROOT = Path(__file__).resolve().parents[2]
-TREE = ["hyblas", "tests", "benchmarks", "scripts"]
+TREE = ["hyblas", "tests", "benchmarks", "scripts", "nx-hyblas"]
 
 
 def _ruff(*args: str) -> subprocess.CompletedProcess:

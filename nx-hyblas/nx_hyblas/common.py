@@ -1,0 +1,56 @@
+"""What every function of the backend shares: the backend's settings, per-call options, and
+results turned back into NetworkX's objects (node keys, Python numbers)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+import hyblas as hb
+
+from .graph import HyblasGraph
+
+
+def config() -> Any:
+    """``nx.config.backends.hyblas``."""
+    return nx.config.backends.hyblas
+
+
+def device() -> str:
+    """The hyblas backend the settings ask for ('auto': the GPU when there is one)."""
+    wanted = config().device
+    if wanted == "auto":
+        return "cuda" if hb.cuda_available() else "cpu"
+    if wanted not in ("cuda", "cpu"):
+        raise ValueError(
+            f"nx.config.backends.hyblas.device must be 'auto', 'cuda' or 'cpu', got {wanted!r}"
+        )
+    return wanted
+
+
+def options(kwargs: dict[str, Any]) -> tuple[str, Any]:
+    """``(executor, dtype)`` of a call's extra keyword arguments (the only ones allowed)."""
+    unknown = set(kwargs) - {"executor", "dtype"}
+    if unknown:
+        raise TypeError(f"unexpected keyword arguments {sorted(unknown)} for the hyblas backend")
+    return kwargs.get("executor", "auto"), kwargs.get("dtype")
+
+
+def by_node(G: HyblasGraph, result: hb.Vector) -> dict[Any, Any]:
+    """The entries of ``result`` as ``{node: Python number}``, in vertex order."""
+    ids, values = result.to_coo()
+    nodes = G.nodes
+    return {nodes[k]: v for k, v in zip(ids.tolist(), values.tolist(), strict=True)}
+
+
+def nodes_of(G: HyblasGraph, ids: np.ndarray) -> list[Any]:
+    nodes = G.nodes
+    return [nodes[k] for k in ids.tolist()]
+
+
+def sorted_by_value(found: dict[Any, Any]) -> dict[Any, Any]:
+    """``found`` ordered by value (stable: vertex order among equals), as a search finds
+    them level by level."""
+    return dict(sorted(found.items(), key=lambda item: item[1]))

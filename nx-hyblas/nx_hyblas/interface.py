@@ -1,0 +1,104 @@
+"""The backend interface networkx loads (entry point ``networkx.backends``): the conversions,
+``can_run`` / ``should_run``, the test hooks, and every function the backend implements."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import networkx as nx
+import numpy as np
+from _nx_hyblas import FUNCTIONS
+
+from . import algorithms
+from .common import config, device
+from .graph import HyblasGraph, from_networkx
+
+__all__ = ["BackendInterface", "backend_interface"]
+
+
+class BackendInterface:
+    """What networkx calls: ``convert_from_nx``, ``convert_to_nx``, ``can_run``,
+    ``should_run``, ``on_start_tests``, and the functions, each an attribute of its name."""
+
+    @staticmethod
+    def convert_from_nx(
+        G: Any,
+        edge_attrs: dict[str, Any] | None = None,
+        node_attrs: dict[str, Any] | None = None,
+        preserve_edge_attrs: bool = False,
+        preserve_node_attrs: bool = False,
+        preserve_graph_attrs: bool = False,
+        name: str | None = None,
+        graph_name: str | None = None,
+    ) -> HyblasGraph:
+        if isinstance(G, HyblasGraph):
+            return G
+        if preserve_edge_attrs:
+            # every attribute of every edge, as numbers: what networkx asks when the function
+            # reads attributes it cannot name in advance (a weight function, say)
+            raise NotImplementedError("preserving every edge attribute is networkx's own")
+        return from_networkx(
+            G,
+            edge_attrs,
+            backend=device(),
+            dtype=np.dtype(config().dtype),
+            preserve_graph_attrs=preserve_graph_attrs,
+            preserve_node_attrs=preserve_node_attrs,
+        )
+
+    @staticmethod
+    def convert_to_nx(obj: Any, *, name: str | None = None) -> Any:
+        if isinstance(obj, HyblasGraph):
+            return obj.to_networkx()
+        return obj
+
+    @staticmethod
+    def can_run(name: str, args: tuple, kwargs: dict) -> bool | str:
+        """False, or the reason, for a call the backend does not take: a weight given as a
+        function, parameters only networkx implements."""
+        bound = _arguments(name, args, kwargs)
+        if callable(bound.get("weight")):
+            return "a weight function: networkx's own"
+        if name == "pagerank" and any(
+            bound.get(p) is not None for p in ("personalization", "nstart", "dangling")
+        ):
+            return "personalization, nstart and dangling are networkx's own"
+        if name == "betweenness_centrality" and (
+            bound.get("weight") is not None or bound.get("endpoints")
+        ):
+            return "weighted betweenness and endpoints are networkx's own"
+        if name in ("clustering", "average_clustering") and bound.get("weight") is not None:
+            return "weighted clustering is networkx's own"
+        return True
+
+    @staticmethod
+    def should_run(name: str, args: tuple, kwargs: dict) -> bool | str:
+        """Small graphs stay on networkx (``nx.config.backends.hyblas.min_edges``): their
+        conversion would cost more than the function."""
+        threshold = config().min_edges
+        for value in (*args, *kwargs.values()):
+            if isinstance(value, nx.Graph) and value.number_of_edges() < threshold:
+                return f"fewer than min_edges={threshold} edges: networkx is faster there"
+        return True
+
+    @staticmethod
+    def on_start_tests(items: list) -> None:
+        """Mark networkx's tests whose difference from networkx is deliberate (none yet)."""
+        return None
+
+
+def _arguments(name: str, args: tuple, kwargs: dict) -> dict[str, Any]:
+    """The call's arguments by parameter name (networkx's signature of ``name``)."""
+    function = getattr(algorithms, name)
+    try:
+        bound = inspect.signature(function).bind_partial(*args, **kwargs)
+    except TypeError:
+        return dict(kwargs)
+    return dict(bound.arguments)
+
+
+for _name in FUNCTIONS:
+    setattr(BackendInterface, _name, staticmethod(getattr(algorithms, _name)))
+
+backend_interface = BackendInterface()

@@ -1,0 +1,229 @@
+"""The NetworkX backend (the nx-hyblas distribution in ``nx-hyblas/``): registration, the
+functions' signatures, and their results against NetworkX's own on random graphs of every kind
+(directed or not, multigraphs, node keys that are not integers), on both hyblas backends.
+
+NetworkX's own test suite runs with the backend as a step of ``.ci/run``."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import random
+import subprocess
+import sys
+
+import pytest
+
+nx = pytest.importorskip("networkx")
+_nx_hyblas = pytest.importorskip("_nx_hyblas", reason="nx-hyblas is not installed")
+
+from nx_hyblas.interface import backend_interface  # noqa: E402
+
+import hyblas as hb  # noqa: E402
+
+FUNCTIONS = sorted(_nx_hyblas.FUNCTIONS)
+
+
+def test_the_backend_is_registered_and_its_info_imports_nothing_heavy() -> None:
+    assert "hyblas" in nx.utils.backends.backends
+    assert set(nx.utils.backends.backend_info["hyblas"]["functions"]) == set(FUNCTIONS)
+    code = (
+        "import sys, _nx_hyblas; info = _nx_hyblas.get_info(); "
+        "assert info['backend_name'] == 'hyblas'; "
+        "assert 'hyblas' not in sys.modules and 'cupy' not in sys.modules, sorted(sys.modules)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_signatures_match_networkx(name: str) -> None:
+    """NetworkX's parameters, in order, with its defaults; then only the extra keywords
+    get_info declares (executor, dtype), taken as **kwargs."""
+    theirs = inspect.signature(getattr(nx, name).orig_func).parameters
+    ours = inspect.signature(getattr(backend_interface, name)).parameters
+    plain = [p for p in ours.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    assert [(p.name, p.default, p.kind) for p in plain] == [
+        (p.name, p.default, p.kind) for p in theirs.values()
+    ]
+    assert [p.kind for p in ours.values()][-1] is inspect.Parameter.VAR_KEYWORD
+
+
+@pytest.fixture
+def on_hyblas(backend: str):
+    """Every dispatched call of the test on hyblas, on ``backend``, however small the graph."""
+    settings = nx.config.backends.hyblas
+    saved = (settings.device, settings.min_edges)
+    settings.device, settings.min_edges = backend, 0
+    yield backend
+    settings.device, settings.min_edges = saved
+
+
+def _random_graph(kind: type, seed: int, n: int = 30, m: int = 70) -> nx.Graph:
+    rng = random.Random(seed)
+    G = kind()
+    G.add_nodes_from(f"v{k}" for k in range(n))  # keys that are not vertex ids
+    for _ in range(m):
+        u, v = f"v{rng.randrange(n)}", f"v{rng.randrange(n - 5)}"  # a few isolated
+        G.add_edge(u, v, weight=rng.choice([0.5, 1.0, 2.0, 3.5]))
+    return G
+
+
+KINDS = [nx.Graph, nx.DiGraph, nx.MultiGraph, nx.MultiDiGraph]
+
+
+def _same(ours, theirs) -> None:
+    """Equal results: dicts with the same keys and values (floats within 1e-9), sets, lists
+    of sets in the same order, numbers."""
+    if isinstance(theirs, dict):
+        assert list(ours) == list(theirs) or set(ours) == set(theirs)
+        for key, value in theirs.items():
+            _same(ours[key], value)
+    elif isinstance(theirs, float):
+        assert type(ours) in (float, int) and math.isclose(
+            ours, theirs, rel_tol=1e-9, abs_tol=1e-12
+        )
+    else:
+        assert ours == theirs
+
+
+CALLS = {
+    "single_source_shortest_path_length": lambda G, **kw: nx.single_source_shortest_path_length(
+        G, "v0", **kw
+    ),
+    "single_target_shortest_path_length": lambda G, **kw: dict(
+        nx.single_target_shortest_path_length(G, "v1", **kw)
+    ),
+    "all_pairs_shortest_path_length": lambda G, **kw: dict(
+        nx.all_pairs_shortest_path_length(G, cutoff=3, **kw)
+    ),
+    "descendants": lambda G, **kw: nx.descendants(G, "v2", **kw),
+    "ancestors": lambda G, **kw: nx.ancestors(G, "v2", **kw),
+    "descendants_at_distance": lambda G, **kw: nx.descendants_at_distance(G, "v0", 2, **kw),
+    "has_path": lambda G, **kw: [nx.has_path(G, "v0", f"v{k}", **kw) for k in range(30)],
+    "bfs_layers": lambda G, **kw: [set(layer) for layer in nx.bfs_layers(G, ["v0", "v3"], **kw)],
+    "single_source_dijkstra_path_length": lambda G, **kw: nx.single_source_dijkstra_path_length(
+        G, "v0", **kw
+    ),
+    "dijkstra_path_length": lambda G, **kw: (
+        nx.dijkstra_path_length(G, "v0", "v1", **kw) if nx.has_path(G, "v0", "v1") else None
+    ),
+    "all_pairs_dijkstra_path_length": lambda G, **kw: dict(
+        nx.all_pairs_dijkstra_path_length(G, cutoff=4.0, **kw)
+    ),
+    "single_source_bellman_ford_path_length": lambda G, **kw: (
+        nx.single_source_bellman_ford_path_length(G, "v0", **kw)
+    ),
+    "bellman_ford_path_length": lambda G, **kw: nx.bellman_ford_path_length(G, "v0", "v0", **kw),
+    "pagerank": lambda G, **kw: nx.pagerank(G, tol=1e-10, **kw),
+    "betweenness_centrality": lambda G, **kw: nx.betweenness_centrality(G, **kw),
+}
+UNDIRECTED = {
+    "connected_components": lambda G, **kw: list(nx.connected_components(G, **kw)),
+    "number_connected_components": lambda G, **kw: nx.number_connected_components(G, **kw),
+    "is_connected": lambda G, **kw: nx.is_connected(G, **kw),
+    "node_connected_component": lambda G, **kw: nx.node_connected_component(G, "v4", **kw),
+    "triangles": lambda G, **kw: nx.triangles(G, **kw),
+}
+SIMPLE_UNDIRECTED = {
+    "transitivity": lambda G, **kw: nx.transitivity(G, **kw),
+    "clustering": lambda G, **kw: nx.clustering(G, **kw),
+    "average_clustering": lambda G, **kw: nx.average_clustering(G, **kw),
+}
+DIRECTED = {
+    "weakly_connected_components": lambda G, **kw: list(nx.weakly_connected_components(G, **kw)),
+    "number_weakly_connected_components": lambda G, **kw: nx.number_weakly_connected_components(
+        G, **kw
+    ),
+    "is_weakly_connected": lambda G, **kw: nx.is_weakly_connected(G, **kw),
+}
+
+
+def _cases() -> list:
+    cases = []
+    for kind in KINDS:
+        table = dict(CALLS)
+        table.update(DIRECTED if kind().is_directed() else UNDIRECTED)
+        if kind is nx.Graph:
+            table.update(SIMPLE_UNDIRECTED)
+        cases += [pytest.param(kind, name, id=f"{kind.__name__}-{name}") for name in table]
+    return cases
+
+
+def test_every_function_is_compared_somewhere() -> None:
+    names = set(CALLS) | set(UNDIRECTED) | set(SIMPLE_UNDIRECTED) | set(DIRECTED)
+    assert names == set(FUNCTIONS)
+
+
+@pytest.mark.parametrize(("kind", "name"), _cases())
+def test_results_match_networkx(on_hyblas: str, kind: type, name: str) -> None:
+    call = {**CALLS, **UNDIRECTED, **SIMPLE_UNDIRECTED, **DIRECTED}[name]
+    for seed in range(3):
+        G = _random_graph(kind, seed)
+        theirs = call(G, backend="networkx")
+        ours = call(G, backend="hyblas")
+        _same(ours, theirs)
+
+
+def test_calls_really_run_on_hyblas(on_hyblas: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    ran = []
+    real = hb.algorithms.pagerank
+    monkeypatch.setattr(hb.algorithms, "pagerank", lambda *a, **k: ran.append(1) or real(*a, **k))
+    nx.pagerank(_random_graph(nx.DiGraph, 0), backend="hyblas")
+    assert ran == [1]
+
+
+def test_parallel_edges_reduce_per_algorithm(on_hyblas: str) -> None:
+    """One converted multigraph (cached by networkx) serves the shortest paths (the shortest
+    parallel edge) and PageRank (their sum)."""
+    G = nx.MultiDiGraph()
+    G.add_edge("a", "b", weight=5.0)
+    G.add_edge("a", "b", weight=1.0)
+    G.add_edge("a", "c", weight=3.0)
+    G.add_edge("b", "c", weight=1.0)
+    G.add_edge("c", "a", weight=1.0)
+    assert nx.single_source_dijkstra_path_length(G, "a", backend="hyblas") == {
+        "a": 0.0,
+        "b": 1.0,
+        "c": 2.0,
+    }
+    _same(nx.pagerank(G, backend="hyblas"), nx.pagerank(G, backend="networkx"))
+    assert nx.single_source_dijkstra_path_length(G, "a", backend="hyblas")["b"] == 1.0
+
+
+def test_errors_are_networkx_errors(on_hyblas: str) -> None:
+    G = nx.DiGraph([(0, 1, {"weight": -1.0}), (1, 0, {"weight": -1.0})])
+    with pytest.raises(nx.NetworkXUnbounded):
+        nx.single_source_bellman_ford_path_length(G, 0, backend="hyblas")
+    with pytest.raises(nx.NodeNotFound):
+        nx.single_source_shortest_path_length(G, 7, backend="hyblas")
+    with pytest.raises(nx.NetworkXNoPath):
+        nx.dijkstra_path_length(nx.DiGraph([(0, 1), (2, 3)]), 0, 3, backend="hyblas")
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        nx.pagerank(nx.DiGraph([(0, 1), (1, 2), (2, 0), (0, 2)]), max_iter=1, backend="hyblas")
+    with pytest.raises(nx.NetworkXPointlessConcept):
+        nx.is_connected(nx.Graph(), backend="hyblas")
+
+
+def test_settings(backend: str) -> None:
+    settings = nx.config.backends.hyblas
+    assert settings.device == "auto" and settings.dtype == "float64"
+    G = _random_graph(nx.Graph, 0)
+    assert isinstance(backend_interface.should_run("pagerank", (G,), {}), str)  # too small
+    saved = settings.min_edges
+    settings.min_edges = 0
+    try:
+        assert backend_interface.should_run("pagerank", (G,), {}) is True
+    finally:
+        settings.min_edges = saved
+    assert isinstance(backend_interface.can_run("pagerank", (G,), {"nstart": {}}), str)
+    assert isinstance(
+        backend_interface.can_run(
+            "single_source_dijkstra_path_length", (G, 0), {"weight": lambda u, v, d: 1}
+        ),
+        str,
+    )  # noqa: E501
+    converted = backend_interface.convert_from_nx(G, {"weight": 1.0}, preserve_graph_attrs=True)
+    back = backend_interface.convert_to_nx(converted)
+    assert set(back.edges) == set(G.edges) and back.graph == G.graph
+    assert backend_interface.convert_to_nx({"a": 1}) == {"a": 1}
+    assert nx.pagerank(G, backend="hyblas", executor="reference")  # an extra keyword
