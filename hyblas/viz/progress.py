@@ -29,14 +29,15 @@ def _tqdm_class() -> Any:
     MissingDependency
         If tqdm is not installed.
     """
-    try:
-        from tqdm.auto import tqdm  # noqa: PLC0415 - optional: imported only to draw a bar
-    except ImportError as exc:
+    if importlib.util.find_spec("tqdm") is None:
         raise MissingDependency(
             "progress=True needs tqdm, which is not installed: pip install tqdm"
-        ) from exc
+        )
+    # tqdm.auto warns when it is imported in a kernel without ipywidgets: decide before importing
     if importlib.util.find_spec("ipywidgets") is None:
-        from tqdm.std import tqdm  # noqa: PLC0415
+        from tqdm.std import tqdm  # noqa: PLC0415 - optional: imported only to draw a bar
+    else:
+        from tqdm.auto import tqdm  # noqa: PLC0415
     return tqdm
 
 

@@ -347,3 +347,18 @@ def test_importing_and_running_the_algorithms_does_not_import_tqdm() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ok"
+
+
+def test_without_ipywidgets_tqdm_auto_is_not_even_imported() -> None:
+    """Importing tqdm.auto in a kernel without ipywidgets prints a warning into the cell."""
+    import importlib.util  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    if importlib.util.find_spec("ipywidgets") is not None:
+        pytest.skip("ipywidgets is installed here: tqdm.auto is the bar to use")
+    code = (
+        "import sys; from hyblas.viz import progress; progress._tqdm_class(); "
+        "assert 'tqdm.auto' not in sys.modules and 'tqdm.autonotebook' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
