@@ -49,7 +49,7 @@ EXTRA_PARAMETERS: dict[str, str] = {
 }
 
 DEFAULT_CONFIG: dict[str, Any] = {
-    "device": "auto",  # 'auto': the GPU when CuPy sees one, else the CPU; or 'cuda' / 'cpu'
+    "device": "auto",  # 'auto': hyblas's default backend (the GPU if any); 'cuda' / 'cpu'
     "min_edges": 2**14,  # should_run: smaller graphs stay on networkx (conversion would dominate)
     "dtype": "float64",
 }

@@ -19,10 +19,11 @@ def config() -> Any:
 
 
 def device() -> str:
-    """The hyblas backend the settings ask for ('auto': the GPU when there is one)."""
+    """The hyblas backend the settings ask for ('auto': hyblas's default backend, the GPU
+    when there is one unless ``HYBLAS_BACKEND`` or :func:`hyblas.set_backend` say otherwise)."""
     wanted = config().device
     if wanted == "auto":
-        return "cuda" if hb.cuda_available() else "cpu"
+        return hb.backend()
     if wanted not in ("cuda", "cpu"):
         raise ValueError(
             f"nx.config.backends.hyblas.device must be 'auto', 'cuda' or 'cpu', got {wanted!r}"

@@ -23,7 +23,7 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
-EXPECTED = {"01-tour", "02-algorithms-from-ops", "04-your-own-semiring"}
+EXPECTED = {"01-tour", "02-algorithms-from-ops", "04-your-own-semiring", "05-networkx"}
 KERNEL_NAME = "hyblas-notebook-test"
 CELL_TIMEOUT_S = 300
 STARTUP_TIMEOUT_S = 120
