@@ -89,6 +89,18 @@ def _msbfs(g: BenchGraph, executor: str) -> Callable[[], Any]:
     return lambda: alg.multi_source_bfs(g.A, g.msbfs_sources, executor=executor)
 
 
+@_op("cdlp10", fill=-1)
+def _cdlp10(g: BenchGraph, executor: str) -> Callable[[], Any]:
+    G = hb.Graph(g.A, "undirected")  # noqa: N806 - the harness's graphs are symmetrized
+    return lambda: alg.cdlp(G, 10, executor=executor)
+
+
+@_op("lcc", fill=0.0)
+def _lcc(g: BenchGraph, executor: str) -> Callable[[], Any]:
+    G = hb.Graph(g.A, "undirected")  # noqa: N806
+    return lambda: alg.local_clustering_coefficient(G, executor=executor)
+
+
 def to_numpy(op: str, result: Any, graph: BenchGraph) -> Any:
     """``result`` of ``OPS[op]`` in the peers' conventions (absent entries filled)."""
     if op == "tc":

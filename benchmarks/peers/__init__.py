@@ -21,9 +21,19 @@ Result conventions of ``to_numpy``:
 ``bc``               float64 (n,)  Brandes dependencies summed over ``bc_sources`` (raw)
 ``tc``               int           number of triangles
 ``msbfs``            int64 (k, n)  levels per row of ``msbfs_sources``, -1 unreachable
+``cdlp10``           int64 (n,)    community labels after 10 rounds of synchronous label
+                                   propagation (LDBC Graphalytics CDLP): every vertex starts
+                                   with its id; each round it takes the label most frequent
+                                   among its neighbours, the smallest on a tie; a vertex with
+                                   no neighbours keeps its label (compared exactly)
+``lcc``              float64 (n,)  local clustering coefficient (LDBC Graphalytics LCC): edges
+                                   among the neighbours over ``d (d - 1)``, 0 for ``d < 2``
 
 Edges are read as rows = sources: entry ``A[i, j]`` is the edge ``i -> j`` (the graphs are
-structurally symmetric, so this only matters for the documentation).
+structurally symmetric, so this only matters for the documentation). The ``cdlp10`` and ``lcc``
+peers also offer builders for a directed graph (``make_cdlp`` / ``make_lcc`` with
+``directed=True``, Graphalytics' directed definitions), which the tests check; the harness's
+graphs take the undirected path.
 
 Importing this package (and every peer module) works without CuPy and without python-graphblas;
 those are imported inside functions.
@@ -60,6 +70,8 @@ OPS_ALL = (
     "bc",
     "tc",
     "msbfs",
+    "cdlp10",
+    "lcc",
 )
 
 #: Module names under ``benchmarks.peers``.

@@ -23,6 +23,17 @@ kernels and csgraph are single-threaded.
   Refused above :data:`TC_MAX_WORK` multiply-adds (the product can hold that many entries).
 * ``msbfs``: ``csgraph.shortest_path(unweighted=True, indices=sources)``; refused when its dense
   float64 ``(k, n)`` output would exceed :data:`MSBFS_MAX_OUTPUT_BYTES`.
+* ``cdlp10``: label propagation in NumPy over the CSR arrays (:func:`make_cdlp`): per round,
+  gather the neighbours' labels, sort the (row, label) pairs (one int64 sort of
+  ``row * n + label``, the same order as ``np.lexsort((label, row))``), run lengths, then per
+  row the longest run, the smallest label on a tie (the first longest: runs are in label
+  order). A directed graph's neighbour lists are the out- and in-lists concatenated (built in
+  setup), so a vertex that is both counts twice.
+* ``lcc``: ``t = rowsum((S @ Bᵀ) ∘ S)`` with ``S`` the structure of ``A ∪ Aᵀ`` without the
+  diagonal and ``B`` that of ``A`` without it (``B = S`` for the harness's symmetric graphs;
+  both built in setup, int32), then ``t / (d (d - 1))`` (:func:`make_lcc`). SciPy has no
+  masked product, so ``S @ Bᵀ`` is built whole: refused above :data:`LCC_MAX_WORK`
+  multiply-adds, as ``tc``.
 
 No ``bc``: SciPy has no betweenness centrality.
 """
@@ -48,6 +59,14 @@ DEVICE = "cpu"
 #: runs at roughly 40 ns per multiply-add on one core: 1e9 is about 40 s per call (kron16 is
 #: 2e8, kron18 1.6e9, grid2048 1.7e7).
 TC_MAX_WORK = 1_000_000_000
+
+#: The local clustering coefficient is refused when ``S @ Bᵀ`` needs more multiply-adds than
+#: this (as :data:`TC_MAX_WORK`; it is ``Σ_v d(v)²`` on a symmetric graph: kron10 1.3e7,
+#: grid2048 6.7e7, kron22 far above).
+LCC_MAX_WORK = 1_000_000_000
+
+#: CDLP rounds of ``cdlp10``.
+CDLP_ROUNDS = 10
 
 #: Multi-source BFS is refused when the dense float64 ``(k, n)`` result of ``shortest_path``
 #: would exceed this many bytes (4 GiB: 64 sources of 8M vertices).
@@ -122,10 +141,15 @@ def _cc(graph: PeerGraph) -> Callable[[], Any]:
 
 def tc_work(L: Any) -> int:  # noqa: N803
     """Multiply-adds of ``L @ L``: Σ_k nnz(L[k, :]) * nnz(L[:, k])."""
-    L = sp.csr_array(L)  # noqa: N806
-    row_counts = np.diff(L.indptr).astype(np.int64)
-    col_counts = np.bincount(L.indices, minlength=L.shape[1]).astype(np.int64)
-    return int(row_counts @ col_counts)
+    return product_work(L, L)
+
+
+def product_work(X: Any, Y: Any) -> int:  # noqa: N803
+    """Multiply-adds of ``X @ Y``: Σ_k nnz(X[:, k]) * nnz(Y[k, :])."""
+    X, Y = sp.csr_array(X), sp.csr_array(Y)  # noqa: N806
+    col_counts = np.bincount(X.indices, minlength=X.shape[1]).astype(np.int64)
+    row_counts = np.diff(Y.indptr).astype(np.int64)
+    return int(col_counts @ row_counts)
 
 
 def _tc(graph: PeerGraph) -> Callable[[], Any]:
@@ -157,6 +181,113 @@ def _msbfs(graph: PeerGraph) -> Callable[[], Any]:
     return lambda: csgraph.shortest_path(A, directed=True, unweighted=True, indices=sources)
 
 
+def _structure(A: Any) -> sp.csr_array:  # noqa: N803
+    """The pattern of ``A`` (explicit zeros included) as int32 ones, sorted, no duplicates."""
+    A = sp.csr_array(A)  # noqa: N806
+    out = sp.csr_array(
+        (np.ones(A.indices.size, dtype=np.int32), A.indices, A.indptr), shape=A.shape
+    )
+    out.sum_duplicates()
+    out.data[:] = 1
+    return out
+
+
+def _neighbour_lists(A: Any, directed: bool) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    """(row, neighbour) int64 arrays, grouped by row: a row's entries (an undirected graph),
+    or its out- then in-neighbours (a directed one: a vertex that is both appears twice)."""
+    A = _structure(A)  # noqa: N806
+    n = A.shape[0]
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(A.indptr))
+    cols = A.indices.astype(np.int64)
+    if directed:
+        rows, cols = np.concatenate([rows, cols]), np.concatenate([cols, rows])
+        order = np.argsort(rows, kind="stable")
+        rows, cols = rows[order], cols[order]
+    return rows, cols
+
+
+def cdlp_round(labels: np.ndarray, row_keys: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
+    """One synchronous round: every vertex with a neighbour takes its neighbours' most frequent
+    label, the smallest on a tie. ``row_keys`` is ``row * n`` per entry, rows grouped."""
+    n = labels.size
+    keys = row_keys + labels[neighbours]
+    keys.sort()  # by (row, label): np.lexsort((label, row)) in one int64 sort
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    lengths = np.diff(np.append(starts, keys.size))
+    run_rows, run_labels = np.divmod(keys[starts], n)
+    row_starts = np.flatnonzero(np.concatenate(([True], run_rows[1:] != run_rows[:-1])))
+    longest = np.maximum.reduceat(lengths, row_starts)
+    per_run = np.repeat(longest, np.diff(np.append(row_starts, run_rows.size)))
+    best = np.flatnonzero(lengths == per_run)  # in (row, label) order
+    first = best[np.concatenate(([True], run_rows[best[1:]] != run_rows[best[:-1]]))]
+    out = labels.copy()  # a vertex without neighbours keeps its label
+    out[run_rows[first]] = run_labels[first]
+    return out
+
+
+def make_cdlp(A: Any, rounds: int = CDLP_ROUNDS, *, directed: bool = False) -> Callable[[], Any]:  # noqa: N803
+    """CDLP (LDBC Graphalytics) of the graph ``A`` (rows = sources; values ignored, a self loop
+    makes a vertex its own neighbour). ``directed=False`` reads the rows only, which is right
+    for a structurally symmetric ``A``; ``directed=True`` counts in- and out-neighbours."""
+    n = A.shape[0]
+    rows, neighbours = _neighbour_lists(A, directed)
+    row_keys = rows * n  # setup: the row half of every sort key
+
+    def run() -> np.ndarray:
+        labels = np.arange(n, dtype=np.int64)
+        if neighbours.size == 0:
+            return labels
+        for _ in range(rounds):
+            labels = cdlp_round(labels, row_keys, neighbours)
+        return labels
+
+    return run
+
+
+def lcc_matrices(A: Any, directed: bool) -> tuple[sp.csr_array, sp.csr_array]:  # noqa: N803
+    """``S`` (structure of ``A ∪ Aᵀ`` without the diagonal) and ``Bᵀ`` (``B`` the structure of
+    ``A`` without it), int32 CSR; ``Bᵀ = S`` for ``directed=False`` (symmetric ``A``)."""
+    B = _structure(A).tocoo()  # noqa: N806
+    off = B.row != B.col
+    B = _structure(sp.coo_array((B.data[off], (B.row[off], B.col[off])), shape=B.shape))  # noqa: N806
+    S = _structure(B + B.T) if directed else B  # noqa: N806
+    Bt = _csr(B.T, np.int32) if directed else S  # noqa: N806
+    return S, Bt
+
+
+def make_lcc(A: Any, *, directed: bool = False, name: str = "") -> Callable[[], Any]:  # noqa: N803
+    """LCC (LDBC Graphalytics) of the graph ``A``: ``t / (d (d - 1))`` with ``t`` the row sums
+    of ``(S @ Bᵀ) ∘ S`` and ``d`` the row counts of ``S`` (see :func:`lcc_matrices`); 0 where
+    ``d < 2``. Raises Unavailable above :data:`LCC_MAX_WORK` multiply-adds."""
+    S, Bt = lcc_matrices(A, directed)  # noqa: N806
+    work = product_work(S, Bt)
+    if work > LCC_MAX_WORK:
+        raise Unavailable(
+            f"scipy lcc: S @ Bᵀ needs {work:.3g} multiply-adds on {name or 'this graph'} "
+            f"(limit LCC_MAX_WORK = {LCC_MAX_WORK:.3g})"
+        )
+
+    def run() -> np.ndarray:
+        links = (S @ Bt).multiply(S).sum(axis=1, dtype=np.int64)
+        degree = np.diff(S.indptr).astype(np.float64)
+        possible = degree * (degree - 1.0)
+        out = np.zeros(degree.size, dtype=np.float64)
+        np.divide(
+            np.asarray(links, dtype=np.float64).ravel(), possible, out=out, where=possible > 0
+        )
+        return out
+
+    return run
+
+
+def _cdlp10(graph: PeerGraph) -> Callable[[], Any]:
+    return make_cdlp(graph.csr, CDLP_ROUNDS)  # the harness's graphs are symmetric
+
+
+def _lcc(graph: PeerGraph) -> Callable[[], Any]:
+    return make_lcc(graph.csr, name=graph.name)
+
+
 OPS: dict[str, Callable[[PeerGraph], Callable[[], Any]]] = {
     "spmv:plus_times": _spmv_plus_times,
     "spmv:lor_land": _spmv_lor_land,
@@ -166,6 +297,8 @@ OPS: dict[str, Callable[[PeerGraph], Callable[[], Any]]] = {
     "cc": _cc,
     "tc": _tc,
     "msbfs": _msbfs,
+    "cdlp10": _cdlp10,
+    "lcc": _lcc,
 }
 
 
@@ -183,8 +316,10 @@ def to_numpy(op: str, result: Any) -> np.ndarray | int:
         return np.asarray(result, dtype=np.int64)
     if op in ("sssp", "pagerank20"):
         return np.asarray(result, dtype=np.float64)
-    if op == "cc":
+    if op in ("cc", "cdlp10"):
         return np.asarray(result, dtype=np.int64)
+    if op == "lcc":
+        return np.asarray(result, dtype=np.float64)
     if op == "tc":
         return int(result)
     if op == "msbfs":

@@ -28,6 +28,17 @@ ends with ``wait()`` on its result, so no deferred work escapes the timing.
   ``L = tril(A, -1)``, then the sum.
 * ``msbfs``: the BFS above with a (k x n) frontier matrix, ``mxm`` per level (``levels`` a
   (k x n) bitmap).
+* ``cdlp10``: label propagation written in GraphBLAS (not LAGraph's sort-based CDLP, which
+  sorts the extracted tuples of each row): per round, with the labels as the matrix ``L``
+  (``L[u, label[u]] = 1``, built from the host copy of the labels, as ``cc`` builds ``C``),
+  ``C = A plus.first L`` counts each row's neighbours per label; ``m`` = row maxima;
+  ``T = select(diag(m) any.eq C, True)`` keeps each row's most frequent labels and
+  ``T min.firstj 1`` (a full vector) is the smallest of them. A directed graph's ``A`` is
+  ``A + Aᵀ`` (built in setup: an edge both ways counts 2).
+* ``lcc``: LAGraph's LCC formulation: ``C<S> = S plus.pair Bᵀ`` (masked dot products) with
+  ``S`` the structure of ``A ∪ Aᵀ`` without the diagonal and ``B`` that of ``A`` without it
+  (``B = S`` for a symmetric ``A``; both built in setup), ``t`` = row sums of ``C``, ``d`` =
+  row counts of ``S``, ``lcc = t / (d (d - 1))`` (no entry, read as 0, where ``t`` has none).
 """
 
 from __future__ import annotations
@@ -44,6 +55,7 @@ DEVICE = "cpu"
 
 DAMPING = 0.85
 PAGERANK_ITERATIONS = 20
+CDLP_ROUNDS = 10
 
 
 def available() -> str | None:
@@ -325,6 +337,97 @@ def _tc(graph: PeerGraph) -> Callable[[], Any]:
     return run
 
 
+# --------------------------------------------------------------------------------------------
+# Community detection by label propagation (LDBC Graphalytics CDLP)
+# --------------------------------------------------------------------------------------------
+
+
+def make_cdlp(A: Any, rounds: int = CDLP_ROUNDS, *, directed: bool = False) -> Callable[[], Any]:  # noqa: N803
+    """CDLP of the graph with scipy adjacency ``A`` (rows = sources, values ignored, a self loop
+    makes a vertex its own neighbour); ``directed=False`` reads the rows only, right for a
+    structurally symmetric ``A``; ``directed=True`` counts in- and out-neighbours."""
+    gb = _gb()
+    A = _matrix(gb, A, np.int64, 1)  # noqa: N806
+    if directed:
+        A = A.ewise_add(A.T, gb.binary.plus[np.int64]).new()  # noqa: N806 - in + out
+    n = A.nrows
+    vertices = np.arange(n, dtype=np.uint64)
+    plus_first = gb.semiring.plus_first[np.int64]
+    any_eq = gb.semiring.any_eq[np.int64]
+    min_firstj = gb.semiring.ss.min_firstj[np.int64]  # the column index k of T[i, k]
+    imax = gb.monoid.max[np.int64]
+    everywhere = gb.Vector.from_dense(np.ones(n, dtype=bool))
+
+    def run() -> Any:
+        labels = gb.Vector.from_dense(np.arange(n, dtype=np.int64))
+        # Every round writes into the same objects, as LAGraph reuses its matrices: a
+        # python-graphblas object is freed only by Python's cycle collector, so new matrices
+        # each round would pile up (gigabytes on grid2048 before a collection).
+        L = gb.Matrix(np.int64, n, n)  # noqa: N806 - L[u, labels[u]] = 1
+        counts = gb.Matrix(np.int64, n, n)
+        D = gb.Matrix(np.int64, n, n)  # noqa: N806 - diag(most)
+        tied = gb.Matrix(bool, n, n)
+        most = gb.Vector(np.int64, n)
+        smallest = gb.Vector(np.int64, n)
+        for _ in range(rounds):
+            L.clear()
+            L.ss.build_scalar(vertices, labels.to_dense(dtype=np.uint64), 1)  # host labels
+            counts << A.mxm(L, plus_first)  # counts[v, l]: neighbours of v labelled l
+            most << counts.reduce_rowwise(imax)
+            D.ss.build_diag(most)
+            tied << D.mxm(counts, any_eq)  # tied[v, l]: counts[v, l] == most[v]
+            tied << gb.select.valueeq(tied, True)  # each row's most frequent labels
+            smallest << tied.mxv(everywhere, min_firstj)  # the smallest of them
+            labels(smallest.S) << smallest  # a vertex without neighbours keeps its label
+        labels.wait()
+        for matrix in (L, counts, D, tied):
+            matrix.clear()  # free now (GrB_free in C), not at the next cycle collection
+        return labels
+
+    return run
+
+
+def _cdlp10(graph: PeerGraph) -> Callable[[], Any]:
+    return make_cdlp(graph.csr, CDLP_ROUNDS)  # the harness's graphs are symmetric
+
+
+# --------------------------------------------------------------------------------------------
+# Local clustering coefficient (LDBC Graphalytics LCC)
+# --------------------------------------------------------------------------------------------
+
+
+def make_lcc(A: Any, *, directed: bool = False) -> Callable[[], Any]:  # noqa: N803
+    """LCC of the graph with scipy adjacency ``A`` (rows = sources; values and self loops
+    ignored); ``directed=False`` takes ``A`` as structurally symmetric (``B = S``)."""
+    gb = _gb()
+    B = gb.select.offdiag(_matrix(gb, A, bool, True)).new()  # noqa: N806
+    S = B.ewise_add(B.T, gb.binary.lor).new() if directed else B  # noqa: N806
+    n = S.nrows
+    plus_pair = gb.semiring.plus_pair[np.int64]
+    plus, minus, times = (
+        gb.monoid.plus[np.int64],
+        gb.binary.minus[np.int64],
+        gb.binary.times[np.int64],
+    )
+
+    def run() -> Any:
+        C = gb.Matrix(np.int64, n, n)  # noqa: N806
+        C(S.S) << S.mxm(B.T, plus_pair)  # C[v, u]: neighbours w of v with an edge u -> w
+        links = C.reduce_rowwise(plus).new()
+        C.clear()  # free now (GrB_free in C), not at the next cycle collection (see cdlp)
+        degree = S.reduce_rowwise(gb.agg.count).new()
+        possible = degree.ewise_mult(degree.apply(minus, right=1), times).new()
+        lcc = links.ewise_mult(possible, gb.binary.truediv[np.float64]).new(dtype=np.float64)
+        lcc.wait()
+        return lcc
+
+    return run
+
+
+def _lcc(graph: PeerGraph) -> Callable[[], Any]:
+    return make_lcc(graph.csr)  # the harness's graphs are symmetric
+
+
 OPS: dict[str, Callable[[PeerGraph], Callable[[], Any]]] = {
     "spmv:plus_times": _spmv("plus_times", boolean=False),
     "spmv:min_plus": _spmv("min_plus", boolean=False),
@@ -336,6 +439,8 @@ OPS: dict[str, Callable[[PeerGraph], Callable[[], Any]]] = {
     "bc": _bc,
     "tc": _tc,
     "msbfs": _msbfs,
+    "cdlp10": _cdlp10,
+    "lcc": _lcc,
 }
 
 # op -> (dtype, value of a missing entry)
@@ -349,6 +454,8 @@ _DENSE = {
     "cc": (np.int64, -1),
     "bc": (np.float64, 0.0),
     "msbfs": (np.int64, -1),
+    "cdlp10": (np.int64, -1),
+    "lcc": (np.float64, 0.0),
 }
 
 

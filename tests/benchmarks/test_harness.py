@@ -56,7 +56,7 @@ def test_smoke_run_covers_every_op_on_both_graphs_with_hyblas_and_scipy(smoke: t
     for graph in ("kron10", "grid64"):
         for op in harness.OPS:
             assert (graph, op, "hyblas:reference") in timed, (graph, op)
-        for op in ("spmv:plus_times", "bfs", "sssp", "pagerank20", "cc", "tc"):
+        for op in ("spmv:plus_times", "bfs", "sssp", "pagerank20", "cc", "tc", "cdlp10", "lcc"):
             assert (graph, op, "scipy") in timed, (graph, op)
     bfs = [
         r for r in doc["rows"] if r["op"] == "bfs" and r["graph"] == "grid64" and "median_ms" in r
@@ -64,6 +64,25 @@ def test_smoke_run_covers_every_op_on_both_graphs_with_hyblas_and_scipy(smoke: t
     # the source is the first degree-4 vertex, (1, 1); the farthest is (63, 63): 124 steps
     assert bfs and all(r["levels"] == 125 for r in bfs)
     assert all(r["gteps"] > 0 for r in bfs)
+
+
+def test_cdlp_and_lcc_with_every_cpu_peer_and_two_executors(tmp_path: Path) -> None:
+    """The two Graphalytics ops alone: hyblas's reference and auto executors and the CPU peers
+    agree (every row timed, none failed), the peers checked against hyblas:reference."""
+    status = harness.main(
+        ["--graphs", "kron10", "--ops", "cdlp10,lcc", "--backend", "cpu"]
+        + ["--executors", "reference,auto", "--cpu-repeats", "1", "--out", str(tmp_path)]
+    )
+    (path,) = tmp_path.glob("*.json")
+    doc = json.loads(path.read_text())
+    assert status == 0 and not [r for r in doc["rows"] if "error" in r], doc["rows"]
+    timed = {(r["op"], r["impl"]) for r in doc["rows"] if "median_ms" in r}
+    impls = ["hyblas:reference", "hyblas:auto", "scipy"]
+    if "suitesparse" not in {p["impl"] for p in doc["unavailable_peers"]}:
+        impls.append("suitesparse")
+    assert timed == {(op, impl) for op in ("cdlp10", "lcc") for impl in impls}
+    floors = {r["op"]: r.get("floor_ms") for r in doc["rows"]}
+    assert floors == {"cdlp10": None, "lcc": None}  # no copy bandwidth on a CPU run
 
 
 def test_mismatch_finds_differences_and_accepts_equal_results() -> None:
@@ -78,6 +97,14 @@ def test_mismatch_finds_differences_and_accepts_equal_results() -> None:
     # component labels may differ as long as the partition is the same
     assert harness.mismatch("cc", np.array([7, 7, 2]), np.array([0, 0, 2])) is None
     assert harness.mismatch("cc", np.array([7, 2, 2]), np.array([0, 0, 2]))
+    # community labels are vertex ids: compared exactly, not as a partition
+    assert harness.mismatch("cdlp10", np.array([0, 0, 2]), np.array([0, 0, 2])) is None
+    why = harness.mismatch("cdlp10", np.array([0, 1, 5, 3]), np.array([0, 1, 2, 2]))
+    assert why == "2 of 4 entries differ, first at vertex 2: 5, expected 2"
+    why = harness.mismatch("lcc", np.array([0.5, 0.25, 0.1]), np.array([0.5, 0.2, 0.1]))
+    assert why.endswith("first at vertex 1: 0.25, expected 0.2")
+    assert harness.mismatch("lcc", np.array([0.0, 1 / 3]), np.array([0.0, 1 / 3 + 1e-9])) is None
+    assert harness.mismatch("lcc", np.array([0.0, 1 / 3]), np.array([0.0, 0.34]))
 
 
 def test_run_limit_stops_a_long_run() -> None:
@@ -96,4 +123,6 @@ def test_floor_counts_passes_over_the_entries() -> None:
     one = harness.floor_ms("bfs", G, 1.0)
     assert one == pytest.approx((8 * 100 + 4 * 11 + 8 * 10) / 1e12 * 1e3)
     assert harness.floor_ms("pagerank20", G, 1.0) == pytest.approx(20 * one)
+    assert harness.floor_ms("cdlp10", G, 1.0) == pytest.approx(10 * one)
+    assert harness.floor_ms("lcc", G, 1.0) == pytest.approx(one)
     assert harness.floor_ms("bfs", G, None) is None

@@ -87,6 +87,48 @@ def _levels_reference(name: str, source: int) -> np.ndarray:
     return levels
 
 
+def cdlp_reference(A: Any, rounds: int, directed: bool) -> np.ndarray:
+    """CDLP (LDBC Graphalytics) by plain loops: neighbours are a row's entries, plus its
+    column's for a directed graph (a vertex that is both counts twice); the most frequent
+    label, the smallest on a tie; a vertex without neighbours keeps its label."""
+    A = sp.csr_array(A)  # noqa: N806
+    n = A.shape[0]
+    neighbours = [list(A.indices[A.indptr[v] : A.indptr[v + 1]]) for v in range(n)]
+    if directed:
+        for v in range(n):
+            for u in A.indices[A.indptr[v] : A.indptr[v + 1]]:
+                neighbours[u].append(v)
+    labels = list(range(n))
+    for _ in range(rounds):
+        new = labels[:]
+        for v in range(n):
+            counts: dict[int, int] = {}
+            for u in neighbours[v]:
+                counts[labels[u]] = counts.get(labels[u], 0) + 1
+            if counts:
+                most = max(counts.values())
+                new[v] = min(label for label, c in counts.items() if c == most)
+        labels = new
+    return np.array(labels, dtype=np.int64)
+
+
+def lcc_reference(A: Any) -> np.ndarray:  # noqa: N803
+    """LCC (LDBC Graphalytics) by plain loops: N(v) the other vertices joined to v either way;
+    directed edges u -> w between two of them over d (d - 1); 0 for d < 2."""
+    A = sp.coo_array(A)  # noqa: N806
+    edges = {(int(u), int(w)) for u, w in zip(A.row, A.col) if u != w}
+    around: list[set[int]] = [set() for _ in range(A.shape[0])]
+    for u, w in edges:
+        around[u].add(w)
+        around[w].add(u)
+    out = np.zeros(A.shape[0])
+    for v, near in enumerate(around):
+        d = len(near)
+        if d >= 2:
+            out[v] = sum((u, w) in edges for u in near for w in near) / (d * (d - 1))
+    return out
+
+
 def _rows(g: PeerGraph) -> list[np.ndarray]:
     A = sp.csr_array(g.csr)  # noqa: N806
     return [A.indices[A.indptr[i] : A.indptr[i + 1]] for i in range(g.n)]
@@ -143,6 +185,10 @@ def reference(name: str, op: str) -> Any:
         return sum(nx.triangles(_digraph(name).to_undirected()).values()) // 3
     if op == "msbfs":
         return np.stack([_levels_reference(name, int(s)) for s in g.msbfs_sources])
+    if op == "cdlp10":
+        return cdlp_reference(g.csr, 10, directed=False)
+    if op == "lcc":
+        return lcc_reference(g.csr)
     raise KeyError(op)
 
 
@@ -173,6 +219,8 @@ _DTYPES = {
     "cc": np.int64,
     "bc": np.float64,
     "msbfs": np.int64,
+    "cdlp10": np.int64,
+    "lcc": np.float64,
 }
 
 
@@ -245,6 +293,14 @@ def test_modules_follow_the_interface() -> None:
     assert set(suitesparse.OPS) == set(OPS_ALL)
     assert (cusparse.DEVICE, cupyx_naive.DEVICE) == ("gpu", "gpu")
     assert (scipy_peer.DEVICE, suitesparse.DEVICE) == ("cpu", "cpu")
+
+
+def test_lcc_reference_is_networkx_clustering_on_the_symmetric_graphs() -> None:
+    for name in GRAPHS:
+        theirs = nx.clustering(_digraph(name).to_undirected())
+        np.testing.assert_allclose(
+            reference(name, "lcc"), [theirs[v] for v in range(graphs()[name].n)], rtol=1e-12
+        )
 
 
 def test_references_agree_with_networkx_pagerank() -> None:
@@ -378,3 +434,97 @@ def test_suitesparse_unavailable_without_graphblas(monkeypatch: pytest.MonkeyPat
     assert isinstance(reason, str) and "graphblas" in reason
     with pytest.raises(Unavailable):
         suitesparse.OPS["bfs"](graphs()["grid6x7"])
+
+
+# --------------------------------------------------------------------------------------------
+# cdlp10 and lcc on small random graphs, directed and undirected: the peers' builders against
+# hyblas, the loops above and networkx
+# --------------------------------------------------------------------------------------------
+
+
+def _random_graph(n: int, density: float, seed: int, directed: bool, loops: int) -> sp.csr_array:
+    """A random pattern (float ones) with ``loops`` self loops and a few isolated vertices;
+    symmetrized unless ``directed``."""
+    rng = np.random.default_rng(seed)
+    A = sp.random_array((n, n), density=density, random_state=rng, format="coo")  # noqa: N806
+    keep = (A.row < n - 3) & (A.col < n - 3)  # the last 3 vertices are isolated
+    rows, cols = A.row[keep], A.col[keep]
+    rows, cols = rows[rows != cols], cols[rows != cols]
+    looped = rng.choice(n - 3, size=loops, replace=False)
+    rows, cols = np.concatenate([rows, looped]), np.concatenate([cols, looped])
+    if not directed:
+        rows, cols = np.concatenate([rows, cols]), np.concatenate([cols, rows])
+    A = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(n, n))  # noqa: N806
+    A.sum_duplicates()
+    A.data[:] = 1.0
+    A.sort_indices()
+    return A
+
+
+#: (n, density, seed, directed, self loops)
+RANDOM_GRAPHS = {
+    "undirected-40": (40, 0.06, 1, False, 0),
+    "undirected-60-loops": (60, 0.03, 2, False, 3),
+    "directed-40": (40, 0.05, 3, True, 0),
+    "directed-60-loops": (60, 0.04, 4, True, 3),
+}
+
+
+@pytest.mark.parametrize("rounds", [1, 3, 10])
+@pytest.mark.parametrize("name", sorted(RANDOM_GRAPHS))
+def test_cdlp_peers_agree_with_hyblas_and_the_loops(name: str, rounds: int) -> None:
+    n, density, seed, directed, loops = RANDOM_GRAPHS[name]
+    A = _random_graph(n, density, seed, directed, loops)  # noqa: N806
+    expected = cdlp_reference(A, rounds, directed)
+    assert np.unique(expected).size > 3  # several communities, not one label everywhere
+    G = hyblas.Graph.from_scipy(A, "directed" if directed else "undirected")  # noqa: N806
+    ours = hyblas.algorithms.cdlp(G, rounds).to_dense()
+    np.testing.assert_array_equal(ours, expected)
+    got = scipy_peer.make_cdlp(A, rounds, directed=directed)()
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, expected)
+    if suitesparse.available() is None:
+        result = suitesparse.make_cdlp(A, rounds, directed=directed)()
+        np.testing.assert_array_equal(suitesparse.to_numpy("cdlp10", result), expected)
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_GRAPHS))
+def test_lcc_peers_agree_with_hyblas_the_loops_and_networkx(name: str) -> None:
+    n, density, seed, directed, loops = RANDOM_GRAPHS[name]
+    A = _random_graph(n, density, seed, directed, loops)  # noqa: N806
+    expected = lcc_reference(A)
+    assert 0 < np.count_nonzero(expected) < n
+    if not directed:  # networkx's clustering is Graphalytics' LCC on an undirected graph
+        theirs = nx.clustering(nx.from_scipy_sparse_array(A))
+        np.testing.assert_allclose(expected, [theirs[v] for v in range(n)], rtol=1e-12)
+    G = hyblas.Graph.from_scipy(A, "directed" if directed else "undirected")  # noqa: N806
+    ours = hyblas.algorithms.local_clustering_coefficient(G).to_dense()
+    np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-12)
+    got = scipy_peer.make_lcc(A, directed=directed)()
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-12)
+    if suitesparse.available() is None:
+        result = suitesparse.make_lcc(A, directed=directed)()
+        np.testing.assert_allclose(
+            suitesparse.to_numpy("lcc", result), expected, rtol=1e-6, atol=1e-12
+        )
+
+
+def test_cdlp_round_breaks_ties_to_the_smallest_label() -> None:
+    # vertex 0 sees labels 5, 5, 3, 3, 9 (a tie of 5 and 3: 3); vertex 1 sees 9, 9, 3 (9);
+    # vertex 2 sees nothing (keeps 2)
+    labels = np.array([0, 1, 2, 5, 5, 3, 3, 9, 8, 9], dtype=np.int64)
+    rows = np.array([0, 0, 0, 0, 0, 1, 1, 1], dtype=np.int64)
+    neighbours = np.array([3, 4, 5, 6, 7, 7, 9, 6], dtype=np.int64)
+    new = scipy_peer.cdlp_round(labels, rows * labels.size, neighbours)
+    np.testing.assert_array_equal(new, [3, 9, 2, 5, 5, 3, 3, 9, 8, 9])
+
+
+def test_scipy_lcc_refuses_oversized_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    g = graphs()["kron8"]
+    S, Bt = scipy_peer.lcc_matrices(g.csr, directed=False)  # noqa: N806
+    monkeypatch.setattr(scipy_peer, "LCC_MAX_WORK", scipy_peer.product_work(S, Bt) - 1)
+    with pytest.raises(Unavailable, match="LCC_MAX_WORK"):
+        scipy_peer.OPS["lcc"](g)
+    monkeypatch.setattr(scipy_peer, "LCC_MAX_WORK", scipy_peer.product_work(S, Bt))
+    scipy_peer.OPS["lcc"](g)
