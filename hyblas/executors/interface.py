@@ -25,6 +25,10 @@ def _always(*_: Any) -> bool:
     return True
 
 
+def _nothing_missing() -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Executor:
     """One executor as the registry knows it.
@@ -36,7 +40,8 @@ class Executor:
     summary : str
         One line: what it does.
     backends : frozenset of str
-        Where it runs natively (CUDA kernels); elsewhere it runs its NumPy emulation.
+        Where it runs natively (CUDA kernels, a library); elsewhere it runs its NumPy
+        emulation, if it has one (``emulated``).
     run : callable
         Runs an ``mxv`` / ``vxm`` (:data:`ProductRun`).
     fits : callable
@@ -47,6 +52,15 @@ class Executor:
         a layout first (the policy counts the rent of a layout before building one).
     run_matrix_product : callable, optional
         ``run_matrix_product(product, spec) -> Matrix`` where it runs ``mxm``.
+    fits_matrix_product : callable
+        ``fits_matrix_product(product) -> bool``: whether it runs this ``mxm`` (``'auto'``
+        considers only executors that fit).
+    emulated : bool
+        Whether it runs on the backends outside ``backends`` (as a NumPy emulation); if not,
+        it is unavailable there.
+    missing : callable
+        ``missing() -> str | None``: what it needs that is not installed (an optional
+        package), or None; it is unavailable while something is missing.
     """
 
     name: str
@@ -56,8 +70,19 @@ class Executor:
     fits: Callable[[Product], bool] = _always
     has_layout: Callable[[Matrix], bool] = _always
     run_matrix_product: Callable[[MatrixProduct, OutputSpec], Matrix] | None = None
+    fits_matrix_product: Callable[[MatrixProduct], bool] = _always
+    emulated: bool = True
+    missing: Callable[[], str | None] = _nothing_missing
 
     @property
     def runs_mxm(self) -> bool:
         """Whether it runs ``mxm``."""
         return self.run_matrix_product is not None
+
+    def unavailable(self, backend: str) -> str | None:
+        """Why it cannot run on ``backend`` (a backend it has no path for, a package that is
+        not installed), or None where it can."""
+        if backend not in self.backends and not self.emulated:
+            served = ", ".join(repr(b) for b in sorted(self.backends))
+            return f"it runs on the {served} backend only, not {backend!r}"
+        return self.missing()

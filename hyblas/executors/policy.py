@@ -18,6 +18,15 @@
     is the ski-rental rule: a matrix used for a few products never pays for a layout, one
     that an algorithm iterates on pays at most about twice what the best choice in hindsight
     would have.
+
+    On the CPU the reference estimate counts scipy's passes over the entries where scipy
+    serves the product (:mod:`.reference.scipy_spmv`) and the NumPy path's work elsewhere, and
+    the suitesparse executor is a candidate where python-graphblas is installed and it fits
+    the product: it pushes or pulls, whichever costs less (:data:`ALTERNATIVES`), and its
+    conversion of the matrix is its layout (rented like the others). In practice: a product
+    scipy serves in one pass (a full input) runs on scipy; a narrow frontier, a wide one that
+    scipy does not serve, and a masked product that reads few rows run on SuiteSparse.
+    ``mxm`` on the CPU runs on SuiteSparse where it fits (:func:`choose_matrix_product`).
 ``'beamer'`` (direction-optimizing BFS, Beamer et al.)
     Push (sparse) until the frontier's out-edges exceed the allowed outputs' edges / ``ALPHA``,
     then pull until the frontier falls below ``outputs / BETA``; with no mask, no pull: sparse
@@ -44,9 +53,10 @@ from ..containers.derived import column_counts
 from ..containers.mask import Mask
 from ..dtypes import short_repr
 from ..errors import InvalidObject, InvalidValue
-from ..ops.dispatch import Product
-from . import registry
+from ..ops.dispatch import MatrixProduct, Product
+from . import registry, suitesparse
 from .pull.emulation import examined_per_row, walk_rows
+from .reference import scipy_spmv
 from .reference.spmv import cusparse_applies
 
 __all__ = [
@@ -60,6 +70,8 @@ __all__ = [
     "policy",
     "pending_layouts",
     "layout_build_us",
+    "choose_matrix_product",
+    "ALTERNATIVES",
 ]
 
 POLICIES = ("sampling", "beamer", "density")
@@ -74,7 +86,10 @@ PULL_WALK_CAP = 512  # a sampled row is walked at most this far (beyond: assumed
 # pull examines before its early exit), "allowed_edges" (all edges of the allowed outputs),
 # "allowed" (outputs the mask allows), "outputs"; "entries_cusparse" / "entries_generic" are
 # the entries when the reference path runs cuSPARSE (plus_times on floats, full input) or its
-# generic CSR kernel; "entries_full_input" / "entries_partial_input" the entries when every
+# generic CSR kernel (on the CPU "entries_scipy": the entries times the passes scipy makes over
+# them, 1 for a full input and 2 for a partial one, and "entries_numpy" / "frontier_edges_numpy"
+# where the NumPy path runs instead, the frontier's edges counting for a partial input only);
+# "entries_full_input" / "entries_partial_input" the entries when every
 # input entry is present or not (the dense kernels then skip the presence flags and take a
 # branch-free path). GPU figures, H100: "fixed" (which holds the host's work per call: mask and
 # frontier conversions, allocations, launches), "entries_generic", "entries_partial_input",
@@ -85,7 +100,18 @@ PULL_WALK_CAP = 512  # a sampled row is walked at most this far (beyond: assumed
 # "entries_cusparse" from cuSPARSE's kron22 SpMV. CPU figures: fitted to BFS levels of kron12
 # on this project's CI-class machine, where the reference path works on the frontier's edges
 # only, the dense emulation walks every tile, and the pull emulation reduces every edge of the
-# allowed rows (it counts, but does not skip, what the early exit saves).
+# allowed rows (it counts, but does not skip, what the early exit saves). The CPU reference
+# figures (scipy's CSR product, the NumPy path that replaced the per-entry row ids) and the
+# suitesparse figures (python-graphblas 2025.2, SuiteSparse:GraphBLAS 9, its default two
+# threads) are kron12 to kron18 products on the project's 2-core CI-class machine, as is the
+# sparse push's emulation (70 to 80 us a call, then about 0.05 us per frontier edge): a
+# SuiteSparse push costs about 0.015 us per frontier edge above about 45 us, a pull about
+# 1.1e-3 us per edge of the allowed rows (min_plus; plus_times about half; its bitmap saxpy of
+# a wide frontier costs about what the pull does). On that machine a full plus_times runs in
+# about 4.5 ms on SuiteSparse's two threads against scipy's 8 ms, but a core busy with other
+# work costs each product a scheduler quantum or more (12 to 24 ms measured), where scipy's
+# one thread is not held up: a product scipy serves in one pass stays on scipy (0.85e-3 <
+# 1.1e-3 per entry).
 COSTS: dict[str, dict[str, dict[str, float]]] = {
     "cuda": {
         "reference": {"fixed": 340.0, "entries_cusparse": 1.4e-5, "entries_generic": 1.2e-5},
@@ -94,12 +120,23 @@ COSTS: dict[str, dict[str, dict[str, float]]] = {
         "pull": {"fixed": 670.0, "pull_edges": 1.2e-5, "allowed": 7.7e-6},
     },
     "cpu": {
-        "reference": {"fixed": 150.0, "entries": 3e-3, "frontier_edges": 0.2},
+        "reference": {
+            "fixed": 30.0,
+            "entries_scipy": 0.85e-3,
+            "entries_numpy": 2.8e-3,
+            "frontier_edges_numpy": 6e-3,
+        },
         "dense": {"fixed": 100.0, "entries": 0.4},
-        "sparse": {"fixed": 280.0, "frontier_edges": 0.07},
+        "sparse": {"fixed": 80.0, "frontier_edges": 0.05},
         "pull": {"fixed": 150.0, "allowed_edges": 0.04, "outputs": 2e-3},
+        # SuiteSparse pushes from the input's entries or pulls the allowed outputs' rows,
+        # whichever costs less (ALTERNATIVES)
+        "suitesparse": {"fixed": 45.0, "frontier_edges": 0.015, "allowed_edges": 1.1e-3},
     },
 }
+# Features of an executor's cost that are alternatives, of which the cheapest counts (the rest
+# add up): the work of a library that chooses between pushing and pulling itself.
+ALTERNATIVES: dict[str, tuple[str, ...]] = {"suitesparse": ("frontier_edges", "allowed_edges")}
 
 # Microseconds to build an executor's layout, warm: "fixed" per build plus "entries" per
 # stored entry. GPU: "entries" from warm builds on kron22 and grid2048 (an H200), "fixed" from
@@ -111,14 +148,25 @@ LAYOUT_BUILD: dict[str, dict[str, dict[str, float]]] = {
         "dense": {"fixed": 6700.0, "entries": 8e-4},
         "sparse": {"fixed": 1600.0, "entries": 3e-4},
     },
-    "cpu": {"dense": {"fixed": 0.0, "entries": 0.3}, "sparse": {"fixed": 0.0, "entries": 0.12}},
+    "cpu": {
+        "dense": {"fixed": 0.0, "entries": 0.3},
+        "sparse": {"fixed": 0.0, "entries": 0.12},
+        # the conversion into a graphblas.Matrix (its index arrays as uint64, its values)
+        "suitesparse": {"fixed": 100.0, "entries": 5e-4},
+    },
 }
 
 
+#: Microseconds of importing python-graphblas, paid with the first suitesparse conversion.
+GRAPHBLAS_IMPORT_US = 200_000.0
+
+
 def layout_build_us(backend: str, executor: str, nnz: int) -> float:
-    """The modelled microseconds of building ``executor``'s layout for ``nnz`` entries."""
+    """The modelled microseconds of building ``executor``'s layout for ``nnz`` entries (the
+    suitesparse executor's first conversion includes importing python-graphblas)."""
     cost = LAYOUT_BUILD[backend][executor]
-    return cost["fixed"] + cost["entries"] * nnz
+    first = executor == "suitesparse" and not suitesparse.library.loaded()
+    return cost["fixed"] + cost["entries"] * nnz + (GRAPHBLAS_IMPORT_US if first else 0.0)
 
 
 _policy = ["sampling"]
@@ -208,6 +256,22 @@ class _Facts:
         self._frontier: float | None = None
         self._allowed: tuple[Any, int] | None = None
         self._rng: np.random.Generator | None = None
+        self._scipy_passes: int | None = None
+
+    @property
+    def scipy_passes(self) -> int:
+        """Passes over the entries the reference path's scipy product makes on the CPU (-1:
+        it does not serve this product; the NumPy path runs)."""
+        if self._scipy_passes is None:
+            op_type = self.semiring.input_type(self.edges.dtype, self.u.dtype)
+            self._scipy_passes = scipy_spmv.passes(
+                self.edges,
+                self.semiring,
+                op_type,
+                flip=self.flip,
+                full=self.input_nnz == self.inputs,
+            )
+        return self._scipy_passes
 
     @property
     def rng(self) -> np.random.Generator:
@@ -336,6 +400,13 @@ def _feature(f: _Facts, name: str) -> float:
         op_type = f.semiring.input_type(f.edges.dtype, f.u.dtype)
         served = f.input_nnz == f.inputs and cusparse_applies(f.semiring, op_type, f.edges)
         return float(f.nnz) if served == (name == "entries_cusparse") else 0.0
+    if name == "entries_scipy":
+        return float(f.nnz * max(f.scipy_passes, 0))
+    if name == "entries_numpy":
+        return float(f.nnz) if f.scipy_passes < 0 else 0.0
+    if name == "frontier_edges_numpy":
+        partial = f.input_nnz < f.inputs
+        return f.frontier_edges if partial and f.scipy_passes < 0 else 0.0
     if name == "outputs":
         return float(f.outputs)
     if name == "allowed":
@@ -352,8 +423,23 @@ def _feature(f: _Facts, name: str) -> float:
 
 
 def _estimate(f: _Facts, executor: str) -> float:
-    """Modelled microseconds of ``executor`` on this call."""
-    return sum(c * _feature(f, k) for k, c in COSTS[f.backend][executor].items() if c)
+    """Modelled microseconds of ``executor`` on this call: its features' costs added up, the
+    cheapest of its :data:`ALTERNATIVES` counting alone."""
+    costs = COSTS[f.backend][executor]
+    either = ALTERNATIVES.get(executor, ())
+    total = sum(c * _feature(f, k) for k, c in costs.items() if c and k not in either)
+    options = [costs[k] * _feature(f, k) for k in either if costs.get(k)]
+    return total + (min(options) if options else 0.0)
+
+
+def _suitesparse_fits(f: _Facts) -> bool:
+    """Whether ``'auto'`` may run this product on the suitesparse executor: on the CPU, with
+    python-graphblas usable, not switched off (:func:`.suitesparse.disabled`), and a semiring
+    it computes as hyblas does."""
+    if f.backend != "cpu" or not suitesparse.library.offered():
+        return False
+    executor = registry.get("suitesparse")
+    return executor.unavailable(f.backend) is None and executor.fits(f.product)
 
 
 def _bucket(count: int) -> int:
@@ -364,8 +450,12 @@ def _bucket(count: int) -> int:
 def _sampling(f: _Facts) -> Choice:
     if f.input_nnz == 0:
         return Choice("sparse", "", "empty input: nothing to push")
-    if f.input_nnz < OBVIOUSLY_SPARSE * f.inputs and _has_layout(f.edges, "sparse"):
-        return Choice("sparse", "", f"frontier below {OBVIOUSLY_SPARSE:g} of the inputs")
+    if f.input_nnz < OBVIOUSLY_SPARSE * f.inputs:
+        for name in ("suitesparse", "sparse"):  # SuiteSparse's push costs less on the CPU
+            if name == "suitesparse" and not _suitesparse_fits(f):
+                continue
+            if _has_layout(f.edges, name):
+                return Choice(name, "", f"frontier below {OBVIOUSLY_SPARSE:g} of the inputs")
     key = (
         f.semiring.name,
         f.u.dtype.str,
@@ -374,7 +464,8 @@ def _sampling(f: _Facts) -> Choice:
         f.mask is not None and f.mask.complement,
         _bucket(f.input_nnz),
         _bucket(f.allowed_count),
-        tuple(_has_layout(f.edges, e) for e in ("dense", "sparse")),
+        tuple(_has_layout(f.edges, e) for e in ("dense", "sparse", "suitesparse")),
+        f.backend == "cpu" and suitesparse.library.offered(),
     )
     remembered = f.edges.cache.setdefault("auto_decisions", {})
     if key in remembered:
@@ -399,6 +490,8 @@ def _sample_and_estimate(f: _Facts) -> tuple[Choice, str | None]:
         candidates.append("sparse")
     if f.input_nnz < f.inputs or f.mask is not None:
         candidates.append("pull")
+    if _suitesparse_fits(f):
+        candidates.append("suitesparse")
     estimates = {name: _estimate(f, name) for name in candidates}
     best = min(estimates, key=estimates.get)
     if _has_layout(f.edges, best):
@@ -441,3 +534,23 @@ def _beamer(f: _Facts) -> Choice:
         reason = "keeps direction"
     cache["beamer_pulling"] = pulling
     return Choice("pull" if pulling else "sparse", "", reason)
+
+
+#: An ``mxm`` whose operands hold fewer entries together goes to SuiteSparse only once
+#: python-graphblas is loaded (importing it costs more than such a product).
+MXM_IMPORT_FROM = 1 << 17
+
+
+def choose_matrix_product(product: MatrixProduct) -> str:
+    """The executor ``executor='auto'`` runs an ``mxm`` on: the suitesparse executor where it
+    is available and fits (SuiteSparse's compiled, multithreaded SpGEMM against the reference's
+    NumPy one; a small product only once python-graphblas is loaded, see
+    :data:`MXM_IMPORT_FROM`), else the first registered executor that runs ``mxm`` (the
+    reference)."""
+    A, B = product.A, product.B
+    if A.backend == "cpu" and suitesparse.library.offered():
+        executor = registry.get("suitesparse")
+        big = suitesparse.library.loaded() or A.nnz + B.nnz >= MXM_IMPORT_FROM
+        if big and executor.unavailable("cpu") is None and executor.fits_matrix_product(product):
+            return executor.name
+    return next(e.name for e in registry.EXECUTORS.values() if e.runs_mxm)

@@ -3,16 +3,18 @@
 
 ``executor=`` names one of these (or ``'auto'``, which asks :mod:`.policy`); the policy asks
 them whether they fit a product and have their layout. A new executor is one more
-:func:`register` call.
+:func:`register` call. An executor may be registered and still unavailable on a backend (the
+``suitesparse`` executor: only on the CPU, only with python-graphblas installed):
+:func:`unavailable` says why, and naming it there raises (:func:`require`).
 """
 
 from __future__ import annotations
 
-from ..errors import InvalidValue
-from . import dense, pull, reference, sparse
+from ..errors import BackendError, InvalidValue, MissingDependency
+from . import dense, pull, reference, sparse, suitesparse
 from .interface import Executor
 
-__all__ = ["EXECUTORS", "register", "get", "names"]
+__all__ = ["EXECUTORS", "register", "get", "names", "unavailable", "require", "available"]
 
 #: The registered executors by name, the reference executor first.
 EXECUTORS: dict[str, Executor] = {}
@@ -41,5 +43,34 @@ def names() -> tuple[str, ...]:
     return tuple(EXECUTORS)
 
 
-for _executor in (reference.EXECUTOR, dense.EXECUTOR, sparse.EXECUTOR, pull.EXECUTOR):
+def unavailable(name: str, backend: str) -> str | None:
+    """Why the executor ``name`` cannot run on ``backend``, or None where it can."""
+    return get(name).unavailable(backend)
+
+
+def available(backend: str) -> tuple[str, ...]:
+    """The registered executors that can run on ``backend``."""
+    return tuple(name for name, e in EXECUTORS.items() if e.unavailable(backend) is None)
+
+
+def require(name: str, backend: str) -> None:
+    """Raise unless the executor ``name`` can run on ``backend``: BackendError for a backend
+    it has no path for, MissingDependency for a package it needs that is not installed."""
+    executor = get(name)
+    reason = executor.unavailable(backend)
+    if reason is None:
+        return
+    message = f"the {name!r} executor is unavailable: {reason}"
+    if backend not in executor.backends and not executor.emulated:
+        raise BackendError(message)
+    raise MissingDependency(message)
+
+
+for _executor in (
+    reference.EXECUTOR,
+    dense.EXECUTOR,
+    sparse.EXECUTOR,
+    pull.EXECUTOR,
+    suitesparse.EXECUTOR,
+):
     register(_executor)

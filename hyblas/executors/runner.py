@@ -41,8 +41,12 @@ class ProductRunner:
             return self._product(product, spec, executor)
 
     def _product(self, product: Product, spec: OutputSpec, executor: str) -> Vector:
-        choice = policy.choose(product, spec.mask) if executor == "auto" else None
-        name = choice.executor if choice is not None else executor
+        if executor == "auto":
+            choice = policy.choose(product, spec.mask)
+            name = choice.executor
+        else:
+            registry.require(executor, spec.backend)
+            choice, name = None, executor
         run = registry.get(name).run
         if not trace.tracing():
             return run(product, spec, may_build=choice is None)
@@ -73,19 +77,25 @@ class ProductRunner:
         return result
 
     def matrix_product(self, product: MatrixProduct, spec: OutputSpec, executor: str) -> Matrix:
-        """Run ``product`` on ``executor`` if it runs ``mxm``, else (with an
-        :class:`~hyblas.errors.ExecutorFallback` warning unless ``'auto'`` was asked for) on the
-        first registered executor that does."""
-        runs_mxm = [e for e in registry.EXECUTORS.values() if e.runs_mxm]
-        chosen = registry.get(executor) if executor != "auto" else runs_mxm[0]
+        """Run ``product`` on ``executor`` if it runs ``mxm`` (``'auto'``: the policy's choice,
+        :func:`.policy.choose_matrix_product`), else (with an
+        :class:`~hyblas.errors.ExecutorFallback` warning) on the first registered executor
+        that does. An executor unavailable on the backend raises
+        (:func:`.registry.require`)."""
+        if executor == "auto":
+            chosen = registry.get(policy.choose_matrix_product(product))
+        else:
+            registry.require(executor, spec.backend)
+            chosen = registry.get(executor)
         if not chosen.runs_mxm:
+            first = next(e for e in registry.EXECUTORS.values() if e.runs_mxm)
             warnings.warn(
                 f"mxm: the {executor!r} executor does not run mxm; the "
-                f"{runs_mxm[0].name!r} executor ran it",
+                f"{first.name!r} executor ran it",
                 ExecutorFallback,
                 stacklevel=4,
             )
-            chosen = runs_mxm[0]
+            chosen = first
         with translate_oom(f"mxm (executor={chosen.name!r})"):
             return chosen.run_matrix_product(product, spec)
 
