@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import atexit
+import functools
 import inspect
+import os
+from collections import Counter
 from typing import Any
 
 import networkx as nx
@@ -98,7 +102,30 @@ def _arguments(name: str, args: tuple, kwargs: dict) -> dict[str, Any]:
     return dict(bound.arguments)
 
 
+def _counted(name: str, function: Any, counts: Counter) -> Any:
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        counts[name] += 1
+        return function(*args, **kwargs)
+
+    return call
+
+
+def _write_counts(path: str, counts: Counter) -> None:
+    with open(path, "a", encoding="utf-8") as out:  # one line per function and process
+        out.writelines(f"{name} {count}\n" for name, count in sorted(counts.items()))
+
+
+# NX_HYBLAS_CALL_COUNTS=FILE: count the calls each function of the backend takes, appended to
+# FILE at exit (scripts/networkx-suite: the proof that NetworkX's tests ran on hyblas)
+_COUNTS_FILE = os.environ.get("NX_HYBLAS_CALL_COUNTS")
+_counts: Counter = Counter()
 for _name in FUNCTIONS:
-    setattr(BackendInterface, _name, staticmethod(getattr(algorithms, _name)))
+    _function = getattr(algorithms, _name)
+    if _COUNTS_FILE:
+        _function = _counted(_name, _function, _counts)
+    setattr(BackendInterface, _name, staticmethod(_function))
+if _COUNTS_FILE:
+    atexit.register(_write_counts, _COUNTS_FILE, _counts)
 
 backend_interface = BackendInterface()

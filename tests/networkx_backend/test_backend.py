@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 import random
 import subprocess
 import sys
@@ -227,3 +228,17 @@ def test_settings(backend: str) -> None:
     assert set(back.edges) == set(G.edges) and back.graph == G.graph
     assert backend_interface.convert_to_nx({"a": 1}) == {"a": 1}
     assert nx.pagerank(G, backend="hyblas", executor="reference")  # an extra keyword
+
+
+def test_calls_are_counted_where_asked(tmp_path) -> None:
+    """NX_HYBLAS_CALL_COUNTS: what scripts/networkx-suite reads to show the calls ran here."""
+    counts = tmp_path / "calls.txt"
+    code = (
+        "import networkx as nx; nx.config.backends.hyblas.min_edges = 0; "
+        "nx.config.backends.hyblas.device = 'cpu'; G = nx.path_graph(4); "
+        "nx.pagerank(G, backend='hyblas'); nx.pagerank(G, backend='hyblas'); "
+        "nx.has_path(G, 0, 3, backend='hyblas')"
+    )
+    env = {**os.environ, "NX_HYBLAS_CALL_COUNTS": str(counts)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    assert counts.read_text().splitlines() == ["has_path 1", "pagerank 2"]
