@@ -92,11 +92,15 @@ class BackendInterface:
         return None
 
 
+@functools.cache
+def _signature(name: str) -> inspect.Signature:
+    return inspect.signature(getattr(algorithms, name))
+
+
 def _arguments(name: str, args: tuple, kwargs: dict) -> dict[str, Any]:
     """The call's arguments by parameter name (networkx's signature of ``name``)."""
-    function = getattr(algorithms, name)
     try:
-        bound = inspect.signature(function).bind_partial(*args, **kwargs)
+        bound = _signature(name).bind_partial(*args, **kwargs)
     except TypeError:
         return dict(kwargs)
     return dict(bound.arguments)

@@ -43,7 +43,7 @@ __all__ = [
 #: The optional extra that installs python-graphblas.
 EXTRA = "pip install 'hyblas[suitesparse]' (python-graphblas)"
 
-_loaded: dict[str, Any] = {}  # "module" or "reason", once tried
+_loaded: dict[str, Any] = {}  # "installed" once asked; "module" or "reason" once tried
 _switch = [True]
 
 # the multiplies whose float result may be a zero of either sign depending on the order of
@@ -80,11 +80,12 @@ def missing() -> str | None:
     does not load), or None. Asking does not import it."""
     if "reason" in _loaded:
         return _loaded["reason"]
-    try:
-        found = importlib.util.find_spec("graphblas") is not None
-    except (ImportError, ValueError):
-        found = False
-    return None if found else f"python-graphblas is not installed; {EXTRA}"
+    if "installed" not in _loaded:  # asked once: a find_spec reads the file system
+        try:
+            _loaded["installed"] = importlib.util.find_spec("graphblas") is not None
+        except (ImportError, ValueError):
+            _loaded["installed"] = False
+    return None if _loaded["installed"] else f"python-graphblas is not installed; {EXTRA}"
 
 
 def unavailable(backend: str) -> str | None:

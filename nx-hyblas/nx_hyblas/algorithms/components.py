@@ -36,9 +36,14 @@ def _count(G: HyblasGraph, executor: str) -> int:
 
 
 def _one_component(G: HyblasGraph, executor: str) -> bool:
+    """Whether one search from the first vertex reaches every vertex (as networkx decides:
+    the first component found holds them all); a directed graph's over ``A ∪ Aᵀ``."""
     if len(G) == 0:
         raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
-    return _count(G, executor) == 1
+    graph = G.hb_graph()
+    either_way = graph.undirected_structure if G.is_directed() else graph.A
+    reached = hb.algorithms.bfs(either_way, 0, executor=executor)
+    return reached.nnz == len(G)
 
 
 def connected_components(G, **kwargs) -> Iterator[set]:
