@@ -41,6 +41,10 @@ class Graph:
     kind : {'directed', 'undirected'}
         An undirected graph stores every edge both ways (``A[i, j]`` exactly when ``A[j, i]``);
         this is checked once, when the Graph is made.
+    check : bool
+        False: the caller vouches that an undirected graph's ``A`` is structurally symmetric
+        (it was built both ways, from a symmetric source), and the check (a transpose and an
+        element-wise product) is skipped. A false promise gives wrong results.
 
     Raises
     ------
@@ -60,7 +64,7 @@ class Graph:
     [1, 2, 1]
     """
 
-    def __init__(self, A: Matrix, kind: str = "directed") -> None:  # noqa: N803
+    def __init__(self, A: Matrix, kind: str = "directed", *, check: bool = True) -> None:  # noqa: N803
         if not isinstance(A, Matrix):
             raise InvalidObject(f"Graph: A must be a hyblas Matrix, got {type(A).__name__}")
         if A.nrows != A.ncols:
@@ -71,7 +75,12 @@ class Graph:
             raise InvalidValue(f"Graph: kind must be one of {KINDS}, got {short_repr(kind)}")
         self._A = A
         self._kind = kind
-        self.check()
+        if not isinstance(check, bool):
+            raise InvalidObject(f"Graph: check must be True or False, got {short_repr(check)}")
+        if check:
+            self.check()
+        elif kind == "undirected":
+            A.cache[("graph", "is_symmetric_structure")] = True
 
     # --- construction ------------------------------------------------------------------------
 

@@ -105,7 +105,9 @@ class HyblasGraph:
                 dup_op=COMBINE[key[1]] if self.multigraph else None,
                 backend=self.backend,
             )
-            self._graphs[key] = hb.Graph(A, "directed" if self.directed else "undirected")
+            # an undirected graph's adjacency holds each edge both ways: no check needed
+            kind = "directed" if self.directed else "undirected"
+            self._graphs[key] = hb.Graph(A, kind, check=False)
         return self._graphs[key]
 
     def vertex(self, node: Any) -> int | None:

@@ -129,3 +129,18 @@ def test_algorithms_take_a_graph_or_a_matrix(backend: str) -> None:
     assert algorithms.betweenness_centrality(G, sources=[0, 1]).isclose(
         algorithms.betweenness_centrality(A, sources=[0, 1])
     )
+
+
+def test_a_vouched_symmetry_is_not_checked(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    A = hb.Matrix.from_coo([0, 1], [1, 0], [1.0, 1.0], nrows=2, ncols=2, backend=backend)  # noqa: N806
+
+    def no_check(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - the check's product
+        raise AssertionError("the symmetry was checked")
+
+    monkeypatch.setattr(hb.ops, "ewise_mult", no_check)
+    G = hb.Graph(A, "undirected", check=False)  # noqa: N806
+    assert G.is_symmetric_structure
+    with pytest.raises(AssertionError, match="was checked"):
+        hb.Graph(A.dup(), "undirected")  # checked: the product runs
+    with pytest.raises(InvalidObject, match="check must be True or False"):
+        hb.Graph(A, "undirected", check="no")
