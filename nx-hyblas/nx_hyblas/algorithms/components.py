@@ -26,9 +26,10 @@ def _components(G: HyblasGraph, executor: str) -> Iterator[set]:
     in the graph's node order (a label is the smallest vertex of its component)."""
     labels = _labels(G, executor)
     order = np.argsort(labels, kind="stable")
-    bounds = np.flatnonzero(np.diff(labels[order])) + 1
-    for members in np.split(order, bounds) if labels.size else []:
-        yield set(nodes_of(G, members))
+    members = nodes_of(G, order)  # every node once, grouped by component
+    bounds = [0, *(np.flatnonzero(np.diff(labels[order])) + 1).tolist(), len(members)]
+    for start, end in zip(bounds[:-1], bounds[1:]) if members else []:
+        yield set(members[start:end])
 
 
 def _count(G: HyblasGraph, executor: str) -> int:
