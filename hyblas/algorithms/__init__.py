@@ -13,6 +13,7 @@ from .cdlp import cdlp
 from .centrality import betweenness_centrality
 from .clustering import local_clustering_coefficient
 from .components import connected_components
+from .cores import core_number
 from .msbfs import multi_source_bfs
 from .pagerank import pagerank
 from .sssp import sssp
@@ -23,6 +24,7 @@ __all__ = [
     "bfs",
     "cdlp",
     "connected_components",
+    "core_number",
     "local_clustering_coefficient",
     "multi_source_bfs",
     "pagerank",

@@ -28,6 +28,7 @@ FUNCTIONS: dict[str, str] = {
     "weakly_connected_components": "FastSV on A ∪ Aᵀ.",
     "number_weakly_connected_components": "FastSV on A ∪ Aᵀ.",
     "is_weakly_connected": "FastSV on A ∪ Aᵀ.",
+    "core_number": "Parallel peeling, one masked product a round.",
     "pagerank": "Power iteration of plus.times products.",
     "betweenness_centrality": "Brandes' algorithm, a batch of sources per product.",
     "triangles": "A masked product C<S> = S plus.pair S.",

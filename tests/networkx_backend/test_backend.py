@@ -141,6 +141,16 @@ DIRECTED = {
 }
 
 
+def _without_self_loops(G: nx.Graph) -> nx.Graph:  # noqa: N803
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    return G
+
+
+SIMPLE = {  # graphs (not multigraphs) without self loops, directed or not
+    "core_number": lambda G, **kw: nx.core_number(_without_self_loops(G), **kw),
+}
+
+
 def _cases() -> list:
     cases = []
     for kind in KINDS:
@@ -148,18 +158,20 @@ def _cases() -> list:
         table.update(DIRECTED if kind().is_directed() else UNDIRECTED)
         if kind is nx.Graph:
             table.update(SIMPLE_UNDIRECTED)
+        if not kind().is_multigraph():
+            table.update(SIMPLE)
         cases += [pytest.param(kind, name, id=f"{kind.__name__}-{name}") for name in table]
     return cases
 
 
 def test_every_function_is_compared_somewhere() -> None:
-    names = set(CALLS) | set(UNDIRECTED) | set(SIMPLE_UNDIRECTED) | set(DIRECTED)
+    names = set(CALLS) | set(UNDIRECTED) | set(SIMPLE_UNDIRECTED) | set(DIRECTED) | set(SIMPLE)
     assert names == set(FUNCTIONS)
 
 
 @pytest.mark.parametrize(("kind", "name"), _cases())
 def test_results_match_networkx(on_hyblas: str, kind: type, name: str) -> None:
-    call = {**CALLS, **UNDIRECTED, **SIMPLE_UNDIRECTED, **DIRECTED}[name]
+    call = {**CALLS, **UNDIRECTED, **SIMPLE_UNDIRECTED, **DIRECTED, **SIMPLE}[name]
     for seed in range(3):
         G = _random_graph(kind, seed)
         theirs = call(G, backend="networkx")
@@ -205,6 +217,8 @@ def test_errors_are_networkx_errors(on_hyblas: str) -> None:
         nx.pagerank(nx.DiGraph([(0, 1), (1, 2), (2, 0), (0, 2)]), max_iter=1, backend="hyblas")
     with pytest.raises(nx.NetworkXPointlessConcept):
         nx.is_connected(nx.Graph(), backend="hyblas")
+    with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
+        nx.core_number(nx.Graph([(0, 0), (0, 1)]), backend="hyblas")
 
 
 def test_settings(backend: str) -> None:

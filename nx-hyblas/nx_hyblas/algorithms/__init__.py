@@ -13,6 +13,7 @@ from .components import (
     number_weakly_connected_components,
     weakly_connected_components,
 )
+from .core import core_number
 from .link_analysis import pagerank
 from .shortest_paths import (
     all_pairs_dijkstra_path_length,
@@ -40,6 +41,7 @@ __all__ = [
     "bfs_layers",
     "clustering",
     "connected_components",
+    "core_number",
     "descendants",
     "descendants_at_distance",
     "dijkstra_path_length",
