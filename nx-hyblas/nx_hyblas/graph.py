@@ -144,6 +144,35 @@ class HyblasGraph:
         return G
 
 
+# what a subclass may change about which nodes are neighbours: one that redefines any of these
+# (networkx's own _AntiGraph answers with the complement) is not read through G._adj
+_ADJACENCY_VIEWS = (
+    "__getitem__",
+    "adj",
+    "adjacency",
+    "neighbors",
+    "succ",
+    "pred",
+    "successors",
+    "predecessors",
+    "degree",
+    "in_degree",
+    "out_degree",
+    "edges",
+)
+_STANDARD = (nx.MultiDiGraph, nx.MultiGraph, nx.DiGraph, nx.Graph)
+
+
+def _adjacency_is_standard(G: nx.Graph) -> bool:
+    """Whether ``G``'s neighbours are those its ``_adj`` dict holds: one of NetworkX's four
+    graph classes, or a subclass that keeps their adjacency views."""
+    kind = type(G)
+    base = next(c for c in _STANDARD if isinstance(G, c))
+    return kind is base or all(
+        getattr(kind, name, None) is getattr(base, name, None) for name in _ADJACENCY_VIEWS
+    )
+
+
 def from_networkx(
     G: nx.Graph,
     edge_attrs: dict[str, Any] | None,
@@ -154,7 +183,12 @@ def from_networkx(
     preserve_node_attrs: bool = False,
 ) -> HyblasGraph:
     """Convert ``G``: every adjacency entry NetworkX stores, the attributes ``edge_attrs``
-    names (each with its default for an edge without it)."""
+    names (each with its default for an edge without it). NotImplementedError (networkx then
+    runs the function itself) for a graph class that redefines its neighbours."""
+    if not _adjacency_is_standard(G):
+        raise NotImplementedError(
+            f"{type(G).__name__} redefines its adjacency: networkx reads it its own way"
+        )
     nodes = list(G)
     index = {node: k for k, node in enumerate(nodes)}
     adj = G._adj  # the dict of dicts every conversion to arrays reads

@@ -258,3 +258,18 @@ def test_calls_are_counted_where_asked(tmp_path) -> None:
     env = {**os.environ, "NX_HYBLAS_CALL_COUNTS": str(counts)}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     assert counts.read_text().splitlines() == ["has_path 1", "pagerank 2"]
+
+
+def test_graph_classes_that_redefine_their_neighbours_stay_on_networkx(on_hyblas: str) -> None:
+    """networkx's _AntiGraph answers G[n] with the complement of what its _adj holds."""
+
+    class Complement(nx.Graph):
+        def __getitem__(self, n):  # noqa: ANN001, ANN204
+            return {m: {} for m in self if m != n and m not in self._adj[n]}
+
+    class Labelled(nx.Graph):  # a subclass that keeps the adjacency views
+        pass
+
+    with pytest.raises(NotImplementedError, match="redefines its adjacency"):
+        backend_interface.convert_from_nx(Complement([(0, 1)]), None)
+    assert backend_interface.convert_from_nx(Labelled([(0, 1)]), None).rows.size == 2
