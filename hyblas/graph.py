@@ -71,10 +71,8 @@ class Graph:
             raise DimensionMismatch(
                 f"Graph: A must be square (an adjacency matrix), got {A.nrows}x{A.ncols}"
             )
-        if not isinstance(kind, str) or kind not in KINDS:
-            raise InvalidValue(f"Graph: kind must be one of {KINDS}, got {short_repr(kind)}")
         self._A = A
-        self._kind = kind
+        self._kind = _kind(kind)
         if not isinstance(check, bool):
             raise InvalidObject(f"Graph: check must be True or False, got {short_repr(check)}")
         if check:

@@ -31,6 +31,12 @@ def device() -> str:
     return wanted
 
 
+def networkx_before(major: int, minor: int) -> bool:
+    """Whether the installed networkx is older than ``major.minor`` (where results changed)."""
+    installed = tuple(int(part) for part in nx.__version__.split(".")[:2])
+    return installed < (major, minor)
+
+
 def options(kwargs: dict[str, Any]) -> tuple[str, Any]:
     """``(executor, dtype)`` of a call's extra keyword arguments (the only ones allowed)."""
     unknown = set(kwargs) - {"executor", "dtype"}

@@ -31,7 +31,6 @@ The scipy matrices are built once per matrix and data kind over the matrix's own
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -39,6 +38,7 @@ import numpy as np
 from ...containers.derived import iso_value, nonempty_rows, values_as
 from ...operators.classes import Semiring
 from ..builtin import semiring_names
+from ..switch import Switch
 
 __all__ = ["plan", "applies", "passes", "spmv_scipy", "enabled", "disabled", "Plan"]
 
@@ -49,25 +49,19 @@ Plan = tuple[str, str]
 _MULTS = ("times", "land", "first", "second", "pair")
 _ARITHMETIC = "iuf"
 
-_switch = [True]
+_SCIPY = Switch()
 _BOOL = np.dtype(bool)
 
 
 def enabled() -> bool:
     """Whether the reference executor may use scipy (on by default)."""
-    return _switch[0]
+    return bool(_SCIPY)
 
 
-@contextlib.contextmanager
-def disabled() -> Iterator[None]:
+def disabled() -> contextlib.AbstractContextManager[None]:
     """Inside the block the reference executor runs its generic NumPy path on the CPU (to
     compare the two, or to time the generic path)."""
-    before = _switch[0]
-    _switch[0] = False
-    try:
-        yield
-    finally:
-        _switch[0] = before
+    return _SCIPY.off()
 
 
 def plan(semiring: Semiring, op_type: np.dtype, *, flip: bool) -> Plan | str:
@@ -104,7 +98,7 @@ def _all_finite(matrix: Any) -> bool:
 
 def applies(matrix: Any, semiring: Semiring, op_type: np.dtype, *, flip: bool, full: bool) -> bool:
     """Whether :func:`spmv_scipy` serves this product (the policy's question too)."""
-    if matrix.backend != "cpu" or not _switch[0]:
+    if matrix.backend != "cpu" or not _SCIPY:
         return False
     how = plan(semiring, op_type, flip=flip)
     if not how:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -20,6 +19,7 @@ from ...containers.vector import Vector
 from ...errors import BackendError, MissingDependency
 from ...operators.classes import Semiring
 from ..builtin import semiring_names
+from ..switch import Switch
 
 __all__ = [
     "loaded",
@@ -44,7 +44,7 @@ __all__ = [
 EXTRA = "pip install 'hyblas[suitesparse]' (python-graphblas)"
 
 _loaded: dict[str, Any] = {}  # "installed" once asked; "module" or "reason" once tried
-_switch = [True]
+_AUTO = Switch()
 
 # the multiplies whose float result may be a zero of either sign depending on the order of
 # operands (min / max of -0.0 and +0.0): hyblas orders them, SuiteSparse's fmin / fmax do not
@@ -107,19 +107,13 @@ def require(backend: str) -> None:
 
 def offered() -> bool:
     """Whether ``executor='auto'`` may choose the executor (see :func:`disabled`)."""
-    return _switch[0]
+    return bool(_AUTO)
 
 
-@contextlib.contextmanager
-def disabled() -> Iterator[None]:
+def disabled() -> contextlib.AbstractContextManager[None]:
     """Inside the block ``executor='auto'`` never chooses the suitesparse executor (to time
     or test the other CPU paths); asking for it by name still runs it."""
-    before = _switch[0]
-    _switch[0] = False
-    try:
-        yield
-    finally:
-        _switch[0] = before
+    return _AUTO.off()
 
 
 def graphblas() -> Any:

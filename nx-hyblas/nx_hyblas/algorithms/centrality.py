@@ -3,19 +3,12 @@ scales."""
 
 from __future__ import annotations
 
-import networkx as nx
 import numpy as np
 
 import hyblas as hb
 from hyblas.algorithms.centrality import networkx_scale
 
-from ..common import by_node, options
-
-
-def _legacy_scaling() -> bool:
-    """networkx before 3.5 scaled sampled sources differently (see networkx_scale)."""
-    major, minor = (int(p) for p in nx.__version__.split(".")[:2])
-    return (major, minor) < (3, 5)
+from ..common import by_node, networkx_before, options
 
 
 def betweenness_centrality(
@@ -48,7 +41,8 @@ def betweenness_centrality(
         executor=executor,
     )
     result = by_node(G, raw)
-    if sources is not None and _legacy_scaling():
+    # networkx before 3.5 scaled sampled sources differently (see networkx_scale)
+    if sources is not None and networkx_before(3, 5):
         is_source = np.zeros(n, dtype=bool)
         is_source[sources] = True
         for vertex, node in enumerate(G.nodes):

@@ -12,7 +12,7 @@ import numpy as np
 
 import hyblas as hb
 
-from ..common import by_node, nodes_of, options, sorted_by_value
+from ..common import by_node, networkx_before, nodes_of, options, sorted_by_value
 from ..graph import HyblasGraph
 
 ALL_PAIRS_BATCH = 256  # sources per multi-source BFS
@@ -44,7 +44,7 @@ def single_target_shortest_path_length(G, target, cutoff=None, **kwargs):
     if vertex is None:
         raise nx.NodeNotFound(f"Target {target} is not in G")
     found = _within(sorted_by_value(by_node(G, _levels(G, vertex, executor, reverse=True))), cutoff)
-    if _returns_pairs():
+    if networkx_before(3, 5):
         warnings.warn(  # networkx 3.4 returns an iterator, and warns of the dict to come
             "\n\nsingle_target_shortest_path_length will return a dict instead of"
             "\nan iterator in version 3.5",
@@ -53,11 +53,6 @@ def single_target_shortest_path_length(G, target, cutoff=None, **kwargs):
         )
         return iter(found.items())
     return found
-
-
-def _returns_pairs() -> bool:
-    major, minor = (int(p) for p in nx.__version__.split(".")[:2])
-    return (major, minor) < (3, 5)
 
 
 def all_pairs_shortest_path_length(G, cutoff=None, **kwargs) -> Iterator:
