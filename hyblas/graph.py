@@ -30,7 +30,7 @@ KINDS = ("directed", "undirected")
 
 
 class Graph:
-    """A graph over the vertices ``0 .. n-1``: edge ``i -> j`` is the entry ``A[i, j]``.
+    """A graph over the vertices ``0`` to ``n-1``: edge ``i -> j`` is the entry ``A[i, j]``.
 
     Parameters
     ----------
@@ -53,8 +53,8 @@ class Graph:
     DimensionMismatch
         If ``A`` is not square.
     InvalidValue
-        If ``kind`` is not one of :data:`KINDS`, or ``kind='undirected'`` and the structure of
-        ``A`` is not symmetric.
+        If ``kind`` is not one of :data:`~hyblas.graph.KINDS`, or ``kind='undirected'`` and the
+        structure of ``A`` is not symmetric.
 
     Examples
     --------
@@ -160,6 +160,7 @@ class Graph:
 
     @property
     def is_directed(self) -> bool:
+        """Whether the graph is directed (its :attr:`kind` is ``'directed'``)."""
         return self._kind == "directed"
 
     @property
@@ -177,6 +178,7 @@ class Graph:
 
     @property
     def backend(self) -> str:
+        """``'cpu'`` or ``'cuda'``: where the adjacency matrix lives."""
         return self._A.backend
 
     def check(self) -> Graph:

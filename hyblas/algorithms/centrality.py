@@ -101,8 +101,8 @@ def networkx_scale(
 
 
 def sample_sources(n: int, k: int, seed: int | np.random.Generator | None = 0) -> np.ndarray:
-    """The ``k`` distinct sources :func:`betweenness_centrality` samples, in ascending order:
-    ``np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False))``.
+    """The ``k`` distinct sources :func:`~hyblas.algorithms.betweenness_centrality` samples,
+    in ascending order: ``np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False))``.
 
     Raises
     ------
@@ -144,7 +144,7 @@ def betweenness_centrality(
     source (``F`` is ``batch x n``); each level's ``F`` is kept. The backward sweep goes from the
     deepest level ``d`` up to level 2: ``W = (1 + δ) / σ`` on level ``d``, then
     ``δ<level d-1> = (W plus_first Aᵀ) * σ``. The column sums of ``δ`` are the raw sums, which
-    are then rescaled with :func:`networkx_scale`.
+    are then rescaled with :func:`~hyblas.algorithms.centrality.networkx_scale`.
 
     Parameters
     ----------
@@ -153,10 +153,10 @@ def betweenness_centrality(
         ignored (every edge has length 1); self loops never lie on a shortest path.
     sources : None, int or sequence of int
         None: every vertex is a source (exact centrality). An int ``k``: ``k`` distinct sources
-        drawn with :func:`sample_sources` (``seed``), an estimate scaled as networkx scales its
-        ``k`` samples. A sequence: these distinct vertices are the sources, scaled as ``k``
-        sampled ones (``k = len(sources)``; networkx's ``k == n`` counts as all vertices). No
-        sources give 0 everywhere (networkx divides by zero there).
+        drawn with :func:`~hyblas.algorithms.centrality.sample_sources` (``seed``), an estimate
+        scaled as networkx scales its ``k`` samples. A sequence: these distinct vertices are the
+        sources, scaled as ``k`` sampled ones (``k = len(sources)``; networkx's ``k == n`` counts as
+        all vertices). No sources give 0 everywhere (networkx divides by zero there).
     normalized : bool
         Divide by the number of (source, target) pairs, as networkx does.
     directed : bool, optional
@@ -180,8 +180,8 @@ def betweenness_centrality(
     Vector of float64
         One entry per vertex. The scaling follows networkx >= 3.5; with sampled sources (an
         int ``k`` or a sequence) networkx < 3.5 scaled differently (see
-        :func:`networkx_scale`, ``legacy=True``). With exactly one sampled source and
-        ``n >= 3`` the source's own entry is NaN, as in networkx.
+        :func:`~hyblas.algorithms.centrality.networkx_scale`, ``legacy=True``). With exactly
+        one sampled source and ``n >= 3`` the source's own entry is NaN, as in networkx.
 
     Raises
     ------

@@ -53,11 +53,11 @@ def connected_components(
     the number of rounds grow with the logarithm of the diameter, not with the diameter as in
     plain label propagation.
 
-    The parent pointers are applied as a Matrix ``P`` with ``P[u, f[u]]`` stored: ``f[f]`` is
-    ``P min.second f`` and the stochastic hooking is ``mngp min.first P``. ``P`` is rebuilt
-    from ``f`` each round through :meth:`Vector.to_coo` / :meth:`Matrix.from_coo` (a host
-    round trip of ``n`` ids on the 'cuda' backend: hyblas.ops has no gather / scatter by
-    index values yet).
+    The parent pointers are applied as a Matrix ``P`` with ``P[u, f[u]]`` stored: ``f[f]`` is ``P
+    min.second f`` and the stochastic hooking is ``mngp min.first P``. ``P`` is rebuilt from ``f``
+    each round through :meth:`~hyblas.Vector.to_coo` / :meth:`~hyblas.Matrix.from_coo` (a host round
+    trip of ``n`` ids on the 'cuda' backend: hyblas.ops has no gather / scatter by index values
+    yet).
 
     Parameters
     ----------

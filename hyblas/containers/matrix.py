@@ -47,13 +47,13 @@ class Matrix:
     or :meth:`new`. Derived forms (transpose, executor layouts) are cached and dropped whenever
     the matrix changes.
 
-    Internal interface
-    ------------------
-    hyblas's operations and executors read a matrix through these members only (not part of
-    the user API; the arrays must not be written): :attr:`xp`, :attr:`indptr`,
-    :attr:`indices`, :attr:`values`, :attr:`cache`, :meth:`transpose_at_hand`, and replace
-    its entries with :meth:`set_storage`. The constructor ``Matrix(indptr, indices, values,
-    shape, backend=...)`` takes canonical CSR arrays as they are (no checks, no copies).
+    Notes
+    -----
+    The internal interface: hyblas's operations and executors read a matrix through these members
+    only (not part of the user API; the arrays must not be written): :attr:`xp`, :attr:`indptr`,
+    :attr:`indices`, :attr:`values`, :attr:`cache`, :meth:`transpose_at_hand`, and replace its
+    entries with :meth:`set_storage`. The constructor ``Matrix(indptr, indices, values, shape,
+    backend=...)`` takes canonical CSR arrays as they are (no checks, no copies).
     """
 
     __array_priority__ = 20  # keep NumPy from broadcasting over a Matrix in mixed expressions

@@ -61,15 +61,15 @@ class Vector:
     density and converts on demand (a GPU product may hand back its bitmap as written,
     counted only when asked); it never changes what the vector means.
 
-    Internal interface
-    ------------------
-    hyblas's operations and executors read and replace a vector's storage through these
-    members only (not part of the user API; the arrays they return must not be written):
-    :attr:`xp`, :attr:`stored_sparse`, :attr:`stored_bitmap`, :attr:`known_nnz`,
-    :meth:`known_full`, :meth:`as_sparse`, :meth:`as_bitmap`, :meth:`presence`,
-    :meth:`settle`, :meth:`set_storage` and the constructors ``Vector(size, dtype,
-    backend=..., sparse=... | bitmap=..., nnz=...)`` and :meth:`wrap_bitmap`, which take the
-    arrays given without copying them.
+    Notes
+    -----
+    The internal interface: hyblas's operations and executors read and replace a vector's storage
+    through these members only (not part of the user API; the arrays they return must not be
+    written): :attr:`xp`, :attr:`stored_sparse`, :attr:`stored_bitmap`, :attr:`known_nnz`,
+    :meth:`known_full`, :meth:`as_sparse`, :meth:`as_bitmap`, :meth:`presence`, :meth:`settle`,
+    :meth:`set_storage` and the constructors ``Vector(size, dtype, backend=..., sparse=... |
+    bitmap=..., nnz=...)`` and :meth:`wrap_bitmap`, which take the arrays given without copying
+    them.
     """
 
     __array_priority__ = 20

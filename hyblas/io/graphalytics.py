@@ -96,12 +96,12 @@ def write_graphalytics_output(
     path: str | os.PathLike, vertex_ids: Any, result: Vector, *, missing: Any = None
 ) -> None:
     """Write ``result`` as Graphalytics output: one ``id value`` line per vertex, in the order
-    of ``vertex_ids`` (the files' ids of the vertices ``0 .. n-1``).
+    of ``vertex_ids`` (the files' ids of the vertices ``0`` to ``n-1``).
 
     Integers are written exactly, floats with 17 significant digits (``inf`` as
     ``Infinity``). A vertex without an entry gets ``missing`` (BFS:
-    :data:`BFS_UNREACHED`, SSSP: ``float('inf')``); with ``missing=None`` every vertex must
-    have an entry.
+    :data:`~hyblas.io.graphalytics.BFS_UNREACHED`, SSSP: ``float('inf')``); with
+    ``missing=None`` every vertex must have an entry.
 
     Raises
     ------

@@ -149,7 +149,7 @@ def to_networkx(
     directed: bool = True,
     weight: str | None = "weight",  # noqa: N803
 ) -> Any:
-    """A networkx graph with nodes ``0 .. n-1`` and an edge per stored entry of ``A``.
+    """A networkx graph with nodes ``0`` to ``n-1`` and an edge per stored entry of ``A``.
 
     Parameters
     ----------

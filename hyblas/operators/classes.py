@@ -376,6 +376,7 @@ class BinaryOp(Operator):
         return self.numpy if isinstance(self.numpy, np.ufunc) else None
 
     def input_type(self, *operand_dtypes: np.dtype) -> np.dtype:
+        """The type operands are cast to before this operator runs."""
         if self.cast_inputs_to is not None and self.dtype is None:
             return self.cast_inputs_to
         return super().input_type(*operand_dtypes)
@@ -405,7 +406,8 @@ class IndexUnaryOp(Operator):
     cuda : str, optional
         CUDA C expression in ``x``, ``i``, ``j``, ``thunk`` (for kernels that fuse select).
     thunk : {None, 'index', 'value'}
-        What ``select`` accepts as the thunk (see :data:`THUNKS`); checked before the op runs.
+        What ``select`` accepts as the thunk (see :data:`~hyblas.operators.classes.THUNKS`);
+        checked before the op runs.
     """
 
     kind = "indexunary"
@@ -487,6 +489,7 @@ class Monoid(Operator):
         self.cast_inputs_to = binaryop.cast_inputs_to
 
     def input_type(self, *operand_dtypes: np.dtype) -> np.dtype:
+        """The type operands are cast to before this operator runs."""
         if self.cast_inputs_to is not None and self.dtype is None:
             return self.cast_inputs_to
         return super().input_type(*operand_dtypes)
@@ -572,6 +575,7 @@ class Semiring(Operator):
         self.binaryop = binaryop
 
     def input_type(self, *operand_dtypes: np.dtype) -> np.dtype:
+        """The type operands are cast to before this operator runs."""
         if self.binaryop.cast_inputs_to is not None and self.dtype is None:
             return self.binaryop.cast_inputs_to
         return super().input_type(*operand_dtypes)

@@ -97,7 +97,7 @@ def spy(
     """Draw the pattern of ``A``: entries counted per cell of an at most ``max_cells`` grid.
 
     Unlike ``matplotlib.pyplot.spy`` this never densifies: the counting is one vectorized pass
-    over the stored entries on the matrix's backend (see :func:`hyblas.viz.display.pattern_counts`),
+    over the stored entries on the matrix's backend (see ``hyblas.viz.display.pattern_counts``),
     so it suits matrices with hundreds of millions of entries. Cells without entries are white.
 
     Parameters
