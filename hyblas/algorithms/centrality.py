@@ -73,6 +73,12 @@ def networkx_scale(
     ------
     InvalidValue
         If ``n < 0``, or ``k`` is not in ``[1, n]``.
+
+    Examples
+    --------
+    >>> from hyblas.algorithms.centrality import networkx_scale
+    >>> networkx_scale(4, 4, directed=False, normalized=True)
+    0.16666666666666666
     """
     if n < 0:
         raise InvalidValue(f"networkx_scale: n must be non-negative, got {n}")
@@ -108,6 +114,12 @@ def sample_sources(n: int, k: int, seed: int | np.random.Generator | None = 0) -
     ------
     InvalidValue
         If ``k`` is not in ``[0, n]`` or ``seed`` is not a seed.
+
+    Examples
+    --------
+    >>> from hyblas.algorithms.centrality import sample_sources
+    >>> sample_sources(10, 3, seed=0)
+    array([5, 6, 9])
     """
     if not 0 <= k <= n:
         raise InvalidValue(
@@ -197,6 +209,14 @@ def betweenness_centrality(
         ``batch < 1``, ``seed`` is not a seed, or ``progress`` is not a bool or None.
     MissingDependency
         If ``progress=True`` and tqdm is not installed.
+
+    Examples
+    --------
+    >>> G = hb.Graph.from_coo([0, 1, 2], [1, 2, 3], kind="undirected")  # a path 0-1-2-3
+    >>> hb.algorithms.betweenness_centrality(G).to_dense()
+    array([0.        , 0.66666667, 0.66666667, 0.        ])
+    >>> hb.algorithms.betweenness_centrality(G, normalized=False).to_dense()
+    array([0., 2., 2., 0.])
     """
     name = "betweenness_centrality"
     graph = as_graph(A, name)

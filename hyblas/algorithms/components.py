@@ -84,6 +84,12 @@ def connected_components(
         If ``A`` is not square.
     InvalidValue
         For an unknown executor.
+
+    Examples
+    --------
+    >>> G = hb.Graph.from_coo([0, 2, 3], [1, 3, 4], n=6, kind="undirected")
+    >>> hb.algorithms.connected_components(G).to_dense()  # the smallest id of each component
+    array([0, 0, 2, 2, 2, 5])
     """
     graph = as_graph(A, "connected_components")
     if not isinstance(executor, str) or executor not in LOOP_EXECUTORS:

@@ -140,6 +140,16 @@ def propagate(
         ``state`` and ``frontier`` being one Vector; with ``levels=True``, when a round
         reaches a vertex whose level (the round's number) ``state``'s dtype cannot hold (a
         round after 127 in int8): raised once the rounds get there, nothing written.
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 1, 2], [1, 2, 3], [True, True, True], nrows=4, ncols=4)
+    >>> state = hb.Vector.from_coo([0], [0], size=4)  # BFS levels from vertex 0
+    >>> frontier = hb.Vector.from_coo([0], [True], size=4)
+    >>> hb.ops.propagate(state, frontier, A, "any_pair", levels=True)  # the number of rounds
+    4
+    >>> state.to_coo()
+    (array([0, 1, 2, 3]), array([0, 1, 2, 3]))
     """
     sr = checks.operator(semiring, (Semiring,), "semiring")
     _check(state, frontier, A, sr, levels, max_rounds, executor, on_rounds)

@@ -140,5 +140,13 @@ def sparse_params(
 
     ``with sparse_params(reach=1024): ...`` changes some fields of the current set;
     ``with sparse_params(SparseParams(...)):`` replaces it. Layouts are cached per parameter set.
+
+    Examples
+    --------
+    >>> from hyblas.executors.sparse import current_params, sparse_params
+    >>> default = current_params()
+    >>> with sparse_params(default) as params:
+    ...     print(params == default)
+    True
     """
     return _STACK.using(params, **changes)
