@@ -123,3 +123,14 @@ def notebooks(source: Path, out: Path) -> None:
             shutil.copyfile(path, target)
     if (source / "figures").is_dir():
         shutil.copytree(source / "figures", out / "figures", dirs_exist_ok=True)
+
+
+def networkx_functions(out: Path) -> Path:
+    """``out/networkx-functions.md``: the NetworkX functions nx-hyblas implements, and how."""
+    from _nx_hyblas import FUNCTIONS  # noqa: PLC0415 - nx-hyblas is on the path of the build
+
+    lines = ["| NetworkX function | on hyblas |", "| --- | --- |"]
+    lines += [f"| `{name}` | {how} |" for name, how in sorted(FUNCTIONS.items())]
+    path = out / "networkx-functions.md"
+    _write(path, "\n".join(lines) + "\n")
+    return path

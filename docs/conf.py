@@ -80,4 +80,5 @@ html_static_path: list[str] = []
 # pages written at build time from the code and benchmarks/results/
 _generate.benchmark_results(ROOT / "benchmarks" / "results", DOCS / "generated")
 _generate.operator_tables(DOCS / "generated")
+_generate.networkx_functions(DOCS / "generated")
 _generate.notebooks(ROOT / "notebooks", DOCS / "notebooks")
