@@ -4,7 +4,7 @@
 >>> A = hb.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, 2.0, 3.0])
 >>> u = hb.Vector.from_coo([0], [1.0], size=3)
 >>> hb.ops.vxm(u, A, hb.semiring.min_plus).to_coo()
-(array([1]), array([1.]))
+(array([1]), array([2.]))
 
 The package is built in layers, each importing only those below it (``docs/architecture.md``):
 backend, operators, device, containers, ops, executors, traversal, algorithms / io /

@@ -40,6 +40,15 @@ def register_new(
         If ``cuda`` is not a str or ``numpy`` not callable.
     DomainMismatch
         If ``types`` or ``output`` names a dtype hyblas does not store.
+
+    Examples
+    --------
+    >>> absdiff = hb.binary.register_new(
+    ...     "absdiff_doc", "((x) > (y) ? (x) - (y) : (y) - (x))", lambda x, y: np.abs(x - y)
+    ... )
+    >>> u = hb.Vector.from_coo([0, 1], [1.0, 5.0], size=2)
+    >>> hb.ops.ewise_mult(u, hb.Vector.from_coo([0, 1], [4.0, 2.0], size=2), "absdiff_doc").to_coo()
+    (array([0, 1]), array([3., 3.]))
     """
     return register(BinaryOp(name, cuda, numpy, types=types, output=output))
 

@@ -193,6 +193,12 @@ def kronecker(
         For a ``dtype`` hyblas does not store.
     OutOfMemory
         If the edges do not fit in memory.
+
+    Examples
+    --------
+    >>> A = hb.generators.kronecker(6, edge_factor=4, seed=1)  # 2**6 vertices
+    >>> A.shape, A.dtype
+    ((64, 64), dtype('float32'))
     """
     scale = _check_count(scale, "scale")
     if scale > 31:
@@ -325,6 +331,12 @@ def grid_2d(rows: int, cols: int, *, dtype: Any = np.float32, backend: str | Non
         For a ``dtype`` hyblas does not store.
     OutOfMemory
         If the grid does not fit in memory.
+
+    Examples
+    --------
+    >>> A = hb.generators.grid_2d(2, 3)
+    >>> A.shape, A.nnz  # 7 edges, each stored both ways
+    ((6, 6), 14)
     """
     rows = _check_count(rows, "rows")
     cols = _check_count(cols, "cols")
@@ -392,6 +404,12 @@ def erdos_renyi(
         For a ``dtype`` hyblas does not store.
     OutOfMemory
         If the edges do not fit in memory.
+
+    Examples
+    --------
+    >>> A = hb.generators.erdos_renyi(100, 300, seed=2)
+    >>> A.shape, A.nnz
+    ((100, 100), 300)
     """
     n = _check_count(n, "n")
     m = _check_count(m, "m")
@@ -490,6 +508,13 @@ def random_weights(
         in ``[low, high)`` with both bounds in its range; for a seed beyond 64 bits.
     DomainMismatch
         For a ``dtype`` that is not a numeric type hyblas stores (bool included).
+
+    Examples
+    --------
+    >>> A = hb.generators.grid_2d(3, 3)
+    >>> W = hb.generators.random_weights(A, 1.0, 10.0, seed=0)
+    >>> W.nnz == A.nnz, bool(W.reduce_scalar("min") >= 1.0)
+    (True, True)
     """
     if not isinstance(A, Matrix):
         raise InvalidObject(f"A must be a Matrix, got {type(A).__name__}")

@@ -30,7 +30,7 @@ KINDS = ("directed", "undirected")
 
 
 class Graph:
-    """A graph over the vertices ``0 .. n-1``: edge ``i -> j`` is the entry ``A[i, j]``.
+    """A graph over the vertices ``0`` to ``n-1``: edge ``i -> j`` is the entry ``A[i, j]``.
 
     Parameters
     ----------
@@ -53,8 +53,8 @@ class Graph:
     DimensionMismatch
         If ``A`` is not square.
     InvalidValue
-        If ``kind`` is not one of :data:`KINDS`, or ``kind='undirected'`` and the structure of
-        ``A`` is not symmetric.
+        If ``kind`` is not one of :data:`~hyblas.graph.KINDS`, or ``kind='undirected'`` and the
+        structure of ``A`` is not symmetric.
 
     Examples
     --------
@@ -99,6 +99,12 @@ class Graph:
 
         For ``kind='undirected'`` each edge is given once, in either direction (or both: the
         two are then one edge, combined with ``any``); it is stored both ways.
+
+        Examples
+        --------
+        >>> G = hb.Graph.from_coo([0, 1, 2], [1, 2, 0], kind="undirected")
+        >>> G.kind, G.n, G.nedges, G.A.nnz  # each undirected edge is stored both ways
+        ('undirected', 3, 3, 6)
         """
         kind = _kind(kind)
         dup_op = _binary["any"] if kind == "undirected" else None
@@ -123,7 +129,18 @@ class Graph:
     ) -> Graph:
         """A graph read from a text edge list (:func:`hyblas.io.read_edge_list`, whose keyword
         ``options`` are passed on). For ``kind='undirected'`` each line is one edge, stored
-        both ways (an edge listed in both directions is one edge)."""
+        both ways (an edge listed in both directions is one edge).
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder) / "edges.txt"
+        ...     _ = path.write_text("0 1\\n1 2\\n")
+        ...     G = hb.Graph.from_edgelist(path, kind="undirected")
+        >>> G.n, G.nedges
+        (3, 2)
+        """
         kind = _kind(kind)
         if kind == "undirected":
             options = {"symmetric": True, **options}
@@ -135,6 +152,13 @@ class Graph:
     ) -> Graph:
         """A graph over a copy of a scipy.sparse adjacency matrix (see
         :meth:`Matrix.from_scipy <hyblas.Matrix.from_scipy>`); the matrix itself is not changed.
+
+        Examples
+        --------
+        >>> import scipy.sparse as sp
+        >>> G = hb.Graph.from_scipy(sp.csr_array(np.array([[0, 1], [1, 0]])), kind="undirected")
+        >>> G.is_directed, G.nedges
+        (False, 1)
         """
         return cls(Matrix.from_scipy(matrix, dtype=dtype, backend=backend), _kind(kind))
 
@@ -142,6 +166,13 @@ class Graph:
     def from_networkx(cls, G: Any, **options: Any) -> Graph:  # noqa: N803
         """A graph of a networkx graph, directed exactly when ``G`` is (keyword ``options``
         as :func:`hyblas.io.from_networkx`: ``weight``, ``dtype``, ``nodelist``, ``backend``).
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> G = hb.Graph.from_networkx(nx.path_graph(4))
+        >>> G.kind, G.n, G.nedges
+        ('undirected', 4, 3)
         """
         kind = "directed" if G.is_directed() else "undirected"
         return cls(from_networkx(G, **options), kind)
@@ -160,6 +191,7 @@ class Graph:
 
     @property
     def is_directed(self) -> bool:
+        """Whether the graph is directed (its :attr:`kind` is ``'directed'``)."""
         return self._kind == "directed"
 
     @property
@@ -177,11 +209,27 @@ class Graph:
 
     @property
     def backend(self) -> str:
+        """``'cpu'`` or ``'cuda'``: where the adjacency matrix lives."""
         return self._A.backend
 
     def check(self) -> Graph:
         """Raise InvalidValue if an undirected graph's matrix is not structurally symmetric
-        (after it was written into). Costs nothing while the answer is cached."""
+        (after it was written into). Costs nothing while the answer is cached.
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 1], [1, 0], [True, True])
+        >>> G = hb.Graph(A, kind="undirected")
+        >>> _ = hb.ops.assign(A, True, 1, 1)  # a self-loop keeps the structure symmetric
+        >>> G.check() is G
+        True
+            >>> A.clear()
+        >>> _ = hb.ops.assign(A, True, 0, 1)  # an edge one way only
+        >>> G.check()
+        Traceback (most recent call last):
+            ...
+        hyblas.errors.InvalidValue: Graph: kind='undirected' needs a structurally symmetric A, ...
+        """
         if self._kind == "undirected" and not self.is_symmetric_structure:
             A = self._A  # noqa: N806
             raise InvalidValue(
@@ -240,7 +288,17 @@ class Graph:
         return cache[key]
 
     def cached(self) -> list[str]:
-        """The names of the properties computed so far (and not dropped since)."""
+        """The names of the properties computed so far (and not dropped since).
+
+        Examples
+        --------
+        >>> G = hb.Graph.from_coo([0, 1], [1, 2])
+        >>> G.cached()
+        []
+        >>> _ = G.out_degree
+        >>> G.cached()
+        ['out_degree']
+        """
         return sorted(k[1] for k in self._A.cache if isinstance(k, tuple) and k[0] == "graph")
 
     def __repr__(self) -> str:

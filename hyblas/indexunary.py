@@ -37,6 +37,12 @@ def register_new(
         If ``name`` is taken or not an identifier, or ``thunk`` is not one of those above.
     InvalidObject
         If ``numpy`` is not callable or ``cuda`` not a str.
+
+    Examples
+    --------
+    >>> even = hb.indexunary.register_new("evenrow_doc", lambda x, i, j, t: i % 2 == 0)
+    >>> hb.ops.select(hb.Vector.from_scalar(1.0, 4), even).to_coo()
+    (array([0, 2]), array([1., 1.]))
     """
     return register(IndexUnaryOp(name, numpy, cuda=cuda, thunk=thunk))
 

@@ -39,6 +39,12 @@ def register_new(
         If ``binaryop`` is not a BinaryOp.
     DomainMismatch
         If ``identity`` or ``terminal`` is not a number (or a callable giving one).
+
+    Examples
+    --------
+    >>> product = hb.monoid.register_new("times_doc", hb.binary.times, identity=1)
+    >>> hb.ops.reduce_scalar(hb.Vector.from_coo([0, 2], [3, 4], size=3), product)
+    np.int64(12)
     """
     op = named("binary", binaryop, "binaryop")
     return register(Monoid(name, op, identity, terminal, atomic=atomic))

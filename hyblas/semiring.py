@@ -29,6 +29,14 @@ def register_new(name: str, monoid: Monoid | str, binaryop: BinaryOp | str) -> S
         is not registered (the message suggests close names), or no dtype fits both.
     InvalidObject
         If ``monoid`` is not a Monoid or ``binaryop`` not a BinaryOp.
+
+    Examples
+    --------
+    >>> max_min = hb.semiring.register_new("max_min_doc", "max", "min")  # widest path
+    >>> A = hb.Matrix.from_coo([0, 0, 1], [1, 2, 2], [5.0, 1.0, 3.0], nrows=3, ncols=3)
+    >>> u = hb.Vector.from_coo([0], [np.inf], size=3)
+    >>> hb.ops.vxm(hb.ops.vxm(u, A, max_min), A, max_min).to_coo()  # bottleneck of 0 -> 1 -> 2
+    (array([2]), array([3.]))
     """
     add = named("monoid", monoid, "monoid")
     mult = named("binary", binaryop, "binaryop")

@@ -32,6 +32,12 @@ def register_new(
     output : 'same', 'bool' or a dtype
 
     Raises as :func:`hyblas.binary.register_new` does.
+
+    Examples
+    --------
+    >>> cube = hb.unary.register_new("cube_doc", "((x) * (x) * (x))", lambda x: x * x * x)
+    >>> hb.ops.apply(hb.Vector.from_coo([0, 1], [2.0, -1.0], size=2), cube).to_coo()
+    (array([0, 1]), array([ 8., -1.]))
     """
     return register(UnaryOp(name, cuda, numpy, types=types, output=output))
 

@@ -65,6 +65,16 @@ def bfs(
         If ``A`` is not square.
     IndexOutOfBounds
         If ``source`` is not a vertex.
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 1, 1], [1, 2, 3], [True, True, True], nrows=5, ncols=5)
+    >>> levels = hb.algorithms.bfs(A, 0)
+    >>> levels.to_coo()  # vertex 4 is not reached: no entry
+    (array([0, 1, 2, 3]), array([0, 1, 2, 2]))
+    >>> levels, parents = hb.algorithms.bfs(A, 0, return_parents=True)
+    >>> parents.to_coo()
+    (array([0, 1, 2, 3]), array([0, 0, 1, 1]))
     """
     A = adjacency(A, "bfs")  # noqa: N806
     n = A.nrows

@@ -67,6 +67,12 @@ def cdlp(
         If the matrix is not square.
     InvalidValue
         If ``max_iter`` is not an integer >= 0; for an unknown executor.
+
+    Examples
+    --------
+    >>> G = hb.Graph.from_coo([0, 0, 1, 3, 3, 4], [1, 2, 2, 4, 5, 5], kind="undirected")
+    >>> hb.algorithms.cdlp(G).to_dense()  # two triangles, two communities
+    array([0, 0, 0, 3, 3, 3])
     """
     graph = as_graph(G, "cdlp")
     rounds = count(max_iter, "cdlp", "max_iter", 0)

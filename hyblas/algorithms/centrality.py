@@ -73,6 +73,12 @@ def networkx_scale(
     ------
     InvalidValue
         If ``n < 0``, or ``k`` is not in ``[1, n]``.
+
+    Examples
+    --------
+    >>> from hyblas.algorithms.centrality import networkx_scale
+    >>> networkx_scale(4, 4, directed=False, normalized=True)
+    0.16666666666666666
     """
     if n < 0:
         raise InvalidValue(f"networkx_scale: n must be non-negative, got {n}")
@@ -101,13 +107,19 @@ def networkx_scale(
 
 
 def sample_sources(n: int, k: int, seed: int | np.random.Generator | None = 0) -> np.ndarray:
-    """The ``k`` distinct sources :func:`betweenness_centrality` samples, in ascending order:
-    ``np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False))``.
+    """The ``k`` distinct sources :func:`~hyblas.algorithms.betweenness_centrality` samples,
+    in ascending order: ``np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False))``.
 
     Raises
     ------
     InvalidValue
         If ``k`` is not in ``[0, n]`` or ``seed`` is not a seed.
+
+    Examples
+    --------
+    >>> from hyblas.algorithms.centrality import sample_sources
+    >>> sample_sources(10, 3, seed=0)
+    array([5, 6, 9])
     """
     if not 0 <= k <= n:
         raise InvalidValue(
@@ -144,7 +156,7 @@ def betweenness_centrality(
     source (``F`` is ``batch x n``); each level's ``F`` is kept. The backward sweep goes from the
     deepest level ``d`` up to level 2: ``W = (1 + δ) / σ`` on level ``d``, then
     ``δ<level d-1> = (W plus_first Aᵀ) * σ``. The column sums of ``δ`` are the raw sums, which
-    are then rescaled with :func:`networkx_scale`.
+    are then rescaled with :func:`~hyblas.algorithms.centrality.networkx_scale`.
 
     Parameters
     ----------
@@ -153,10 +165,10 @@ def betweenness_centrality(
         ignored (every edge has length 1); self loops never lie on a shortest path.
     sources : None, int or sequence of int
         None: every vertex is a source (exact centrality). An int ``k``: ``k`` distinct sources
-        drawn with :func:`sample_sources` (``seed``), an estimate scaled as networkx scales its
-        ``k`` samples. A sequence: these distinct vertices are the sources, scaled as ``k``
-        sampled ones (``k = len(sources)``; networkx's ``k == n`` counts as all vertices). No
-        sources give 0 everywhere (networkx divides by zero there).
+        drawn with :func:`~hyblas.algorithms.centrality.sample_sources` (``seed``), an estimate
+        scaled as networkx scales its ``k`` samples. A sequence: these distinct vertices are the
+        sources, scaled as ``k`` sampled ones (``k = len(sources)``; networkx's ``k == n`` counts as
+        all vertices). No sources give 0 everywhere (networkx divides by zero there).
     normalized : bool
         Divide by the number of (source, target) pairs, as networkx does.
     directed : bool, optional
@@ -180,8 +192,8 @@ def betweenness_centrality(
     Vector of float64
         One entry per vertex. The scaling follows networkx >= 3.5; with sampled sources (an
         int ``k`` or a sequence) networkx < 3.5 scaled differently (see
-        :func:`networkx_scale`, ``legacy=True``). With exactly one sampled source and
-        ``n >= 3`` the source's own entry is NaN, as in networkx.
+        :func:`~hyblas.algorithms.centrality.networkx_scale`, ``legacy=True``). With exactly
+        one sampled source and ``n >= 3`` the source's own entry is NaN, as in networkx.
 
     Raises
     ------
@@ -197,6 +209,14 @@ def betweenness_centrality(
         ``batch < 1``, ``seed`` is not a seed, or ``progress`` is not a bool or None.
     MissingDependency
         If ``progress=True`` and tqdm is not installed.
+
+    Examples
+    --------
+    >>> G = hb.Graph.from_coo([0, 1, 2], [1, 2, 3], kind="undirected")  # a path 0-1-2-3
+    >>> hb.algorithms.betweenness_centrality(G).to_dense()
+    array([0.        , 0.66666667, 0.66666667, 0.        ])
+    >>> hb.algorithms.betweenness_centrality(G, normalized=False).to_dense()
+    array([0., 2., 2., 0.])
     """
     name = "betweenness_centrality"
     graph = as_graph(A, name)

@@ -56,6 +56,12 @@ def local_clustering_coefficient(
         If the matrix is not square.
     InvalidValue
         For an unknown executor.
+
+    Examples
+    --------
+    >>> G = hb.Graph.from_coo([0, 0, 1, 2], [1, 2, 2, 3], kind="undirected")
+    >>> hb.algorithms.local_clustering_coefficient(G).to_dense()
+    array([1.        , 1.        , 0.33333333, 0.        ])
     """
     graph = as_graph(G, "local_clustering_coefficient")
     n, backend = graph.n, graph.backend

@@ -53,11 +53,11 @@ def connected_components(
     the number of rounds grow with the logarithm of the diameter, not with the diameter as in
     plain label propagation.
 
-    The parent pointers are applied as a Matrix ``P`` with ``P[u, f[u]]`` stored: ``f[f]`` is
-    ``P min.second f`` and the stochastic hooking is ``mngp min.first P``. ``P`` is rebuilt
-    from ``f`` each round through :meth:`Vector.to_coo` / :meth:`Matrix.from_coo` (a host
-    round trip of ``n`` ids on the 'cuda' backend: hyblas.ops has no gather / scatter by
-    index values yet).
+    The parent pointers are applied as a Matrix ``P`` with ``P[u, f[u]]`` stored: ``f[f]`` is ``P
+    min.second f`` and the stochastic hooking is ``mngp min.first P``. ``P`` is rebuilt from ``f``
+    each round through :meth:`~hyblas.Vector.to_coo` / :meth:`~hyblas.Matrix.from_coo` (a host round
+    trip of ``n`` ids on the 'cuda' backend: hyblas.ops has no gather / scatter by index values
+    yet).
 
     Parameters
     ----------
@@ -84,6 +84,12 @@ def connected_components(
         If ``A`` is not square.
     InvalidValue
         For an unknown executor.
+
+    Examples
+    --------
+    >>> G = hb.Graph.from_coo([0, 2, 3], [1, 3, 4], n=6, kind="undirected")
+    >>> hb.algorithms.connected_components(G).to_dense()  # the smallest id of each component
+    array([0, 0, 2, 2, 2, 5])
     """
     graph = as_graph(A, "connected_components")
     if not isinstance(executor, str) or executor not in LOOP_EXECUTORS:

@@ -52,6 +52,12 @@ def core_number(
         If the matrix is not square.
     InvalidValue
         For an unknown executor.
+
+    Examples
+    --------
+    >>> G = hb.Graph.from_coo([0, 0, 1, 2], [1, 2, 2, 3], kind="undirected")
+    >>> hb.algorithms.core_number(G).to_dense()  # the triangle is a 2-core, 3 hangs off it
+    array([2, 2, 2, 1])
     """
     graph = as_graph(G, "core_number")
     n, backend = graph.n, graph.backend

@@ -68,6 +68,14 @@ def multi_source_bfs(
         If ``progress`` is not a bool or None.
     MissingDependency
         If ``progress=True`` and tqdm is not installed.
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 1, 2], [1, 2, 3], [True, True, True], nrows=4, ncols=4)
+    >>> L = hb.algorithms.multi_source_bfs(A, [0, 2])  # one row of levels per source
+    >>> L.to_dense(fill_value=-1)
+    array([[ 0,  1,  2,  3],
+           [-1, -1,  0,  1]])
     """
     A = adjacency(A, "multi_source_bfs")  # noqa: N806
     n = A.nrows

@@ -120,6 +120,15 @@ def pagerank(
         ``PowerIterationFailedConvergence`` there); a subclass of InvalidValue.
     MissingDependency
         If ``progress=True`` and tqdm is not installed.
+
+    Examples
+    --------
+    >>> G = hb.Graph.from_coo([0, 1, 2, 2], [1, 2, 0, 1], n=3)
+    >>> rank = hb.algorithms.pagerank(G)
+    >>> np.round(rank.to_dense(), 3)
+    array([0.215, 0.397, 0.388])
+    >>> round(float(rank.reduce("plus")), 6)
+    1.0
     """
     name = "pagerank"
     A = adjacency(A, name)  # noqa: N806

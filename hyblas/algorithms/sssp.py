@@ -111,6 +111,12 @@ def sssp(
         message suggests float64 weights).
     MissingDependency
         If ``progress=True`` and tqdm is not installed.
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 0, 2, 1], [1, 2, 1, 3], [4.0, 1.0, 2.0, 5.0], nrows=4, ncols=4)
+    >>> hb.algorithms.sssp(A, 0).to_dense(fill_value=np.inf)
+    array([0., 3., 1., 8.])
     """
     A = adjacency(A, "sssp")  # noqa: N806
     n = A.nrows

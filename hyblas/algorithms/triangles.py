@@ -48,6 +48,12 @@ def triangle_count(
         If ``A`` is not square.
     InvalidValue
         If the structure of ``A`` is not symmetric (a directed graph).
+
+    Examples
+    --------
+    >>> G = hb.Graph.from_coo([0, 0, 1, 1, 2], [1, 2, 2, 3, 3], kind="undirected")
+    >>> hb.algorithms.triangle_count(G)  # 0-1-2 and 1-2-3
+    2
     """
     graph = as_graph(A, "triangle_count")
     A = graph.A  # noqa: N806

@@ -65,7 +65,13 @@ def cupy_module() -> ModuleType | None:
 
 
 def cuda_available() -> bool:
-    """Whether the ``'cuda'`` backend is usable on this machine."""
+    """Whether the ``'cuda'`` backend is usable on this machine.
+
+    Examples
+    --------
+    >>> hb.cuda_available() in (True, False)
+    True
+    """
     return cupy_module() is not None
 
 
@@ -93,6 +99,14 @@ def backend() -> str:
     str
         What :func:`set_backend` chose, else ``$HYBLAS_BACKEND``, else ``'cuda'`` when a GPU is
         usable, else ``'cpu'``.
+
+    Examples
+    --------
+    >>> hb.backend() in ("cpu", "cuda")
+    True
+    >>> with hb.using_backend("cpu"):
+    ...     print(hb.backend())
+    cpu
     """
     chosen = getattr(_state, "name", None)
     if chosen is not None:
@@ -117,13 +131,29 @@ def set_backend(name: str | None) -> None:
         For an unknown name, or ``'cuda'`` where no GPU is usable.
     InvalidObject
         If ``name`` is neither a str nor None.
+
+    Examples
+    --------
+    >>> previous = hb.backend()
+    >>> hb.set_backend("cpu")
+    >>> hb.Vector.new("float64", 3).backend
+    'cpu'
+    >>> hb.set_backend(previous)
     """
     _state.name = None if name is None or _check_name(name, auto=True) == "auto" else name
 
 
 @contextlib.contextmanager
 def using_backend(name: str) -> Iterator[str]:
-    """Context manager that sets the default backend inside a ``with`` block."""
+    """Context manager that sets the default backend inside a ``with`` block.
+
+    Examples
+    --------
+    >>> with hb.using_backend("cpu"):
+    ...     v = hb.Vector.from_coo([0], [1.0], size=2)
+    >>> v.backend
+    'cpu'
+    """
     previous = getattr(_state, "name", None)
     set_backend(name)
     try:

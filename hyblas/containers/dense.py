@@ -9,7 +9,7 @@ float):
    a float ``D`` (a float fill rounds as floats do everywhere in hyblas);
 2. else the promotion of ``D`` with the fill's own dtype (a Python float's is float64, a
    Python int's the smallest integer type that holds it, a NumPy scalar's its own), within
-   the dtypes hyblas stores (:func:`hyblas.dtypes.unify`): a bool or int8 ``D`` with a
+   the dtypes hyblas stores (``hyblas.dtypes.unify``): a bool or int8 ``D`` with a
    float fill gives float64 (never float16), a uint8 ``D`` with fill -1 int16, an int64 ``D``
    with fill NaN float64. It must hold the fill and every stored value exactly: an integer
    ``D`` of more bits than the float's mantissa (int64, uint64 into float64) is checked,

@@ -29,6 +29,17 @@ class Mask:
         Whether presence alone decides (else presence and a nonzero value).
     complement : bool
         Whether the mask allows where the parent does not.
+
+    Notes
+    -----
+    The internal interface: the operations and executors ask a mask where it allows output
+    through :meth:`allowed`, :meth:`allowed_at` and :meth:`keys` (not part of the user API).
+
+    Examples
+    --------
+    >>> seen = hb.Vector.from_coo([0, 2], [True, False], size=4)
+    >>> seen.S, ~seen.S, seen.V
+    (Vector.S, ~Vector.S, Vector.V)
     """
 
     __slots__ = ("parent", "structural", "complement")
@@ -56,7 +67,14 @@ class Mask:
     # --- what a vector mask allows -------------------------------------------------------------
 
     def allowed(self) -> Any:
-        """Where a vector mask lets a result through (bool array over the output positions)."""
+        """Where a vector mask lets a result through (bool array over the output positions).
+
+        Examples
+        --------
+        >>> seen = hb.Vector.from_coo([0, 2], [True, False], size=4)
+        >>> (~seen.S).allowed(), seen.V.allowed()
+        (array([False,  True, False,  True]), array([ True, False, False, False]))
+        """
         if self.structural:
             allowed = self.parent.presence()
         else:
@@ -66,7 +84,14 @@ class Mask:
 
     def allowed_at(self, ids: Any) -> Any:
         """Whether a vector mask lets a result through at each of the ascending positions
-        ``ids`` (reads the mask's entries there only: no array over all positions)."""
+        ``ids`` (reads the mask's entries there only: no array over all positions).
+
+        Examples
+        --------
+        >>> seen = hb.Vector.from_coo([0, 2], [True, False], size=4)
+        >>> (~seen.S).allowed_at(np.array([0, 1]))
+        array([False,  True])
+        """
         parent = self.parent
         xp = parent.xp
         bitmap = parent.stored_bitmap
@@ -90,7 +115,14 @@ class Mask:
         """The ascending linear keys (``row * ncols + col``) of a matrix mask's entries that
         allow (before the complement): every entry, or those with a nonzero value.
         DimensionMismatch where such keys overflow int64 (a shape of more than 2**63
-        positions)."""
+        positions).
+
+        Examples
+        --------
+        >>> M = hb.Matrix.from_coo([0, 1], [1, 0], [True, True])
+        >>> M.S.keys()
+        array([1, 2])
+        """
         parent = self.parent
         keys = _prim.csr_keys(parent.xp, parent.indptr, parent.indices, parent.nrows, parent.ncols)
         if not self.structural:

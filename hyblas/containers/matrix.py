@@ -47,13 +47,13 @@ class Matrix:
     or :meth:`new`. Derived forms (transpose, executor layouts) are cached and dropped whenever
     the matrix changes.
 
-    Internal interface
-    ------------------
-    hyblas's operations and executors read a matrix through these members only (not part of
-    the user API; the arrays must not be written): :attr:`xp`, :attr:`indptr`,
-    :attr:`indices`, :attr:`values`, :attr:`cache`, :meth:`transpose_at_hand`, and replace
-    its entries with :meth:`set_storage`. The constructor ``Matrix(indptr, indices, values,
-    shape, backend=...)`` takes canonical CSR arrays as they are (no checks, no copies).
+    Notes
+    -----
+    The internal interface: hyblas's operations and executors read a matrix through these members
+    only (not part of the user API; the arrays must not be written): :attr:`xp`, :attr:`indptr`,
+    :attr:`indices`, :attr:`values`, :attr:`cache`, :meth:`transpose_at_hand`, and replace its
+    entries with :meth:`set_storage`. The constructor ``Matrix(indptr, indices, values, shape,
+    backend=...)`` takes canonical CSR arrays as they are (no checks, no copies).
     """
 
     __array_priority__ = 20  # keep NumPy from broadcasting over a Matrix in mixed expressions
@@ -80,7 +80,14 @@ class Matrix:
 
     @classmethod
     def new(cls, dtype: Any, nrows: int, ncols: int, *, backend: str | None = None) -> Matrix:
-        """An empty (no entries) ``nrows x ncols`` matrix of ``dtype``."""
+        """An empty (no entries) ``nrows x ncols`` matrix of ``dtype``.
+
+        Examples
+        --------
+        >>> A = hb.Matrix.new("int32", 2, 3)
+        >>> A.shape, A.nnz, A.dtype
+        ((2, 3), 0, dtype('int32'))
+        """
         name = resolve(backend)
         xp = xp_for(name)
         check_shape(nrows, ncols)
@@ -138,6 +145,16 @@ class Matrix:
             If the matrix does not fit in memory.
 
         The arrays given are never written, and the matrix keeps copies of them.
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 0, 1], [0, 2, 1], [1.0, 2.0, 3.0])
+        >>> print(A)
+        hyblas.Matrix(nrows=2, ncols=3, nnz=3, dtype=float64, backend='cpu')
+          {(0,0): 1.0, (0,2): 2.0, (1,1): 3.0}
+        >>> P = hb.Matrix.from_coo([0, 1], [1, 0], nrows=3, ncols=3)  # no values: 1.0 each
+        >>> P.dtype, P.shape
+        (dtype('float64'), (3, 3))
         """
         name = resolve(backend)
         xp = xp_for(name)
@@ -171,6 +188,13 @@ class Matrix:
             ``dtype`` cannot hold.
         DomainMismatch
             For a value type hyblas does not store.
+
+        Examples
+        --------
+        >>> import scipy.sparse as sp
+        >>> A = hb.Matrix.from_scipy(sp.csr_array([[0.0, 2.0], [3.0, 0.0]]))
+        >>> A.to_coo()
+        (array([0, 1]), array([1, 0]), array([2., 3.]))
         """
         import scipy.sparse as sp  # noqa: PLC0415 - scipy is only needed for interop
 
@@ -207,7 +231,15 @@ class Matrix:
     @classmethod
     def from_cupyx(cls, matrix: Any, *, dtype: Any = None) -> Matrix:
         """A copy of a cupyx.scipy.sparse matrix, kept on the GPU (repeated entries summed);
-        ``matrix`` itself is not changed."""
+        ``matrix`` itself is not changed.
+
+        Examples
+        --------
+        >>> import cupyx.scipy.sparse as csp  # doctest: +SKIP
+        >>> A = hb.Matrix.from_cupyx(csp.eye(3, format="csr"))  # doctest: +SKIP
+        >>> A.backend  # doctest: +SKIP
+        'cuda'
+        """
         if not is_cupyx_sparse(matrix):
             raise InvalidObject(f"expected a cupyx.scipy.sparse matrix, got {type(matrix)}")
         own = _dt.lookup(matrix.dtype, argument="matrix")
@@ -233,7 +265,17 @@ class Matrix:
         cls, array: Any, *, missing_value: Any = None, backend: str | None = None
     ) -> Matrix:
         """Every element of a 2-D array as an entry, except those equal to ``missing_value``
-        (NaN: the NaN elements). ``array`` is not changed, nor shared."""
+        (NaN: the NaN elements). ``array`` is not changed, nor shared.
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_dense(np.array([[0.0, 1.5], [2.0, 0.0]]), missing_value=0.0)
+        >>> print(A)
+        hyblas.Matrix(nrows=2, ncols=2, nnz=2, dtype=float64, backend='cpu')
+          {(0,1): 1.5, (1,0): 2.0}
+        >>> hb.Matrix.from_dense(np.eye(2)).nnz  # without missing_value every element is an entry
+        4
+        """
         name = resolve(backend)
         xp = xp_for(name)
         arr = array_of(array, "array", "numbers")
@@ -367,6 +409,13 @@ class Matrix:
         New arrays, the caller's own: writing into them does not change the matrix (as
         :meth:`to_dense`, :meth:`to_scipy` and :meth:`to_cupyx` give copies; only the
         internal :attr:`indptr`, :attr:`indices` and :attr:`values` are the matrix's own).
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0])
+        >>> rows, cols, values = A.to_coo()
+        >>> rows, cols, values
+        (array([0, 0, 1]), array([0, 1, 1]), array([1., 2., 3.]))
         """
         rows, cols, values = self._host_coo()
         return rows, cols, host_copy(self._values) if values is self._values else values
@@ -382,7 +431,15 @@ class Matrix:
         )
 
     def to_scipy(self) -> Any:
-        """A ``scipy.sparse.csr_array`` copy (on the host)."""
+        """A ``scipy.sparse.csr_array`` copy (on the host).
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0])
+        >>> A.to_scipy().toarray()
+        array([[1., 2.],
+               [0., 3.]])
+        """
         import scipy.sparse as sp  # noqa: PLC0415
 
         return sp.csr_array(
@@ -401,6 +458,13 @@ class Matrix:
         ------
         DimensionMismatch
             If the shape or the number of entries does not fit the int32 indices of cupyx.
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 1], [1, 0], [1.0, 2.0], backend="cuda")  # doctest: +SKIP
+        >>> A.to_cupyx().toarray()  # doctest: +SKIP
+        array([[0., 1.],
+               [2., 0.]])
         """
         if self._backend != "cuda":
             raise BackendError("to_cupyx() needs a matrix on the 'cuda' backend")
@@ -433,6 +497,16 @@ class Matrix:
             holding 2**62 + 1, with fill -1: float64 would round it).
         OutOfMemory
             If the array does not fit in memory.
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0])
+        >>> A.to_dense()  # absent entries as 0
+        array([[1., 2.],
+               [0., 3.]])
+        >>> A.to_dense(fill_value=np.nan)
+        array([[ 1.,  2.],
+               [nan,  3.]])
         """
         check_scalar(fill_value, "fill_value")
         rows, cols, values = self._host_coo()
@@ -443,7 +517,16 @@ class Matrix:
         return out
 
     def to_backend(self, name: str) -> Matrix:
-        """This matrix on backend ``name`` (self if already there)."""
+        """This matrix on backend ``name`` (self if already there).
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0])
+        >>> A.to_backend("cpu") is A
+        True
+        >>> A.to_backend("cuda").backend  # doctest: +SKIP
+        'cuda'
+        """
         name = resolve(name)
         if name == self._backend:
             return self
@@ -468,6 +551,13 @@ class Matrix:
             is True) and float roundings pass.
         DomainMismatch
             For a ``dtype`` hyblas does not store.
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0])
+        >>> B = A.dup(dtype="int64")
+        >>> B.dtype, B.isequal(A)
+        (dtype('int64'), True)
         """
         target = self._dtype if dtype is None else _dt.lookup(dtype)
         if target == self._dtype:
@@ -481,7 +571,16 @@ class Matrix:
         )
 
     def isequal(self, other: Matrix, *, check_dtype: bool = False) -> bool:
-        """Same shape, same stored entries and equal values (and dtype, if asked)."""
+        """Same shape, same stored entries and equal values (and dtype, if asked).
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0])
+        >>> A.isequal(A.dup())
+        True
+        >>> A.isequal(A.dup(dtype="float32")), A.isequal(A.dup(dtype="float32"), check_dtype=True)
+        (True, False)
+        """
         if not isinstance(other, Matrix):
             raise InvalidObject(f"isequal expects a Matrix, got {type(other).__name__}")
         if self.shape != other.shape or self.nnz != other.nnz:
@@ -505,6 +604,13 @@ class Matrix:
             If ``other`` is not a Matrix, or a tolerance not a real number.
         InvalidValue
             If a tolerance is negative, infinite or NaN.
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0])
+        >>> B = hb.ops.apply(A, hb.binary.plus, right=1e-9)
+        >>> A.isequal(B), A.isclose(B)
+        (False, True)
         """
         if not isinstance(other, Matrix):
             raise InvalidObject(f"isclose expects a Matrix, got {type(other).__name__}")
@@ -540,7 +646,15 @@ class Matrix:
         self._cache.clear()
 
     def clear(self) -> None:
-        """Remove every entry."""
+        """Remove every entry.
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0])
+        >>> A.clear()
+        >>> A.nnz, A.shape
+        (0, (2, 2))
+        """
         xp = self._xp
         self.set_storage(
             xp.zeros_like(self._indptr), self._indices[:0].copy(), self._values[:0].copy()

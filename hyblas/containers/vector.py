@@ -61,15 +61,15 @@ class Vector:
     density and converts on demand (a GPU product may hand back its bitmap as written,
     counted only when asked); it never changes what the vector means.
 
-    Internal interface
-    ------------------
-    hyblas's operations and executors read and replace a vector's storage through these
-    members only (not part of the user API; the arrays they return must not be written):
-    :attr:`xp`, :attr:`stored_sparse`, :attr:`stored_bitmap`, :attr:`known_nnz`,
-    :meth:`known_full`, :meth:`as_sparse`, :meth:`as_bitmap`, :meth:`presence`,
-    :meth:`settle`, :meth:`set_storage` and the constructors ``Vector(size, dtype,
-    backend=..., sparse=... | bitmap=..., nnz=...)`` and :meth:`wrap_bitmap`, which take the
-    arrays given without copying them.
+    Notes
+    -----
+    The internal interface: hyblas's operations and executors read and replace a vector's storage
+    through these members only (not part of the user API; the arrays they return must not be
+    written): :attr:`xp`, :attr:`stored_sparse`, :attr:`stored_bitmap`, :attr:`known_nnz`,
+    :meth:`known_full`, :meth:`as_sparse`, :meth:`as_bitmap`, :meth:`presence`, :meth:`settle`,
+    :meth:`set_storage` and the constructors ``Vector(size, dtype, backend=..., sparse=... |
+    bitmap=..., nnz=...)`` and :meth:`wrap_bitmap`, which take the arrays given without copying
+    them.
     """
 
     __array_priority__ = 20
@@ -98,7 +98,14 @@ class Vector:
 
     @classmethod
     def new(cls, dtype: Any, size: int, *, backend: str | None = None) -> Vector:
-        """An empty vector (no entries) of ``dtype`` and ``size``."""
+        """An empty vector (no entries) of ``dtype`` and ``size``.
+
+        Examples
+        --------
+        >>> v = hb.Vector.new("float32", 5)
+        >>> v.size, v.nnz, v.dtype
+        (5, 0, dtype('float32'))
+        """
         name = resolve(backend)
         xp = xp_for(name)
         check_size(size)
@@ -145,6 +152,15 @@ class Vector:
         IndexOutOfBounds, DimensionMismatch, InvalidObject, OutOfMemory
 
         The arrays given are never written, and the vector keeps copies of them.
+
+        Examples
+        --------
+        >>> v = hb.Vector.from_coo([3, 0], [1.5, 2.5], size=5)
+        >>> print(v)
+        hyblas.Vector(size=5, nnz=2, dtype=float64, backend='cpu', format='bitmap')
+          {0: 2.5, 3: 1.5}
+        >>> hb.Vector.from_coo([1, 1], [1, 2], size=3, dup_op=hb.binary.plus).to_coo()
+        (array([1]), array([3]))
         """
         name = resolve(backend)
         if name != "cpu" and _few_on_the_host(indices, values):
@@ -180,7 +196,14 @@ class Vector:
         cls, array: Any, *, missing_value: Any = None, backend: str | None = None
     ) -> Vector:
         """Every element of a 1-D array as an entry, except those equal to ``missing_value``
-        (NaN: the NaN elements). ``array`` is not changed, nor shared."""
+        (NaN: the NaN elements). ``array`` is not changed, nor shared.
+
+        Examples
+        --------
+        >>> v = hb.Vector.from_dense(np.array([0.0, np.inf, 3.0]), missing_value=np.inf)
+        >>> v.to_coo()
+        (array([0, 2]), array([0., 3.]))
+        """
         name = resolve(backend)
         xp = xp_for(name)
         arr = array_of(array, "array", "numbers")
@@ -207,6 +230,12 @@ class Vector:
             its range, or overflowing a float one).
         OutOfMemory
             If ``size`` entries do not fit in memory.
+
+        Examples
+        --------
+        >>> print(hb.Vector.from_scalar(1.0, 3))
+        hyblas.Vector(size=3, nnz=3, dtype=float64, backend='cpu', format='bitmap')
+          {0: 1.0, 1: 1.0, 2: 1.0}
         """
         name = resolve(backend)
         xp = xp_for(name)
@@ -323,7 +352,15 @@ class Vector:
     # --- mutation ----------------------------------------------------------------------------
 
     def clear(self) -> None:
-        """Remove every entry."""
+        """Remove every entry.
+
+        Examples
+        --------
+        >>> v = hb.Vector.from_coo([0, 1], [1.0, 2.0], size=3)
+        >>> v.clear()
+        >>> v.nnz, v.size
+        (0, 3)
+        """
         xp = self._xp
         self.set_storage(sparse=(xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=self._dtype)))
 
@@ -383,6 +420,12 @@ class Vector:
         device : bool
             Return arrays of the vector's backend (CuPy arrays on the GPU) instead of NumPy
             arrays, so that indices can go back into an operation without a host round trip.
+
+        Examples
+        --------
+        >>> v = hb.Vector.from_coo([4, 1], [1.0, 2.0], size=5)
+        >>> v.to_coo()
+        (array([1, 4]), array([2., 1.]))
         """
         idx, vals = self.as_sparse()
         if device:
@@ -405,6 +448,12 @@ class Vector:
             fill and every present value exactly.
         InvalidObject
             If ``fill_value`` is not a number or a bool.
+
+        Examples
+        --------
+        >>> v = hb.Vector.from_coo([0, 2], [1.0, 2.0], size=3)
+        >>> v.to_dense(fill_value=0.0)  # absent is not 0: say what it becomes
+        array([1., 0., 2.])
         """
         if fill_value is not None:
             check_scalar(fill_value, "fill_value")
@@ -423,7 +472,14 @@ class Vector:
         return out
 
     def get(self, index: int, default: Any = None) -> Any:
-        """The value at ``index`` (negative: from the end), or ``default`` when absent."""
+        """The value at ``index`` (negative: from the end), or ``default`` when absent.
+
+        Examples
+        --------
+        >>> v = hb.Vector.from_coo([0, 2], [1.0, 2.0], size=3)
+        >>> v.get(2), v.get(1), v.get(1, default=-1.0)
+        (2.0, None, -1.0)
+        """
         if not isinstance(index, int | np.integer) or isinstance(index, bool | np.bool_):
             raise InvalidObject(f"index must be an integer, got {index!r}")
         if not -self._size <= index < self._size:
@@ -439,7 +495,16 @@ class Vector:
         return default
 
     def to_backend(self, name: str) -> Vector:
-        """This vector on backend ``name`` (self if already there)."""
+        """This vector on backend ``name`` (self if already there).
+
+        Examples
+        --------
+        >>> v = hb.Vector.from_coo([0], [1.0], size=3)
+        >>> v.to_backend("cpu") is v
+        True
+        >>> v.to_backend("cuda").backend  # doctest: +SKIP
+        'cuda'
+        """
         name = resolve(name)
         if name == self._backend:
             return self
@@ -458,6 +523,13 @@ class Vector:
             :meth:`Matrix.dup <hyblas.Matrix.dup>`).
         DomainMismatch
             For a ``dtype`` hyblas does not store.
+
+        Examples
+        --------
+        >>> v = hb.Vector.from_coo([0, 2], [1.0, 2.0], size=3)
+        >>> w = v.dup(dtype="int8")
+        >>> w.to_coo()
+        (array([0, 2]), array([1, 2], dtype=int8))
         """
         target = self._dtype if dtype is None else _dt.lookup(dtype)
         if self._sparse is not None:
@@ -478,7 +550,16 @@ class Vector:
         return cast_values(self._xp, values, target, f"dup(dtype={target.name}): values")
 
     def isequal(self, other: Vector, *, check_dtype: bool = False) -> bool:
-        """Same size, same present indices and equal values (and dtype, if asked)."""
+        """Same size, same present indices and equal values (and dtype, if asked).
+
+        Examples
+        --------
+        >>> v = hb.Vector.from_coo([0, 2], [1.0, 2.0], size=3)
+        >>> v.isequal(hb.Vector.from_coo([0, 2], [1.0, 2.0], size=3))
+        True
+        >>> v.isequal(hb.Vector.from_dense(np.array([1.0, 0.0, 2.0])))  # a stored 0 is an entry
+        False
+        """
         if not isinstance(other, Vector):
             raise InvalidObject(f"isequal expects a Vector, got {type(other).__name__}")
         if self._size != other._size or (check_dtype and self._dtype != other._dtype):
@@ -491,7 +572,14 @@ class Vector:
     def isclose(self, other: Vector, *, rel_tol: float = 1e-7, abs_tol: float = 0.0) -> bool:
         """Same structure, values equal within tolerances (NaN equal to NaN). InvalidObject
         if ``other`` is not a Vector, or for a bad tolerance, as :meth:`Matrix.isclose
-        <hyblas.Matrix.isclose>`."""
+        <hyblas.Matrix.isclose>`.
+
+        Examples
+        --------
+        >>> v = hb.Vector.from_coo([0], [1.0], size=2)
+        >>> v.isclose(hb.Vector.from_coo([0], [1.0 + 1e-12], size=2))
+        True
+        """
         if not isinstance(other, Vector):
             raise InvalidObject(f"isclose expects a Vector, got {type(other).__name__}")
         rel_tol = check_tolerance(rel_tol, "rel_tol")

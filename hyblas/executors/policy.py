@@ -182,6 +182,15 @@ def set_policy(name: str) -> None:
         If ``name`` is not a str.
     InvalidValue
         If it names no policy.
+
+    Examples
+    --------
+    >>> hb.get_policy()
+    'sampling'
+    >>> hb.set_policy("beamer")
+    >>> hb.get_policy()
+    'beamer'
+    >>> hb.set_policy("sampling")
     """
     if not isinstance(name, str):  # an array would answer `in` element-wise
         raise InvalidObject(
@@ -193,13 +202,28 @@ def set_policy(name: str) -> None:
 
 
 def get_policy() -> str:
-    """The current policy's name."""
+    """The current policy's name.
+
+    Examples
+    --------
+    >>> hb.get_policy()
+    'sampling'
+    """
     return _policy[0]
 
 
 @contextlib.contextmanager
 def policy(name: str) -> Iterator[None]:
-    """Use policy ``name`` inside the block."""
+    """Use policy ``name`` inside the block.
+
+    Examples
+    --------
+    >>> with hb.policy("density"):
+    ...     print(hb.get_policy())
+    density
+    >>> hb.get_policy()
+    'sampling'
+    """
     before = get_policy()
     set_policy(name)
     try:

@@ -39,7 +39,13 @@ def get(name: str) -> Executor:
 
 
 def names() -> tuple[str, ...]:
-    """The registered executors' names, the reference executor first."""
+    """The registered executors' names, the reference executor first.
+
+    Examples
+    --------
+    >>> hb.executors.registry.names()[:4]
+    ('reference', 'dense', 'sparse', 'pull')
+    """
     return tuple(EXECUTORS)
 
 
@@ -49,7 +55,13 @@ def unavailable(name: str, backend: str) -> str | None:
 
 
 def available(backend: str) -> tuple[str, ...]:
-    """The registered executors that can run on ``backend``."""
+    """The registered executors that can run on ``backend``.
+
+    Examples
+    --------
+    >>> "reference" in hb.executors.registry.available("cpu")
+    True
+    """
     return tuple(name for name, e in EXECUTORS.items() if e.unavailable(backend) is None)
 
 

@@ -126,7 +126,17 @@ class Trace:
         self._pending.clear()
 
     def records(self) -> list[dict[str, Any]]:
-        """The rows as dicts (``estimates_us`` flattened into ``est_<executor>_us`` keys)."""
+        """The rows as dicts (``estimates_us`` flattened into ``est_<executor>_us`` keys).
+
+        Examples
+        --------
+        >>> A = hb.generators.grid_2d(4, 4)
+        >>> with hb.trace() as t:
+        ...     levels = hb.algorithms.bfs(A, 0)
+        >>> row = t.records()[0]
+        >>> row["op"], row["executor"], row["input_nnz"]
+        ('loop', 'loop', 1)
+        """
         self._settle()
         out = []
         for row in self.rows:
@@ -137,7 +147,17 @@ class Trace:
         return out
 
     def to_pandas(self) -> Any:
-        """The rows as a pandas DataFrame (needs pandas)."""
+        """The rows as a pandas DataFrame (needs pandas).
+
+        Examples
+        --------
+        >>> A = hb.generators.grid_2d(4, 4)
+        >>> with hb.trace() as t:
+        ...     levels = hb.algorithms.bfs(A, 0)
+        >>> df = t.to_pandas()
+        >>> list(df.columns[:4])
+        ['call', 'op', 'executor', 'asked']
+        """
         try:
             import pandas as pd  # noqa: PLC0415 - optional
         except ImportError as exc:
@@ -145,7 +165,18 @@ class Trace:
         return pd.DataFrame.from_records(self.records())
 
     def summary(self) -> dict[str, dict[str, float]]:
-        """Calls and total milliseconds per executor."""
+        """Calls and total milliseconds per executor.
+
+        Examples
+        --------
+        >>> A = hb.generators.grid_2d(4, 4)
+        >>> with hb.trace() as t:
+        ...     levels = hb.algorithms.bfs(A, 0)
+        >>> sorted(t.summary())  # the executors that ran
+        ['loop']
+        >>> t.summary()[sorted(t.summary())[0]]["calls"] > 0
+        True
+        """
         self._settle()
         totals: dict[str, dict[str, float]] = {}
         for row in self.rows:
@@ -163,6 +194,14 @@ class Trace:
         ------
         InvalidValue
             If ``max_rows`` is not an int >= 0.
+
+        Examples
+        --------
+        >>> A = hb.generators.grid_2d(4, 4)
+        >>> with hb.trace() as t:
+        ...     levels = hb.algorithms.bfs(A, 0)
+        >>> t.table().splitlines()[0].split()  # one line per product under this header
+        ['call', 'op', 'executor', 'input_nnz', 'allowed', 'edges', 'time_ms', 'decide_ms']
         """
         if (
             not isinstance(max_rows, int | np.integer)
@@ -224,6 +263,14 @@ def trace() -> Iterator[Trace]:
     ------
     Trace
         Filled as the block runs; times of GPU products are read when the block ends.
+
+    Examples
+    --------
+    >>> A = hb.generators.grid_2d(4, 4)
+    >>> with hb.trace() as t:
+    ...     levels = hb.algorithms.bfs(A, 0)
+    >>> len(t.rows) > 0, t.rows[0].op
+    (True, 'loop')
     """
     t = Trace()
     _open.append(t)

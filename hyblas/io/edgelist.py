@@ -195,6 +195,16 @@ def read_edge_list(
         If an id is ``>= nrows``.
     InvalidObject, DomainMismatch
         For a ``dup_op`` that is not a BinaryOp, or does not take and give ``dtype``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "edges.txt"
+    ...     _ = path.write_text("# src dst weight\\n0 1 2.5\\n1 2 1.0\\n")
+    ...     A = hb.io.read_edge_list(path)
+    >>> A.shape, A.to_coo()
+    ((3, 3), (array([0, 1]), array([1, 2]), array([2.5, 1. ])))
     """
     name = readable_file(path)
     for argument, text in (("delimiter", delimiter), ("comments", comments)):
@@ -273,6 +283,17 @@ def write_edge_list(
     InvalidValue
         If no file may be written at ``path`` (a missing directory, a file where a directory
         should be, a directory, no write permission), checked before anything is written.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> A = hb.Matrix.from_coo([0, 1], [1, 2], [2.5, 1.0])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "edges.txt"
+    ...     hb.io.write_edge_list(path, A)
+    ...     print(path.read_text(), end="")
+    0 1 2.5
+    1 2 1
     """
     name = writable_file(path)
     if not isinstance(A, Matrix):

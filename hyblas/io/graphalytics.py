@@ -32,7 +32,19 @@ class GraphalyticsGraph:
 
     def index_of(self, vertex_id: int) -> int:
         """The matrix index of the vertex named ``vertex_id`` in the files; InvalidValue if
-        there is none."""
+        there is none.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     vertices, edges = pathlib.Path(folder) / "g.v", pathlib.Path(folder) / "g.e"
+        ...     _ = vertices.write_text("10\\n20\\n")
+        ...     _ = edges.write_text("10 20\\n")
+        ...     g = hb.io.read_graphalytics(vertices, edges, directed=True)
+        >>> g.index_of(20)
+        1
+        """
         k = int(np.searchsorted(self.vertex_ids, vertex_id))
         if k == self.vertex_ids.size or self.vertex_ids[k] != vertex_id:
             raise InvalidValue(f"no vertex {vertex_id} in the graph's vertex file")
@@ -71,6 +83,17 @@ def read_graphalytics(
     InvalidValue
         A malformed line, a repeated vertex id or edge, an edge naming a vertex the vertex
         file does not hold, a path that names no readable file.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     vertices, edges = pathlib.Path(folder) / "g.v", pathlib.Path(folder) / "g.e"
+    ...     _ = vertices.write_text("10\\n20\\n30\\n")
+    ...     _ = edges.write_text("10 20\\n20 30\\n")
+    ...     g = hb.io.read_graphalytics(vertices, edges, directed=True)
+    >>> g.vertex_ids, g.matrix.to_coo()[:2]
+    (array([10, 20, 30]), (array([0, 1]), array([1, 2])))
     """
     if not isinstance(directed, bool | np.bool_):
         raise InvalidObject(f"directed must be a bool, got {directed!r}")
@@ -96,12 +119,12 @@ def write_graphalytics_output(
     path: str | os.PathLike, vertex_ids: Any, result: Vector, *, missing: Any = None
 ) -> None:
     """Write ``result`` as Graphalytics output: one ``id value`` line per vertex, in the order
-    of ``vertex_ids`` (the files' ids of the vertices ``0 .. n-1``).
+    of ``vertex_ids`` (the files' ids of the vertices ``0`` to ``n-1``).
 
     Integers are written exactly, floats with 17 significant digits (``inf`` as
     ``Infinity``). A vertex without an entry gets ``missing`` (BFS:
-    :data:`BFS_UNREACHED`, SSSP: ``float('inf')``); with ``missing=None`` every vertex must
-    have an entry.
+    :data:`~hyblas.io.graphalytics.BFS_UNREACHED`, SSSP: ``float('inf')``); with
+    ``missing=None`` every vertex must have an entry.
 
     Raises
     ------
@@ -109,6 +132,18 @@ def write_graphalytics_output(
         If ``vertex_ids`` and ``result`` differ in length.
     InvalidValue
         If a vertex has no entry and ``missing`` is None, or the path cannot be written.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> levels = hb.Vector.from_coo([0, 1], [0, 1], size=3)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "bfs.out"
+    ...     hb.io.write_graphalytics_output(path, [10, 20, 30], levels, missing=-1)
+    ...     print(path.read_text(), end="")
+    10 0
+    20 1
+    30 -1
     """
     ids = np.asarray(vertex_ids)
     if ids.ndim != 1 or ids.size != result.size:

@@ -67,6 +67,17 @@ def read_matrix_market(
         For a complex file, or a ``dtype`` hyblas does not store.
     InvalidObject
         If ``path`` is not a path.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> text = "%%MatrixMarket matrix coordinate real general\\n2 2 2\\n1 2 1.5\\n2 1 -1\\n"
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "A.mtx"
+    ...     _ = path.write_text(text)
+    ...     A = hb.io.read_matrix_market(path)
+    >>> A.to_coo()  # Matrix Market counts from 1, hyblas from 0
+    (array([0, 1]), array([1, 0]), array([ 1.5, -1. ]))
     """
     import scipy.io  # noqa: PLC0415 - scipy is only needed for file interop
     import scipy.sparse as sp  # noqa: PLC0415
@@ -134,6 +145,16 @@ def write_matrix_market(
         If no file may be written at ``path`` (a missing directory, a file where a directory
         should be, a directory, no write permission), checked before anything is written; or
         for uint64 values above the int64 range (Matrix Market integers are read as int64).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> A = hb.Matrix.from_coo([0, 1], [1, 0], [1.5, -1.0])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "A.mtx"
+    ...     hb.io.write_matrix_market(path, A)
+    ...     print(hb.io.read_matrix_market(path).isequal(A))
+    True
     """
     import scipy.io  # noqa: PLC0415
 

@@ -56,6 +56,13 @@ def from_networkx(
         integer of an integer ``dtype``, out of its range, overflowing a float one).
     DomainMismatch
         For a weight that is an int beyond 64 bits, or a ``dtype`` hyblas does not store.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.DiGraph([(0, 1, {"weight": 2.0}), (1, 2, {"weight": 3.0})])
+    >>> hb.io.from_networkx(G).to_coo()
+    (array([0, 1]), array([1, 2]), array([2., 3.]))
     """
     import networkx as nx  # noqa: PLC0415 - networkx is an optional dependency
 
@@ -149,7 +156,7 @@ def to_networkx(
     directed: bool = True,
     weight: str | None = "weight",  # noqa: N803
 ) -> Any:
-    """A networkx graph with nodes ``0 .. n-1`` and an edge per stored entry of ``A``.
+    """A networkx graph with nodes ``0`` to ``n-1`` and an edge per stored entry of ``A``.
 
     Parameters
     ----------
@@ -164,6 +171,13 @@ def to_networkx(
     Returns
     -------
     networkx.DiGraph or networkx.Graph
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 1], [1, 2], [2.0, 3.0], nrows=3, ncols=3)
+    >>> G = hb.io.to_networkx(A)
+    >>> sorted(G.edges(data="weight"))
+    [(0, 1, 2.0), (1, 2, 3.0)]
     """
     import networkx as nx  # noqa: PLC0415
 

@@ -231,6 +231,11 @@ class Operator:
         DomainMismatch
             If an operand's dtype is not one hyblas stores, or the operator does not serve the
             type they unify to.
+
+        Examples
+        --------
+        >>> hb.binary.plus.input_type(np.dtype("int8"), np.dtype("float32"))
+        dtype('float32')
         """
         if self.dtype is not None:
             dt = self.dtype
@@ -293,7 +298,13 @@ class UnaryOp(Operator):
         self.output = _output_rule(self, output)
 
     def output_type(self, input_type: np.dtype) -> np.dtype:
-        """The result dtype for inputs of ``input_type``."""
+        """The result dtype for inputs of ``input_type``.
+
+        Examples
+        --------
+        >>> hb.unary.isnan.output_type(np.dtype("float32"))
+        dtype('bool')
+        """
         return _output_type(self, self.output, input_type)
 
     def __call__(self, x: Any) -> Any:
@@ -376,12 +387,25 @@ class BinaryOp(Operator):
         return self.numpy if isinstance(self.numpy, np.ufunc) else None
 
     def input_type(self, *operand_dtypes: np.dtype) -> np.dtype:
+        """The type operands are cast to before this operator runs.
+
+        Examples
+        --------
+        >>> hb.binary.plus.input_type(np.dtype("int32"), np.dtype("int64"))
+        dtype('int64')
+        """
         if self.cast_inputs_to is not None and self.dtype is None:
             return self.cast_inputs_to
         return super().input_type(*operand_dtypes)
 
     def output_type(self, input_type: np.dtype) -> np.dtype:
-        """The result dtype for operands of ``input_type``."""
+        """The result dtype for operands of ``input_type``.
+
+        Examples
+        --------
+        >>> hb.binary.lt.output_type(np.dtype("float64"))
+        dtype('bool')
+        """
         return _output_type(self, self.output, input_type)
 
     def __call__(self, x: Any, y: Any) -> Any:
@@ -405,7 +429,8 @@ class IndexUnaryOp(Operator):
     cuda : str, optional
         CUDA C expression in ``x``, ``i``, ``j``, ``thunk`` (for kernels that fuse select).
     thunk : {None, 'index', 'value'}
-        What ``select`` accepts as the thunk (see :data:`THUNKS`); checked before the op runs.
+        What ``select`` accepts as the thunk (see :data:`~hyblas.operators.classes.THUNKS`);
+        checked before the op runs.
     """
 
     kind = "indexunary"
@@ -487,6 +512,13 @@ class Monoid(Operator):
         self.cast_inputs_to = binaryop.cast_inputs_to
 
     def input_type(self, *operand_dtypes: np.dtype) -> np.dtype:
+        """The type operands are cast to before this operator runs.
+
+        Examples
+        --------
+        >>> hb.monoid.min.input_type(np.dtype("uint8"), np.dtype("uint8"))
+        dtype('uint8')
+        """
         if self.cast_inputs_to is not None and self.dtype is None:
             return self.cast_inputs_to
         return super().input_type(*operand_dtypes)
@@ -500,6 +532,11 @@ class Monoid(Operator):
             If ``dtype`` is not a dtype hyblas stores, the monoid does not serve it, or it
             cannot hold the identity exactly (a user's ``-inf`` or ``1.5`` in an integer type,
             ``0.5`` in bool, ``1e39`` in float32): then the monoid does not serve that dtype.
+
+        Examples
+        --------
+        >>> hb.monoid.min.identity("int8"), hb.monoid.plus.identity("float64")
+        (np.int8(127), np.float64(0.0))
         """
         return self._value("identity", self._identity, dtype)
 
@@ -510,6 +547,11 @@ class Monoid(Operator):
         ------
         DomainMismatch
             As :meth:`identity`, for the terminal value.
+
+        Examples
+        --------
+        >>> hb.monoid.min.terminal("int8"), hb.monoid.plus.terminal("float64")
+        (np.int8(-128), None)
         """
         return self._value("terminal", self._terminal, dtype)
 
@@ -572,6 +614,13 @@ class Semiring(Operator):
         self.binaryop = binaryop
 
     def input_type(self, *operand_dtypes: np.dtype) -> np.dtype:
+        """The type operands are cast to before this operator runs.
+
+        Examples
+        --------
+        >>> hb.semiring.min_plus.input_type(np.dtype("int32"), np.dtype("float64"))
+        dtype('float64')
+        """
         if self.binaryop.cast_inputs_to is not None and self.dtype is None:
             return self.binaryop.cast_inputs_to
         return super().input_type(*operand_dtypes)
@@ -581,6 +630,11 @@ class Semiring(Operator):
 
         Products are cast to the monoid's domain before they are added, as GraphBLAS casts the
         multiply's output to the monoid's type (``lor_first`` on floats gives bool).
+
+        Examples
+        --------
+        >>> hb.semiring.lor_land.output_type(np.dtype("bool"))
+        dtype('bool')
         """
         product = self.binaryop.output_type(input_type)
         return self.monoid.binaryop.output_type(self.monoid.input_type(product))

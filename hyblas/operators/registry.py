@@ -73,6 +73,15 @@ def register(op: Any, *, replace: bool = False) -> Any:
     InvalidValue
         If the name is taken (unless ``replace``) or is not a Python identifier, or ``op`` is
         a typed operator.
+
+    Examples
+    --------
+    >>> from hyblas.operators import BinaryOp, Monoid
+    >>> hypot = BinaryOp("hypot_doc", cuda="hypot(x, y)", numpy=np.hypot, types="float")
+    >>> hb.operators.register(hypot) is hypot
+    True
+    >>> hb.binary.hypot_doc is hypot
+    True
     """
     kind = getattr(op, "kind", None)
     if not isinstance(kind, str) or kind not in NAMESPACES:
@@ -100,6 +109,13 @@ def lookup(kind: str, name: str, dtype: Any = None) -> Any:
     ------
     UnknownName
         (an InvalidValue and a KeyError) if no ``kind`` has that name.
+
+    Examples
+    --------
+    >>> hb.operators.lookup("semiring", "min_plus") is hb.semiring.min_plus
+    True
+    >>> hb.operators.lookup("monoid", "plus", "int32").identity("int32")
+    np.int32(0)
     """
     if kind not in NAMESPACES:
         raise InvalidValue(f"operator kinds are {', '.join(NAMESPACES)}; got {kind!r}")

@@ -103,6 +103,14 @@ def ewise_add(
     op : BinaryOp, Monoid, Semiring (its add monoid) or str
     mask, accum, replace, out
         As in :func:`~hyblas.ops.mxv`.
+
+    Examples
+    --------
+    >>> u = hb.Vector.from_coo([0, 1], [1.0, 2.0], size=4)
+    >>> v = hb.Vector.from_coo([1, 3], [10.0, 30.0], size=4)
+    >>> print(hb.ops.ewise_add(u, v, hb.binary.plus))  # union: a lone entry is kept as it is
+    hyblas.Vector(size=4, nnz=3, dtype=float64, backend='cpu', format='bitmap')
+      {0: 1.0, 1: 12.0, 3: 30.0}
     """
     return _ewise("ewise_add", x, y, op, mask, accum, replace, out, _red.ewise_union)
 
@@ -119,7 +127,16 @@ def ewise_mult(
     out: Any = None,
 ) -> Any:
     """Element-wise "multiply" over the intersection of structures: ``op(x, y)`` where both are
-    present (GrB_eWiseMult). Parameters as in :func:`ewise_add`."""
+    present (GrB_eWiseMult). Parameters as in :func:`ewise_add`.
+
+    Examples
+    --------
+    >>> u = hb.Vector.from_coo([0, 1], [1.0, 2.0], size=4)
+    >>> v = hb.Vector.from_coo([1, 3], [10.0, 30.0], size=4)
+    >>> print(hb.ops.ewise_mult(u, v, hb.binary.times))  # intersection
+    hyblas.Vector(size=4, nnz=1, dtype=float64, backend='cpu', format='bitmap')
+      {1: 20.0}
+    """
     return _ewise("ewise_mult", x, y, op, mask, accum, replace, out, _red.ewise_intersection)
 
 
@@ -154,6 +171,15 @@ def inner(u: Vector, v: Vector, semiring: Semiring | str) -> Any:
         If the sizes differ.
     BackendError
         If ``u`` and ``v`` live on different backends.
+
+    Examples
+    --------
+    >>> u = hb.Vector.from_coo([0, 1, 2], [1.0, 2.0, 3.0], size=4)
+    >>> v = hb.Vector.from_coo([1, 2, 3], [10.0, 20.0, 30.0], size=4)
+    >>> print(hb.ops.inner(u, v, hb.semiring.plus_times))  # 2*10 + 3*20
+    80.0
+    >>> print(hb.ops.inner(u, v, "min_plus"))
+    12.0
     """
     sr = checks.operator(semiring, (Semiring,), "semiring")
     checks.container(u, (Vector,), "u")

@@ -69,6 +69,16 @@ def extract(
         int, or an array of ints (repeats allowed). An int row or column gives a Vector.
     mask, accum, replace, out
         As in :func:`~hyblas.ops.mxv`.
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 0, 1, 2], [1, 2, 2, 0], [1.0, 2.0, 3.0, 4.0], nrows=3, ncols=3)
+    >>> print(hb.ops.extract(A, [0, 1], None))  # rows 0 and 1, every column
+    hyblas.Matrix(nrows=2, ncols=3, nnz=3, dtype=float64, backend='cpu')
+      {(0,1): 1.0, (0,2): 2.0, (1,2): 3.0}
+    >>> print(hb.ops.extract(A, 0, None))  # row 0 as a Vector
+    hyblas.Vector(size=3, nnz=2, dtype=float64, backend='cpu', format='bitmap')
+      {1: 1.0, 2: 2.0}
     """
     checks.container(x, (Vector, Matrix), "x")
     xp = x.xp
@@ -132,6 +142,17 @@ def assign(
     accum, replace
         As in :func:`~hyblas.ops.mxv`. Without ``accum``, positions of the region where
         ``value`` has no entry lose theirs.
+
+    Examples
+    --------
+    >>> w = hb.Vector.from_coo([0], [1.0], size=4)
+    >>> print(hb.ops.assign(w, 9.0, [2, 3]))  # a scalar fills the region
+    hyblas.Vector(size=4, nnz=3, dtype=float64, backend='cpu', format='bitmap')
+      {0: 1.0, 2: 9.0, 3: 9.0}
+    >>> value = hb.Vector.from_coo([0], [5.0], size=2)
+    >>> print(hb.ops.assign(w, value, [2, 0]))  # without accum, w[0] gets value[1]: no entry
+    hyblas.Vector(size=4, nnz=2, dtype=float64, backend='cpu', format='bitmap')
+      {2: 5.0, 3: 9.0}
     """
     checks.container(out, (Vector, Matrix), "out")
     xp = out.xp
@@ -320,7 +341,15 @@ def transpose(
     replace: bool = False,  # noqa: N803
     out: Matrix | None = None,
 ) -> Matrix:
-    """``C<mask> ⊙= Aᵀ``. Without mask, accum or out, this is ``A.T.dup()``."""
+    """``C<mask> ⊙= Aᵀ``. Without mask, accum or out, this is ``A.T.dup()``.
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 0, 1, 2], [1, 2, 2, 0], [1.0, 2.0, 3.0, 4.0], nrows=3, ncols=3)
+    >>> print(hb.ops.transpose(A))
+    hyblas.Matrix(nrows=3, ncols=3, nnz=4, dtype=float64, backend='cpu')
+      {(0,2): 4.0, (1,0): 1.0, (2,0): 2.0, (2,1): 3.0}
+    """
     checks.container(A, (Matrix,), "A")
     shape = (A.ncols, A.nrows)
     spec = output_spec(

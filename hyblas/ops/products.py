@@ -70,6 +70,17 @@ def mxv(
         ``u``, ``out`` or the mask does not fit ``A``.
     BackendError
         The objects live on different backends.
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 0, 1, 2], [1, 2, 2, 0], [1.0, 2.0, 3.0, 4.0], nrows=3, ncols=3)
+    >>> u = hb.Vector.from_coo([1, 2], [10.0, 20.0], size=3)
+    >>> print(hb.ops.mxv(A, u, hb.semiring.plus_times))  # row 2 meets no entry of u: absent
+    hyblas.Vector(size=3, nnz=2, dtype=float64, backend='cpu', format='bitmap')
+      {0: 50.0, 1: 60.0}
+    >>> print(hb.ops.mxv(A, u, "min_plus", mask=hb.Vector.from_coo([0], [True], size=3)))
+    hyblas.Vector(size=3, nnz=1, dtype=float64, backend='cpu', format='bitmap')
+      {0: 11.0}
     """
     sr = checks.operator(semiring, (Semiring,), "semiring")
     checks.container(A, (Matrix,), "A")
@@ -104,6 +115,14 @@ def vxm(
     frontier, ``w`` holds the neighbours. Parameters as in :func:`mxv` (``u`` has size
     ``A.nrows``, ``w`` size ``A.ncols``); the executors run it as ``Aᵀ ⊕.⊗ u`` with the
     multiply's operands swapped.
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 0, 1, 2], [1, 2, 2, 0], [1.0, 2.0, 3.0, 4.0], nrows=3, ncols=3)
+    >>> frontier = hb.Vector.from_coo([0], [True], size=3)
+    >>> seen = frontier.dup()
+    >>> hb.ops.vxm(frontier, A, hb.semiring.lor_land, mask=~seen.S).to_coo()  # one BFS step
+    (array([1, 2]), array([ True,  True]))
     """
     sr = checks.operator(semiring, (Semiring,), "semiring")
     checks.container(u, (Vector,), "u")
@@ -139,6 +158,17 @@ def mxm(
     ``executor`` is checked as in :func:`mxv`; only the reference executor runs ``mxm`` so
     far: ``'auto'`` takes it, and another executor named falls back to it with an
     :class:`~hyblas.errors.ExecutorFallback` warning.
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 0, 1, 2], [1, 2, 2, 0], [1.0, 2.0, 3.0, 4.0], nrows=3, ncols=3)
+    >>> C = hb.ops.mxm(A, A, hb.semiring.plus_times)  # paths of two edges, weights multiplied
+    >>> print(C)
+    hyblas.Matrix(nrows=3, ncols=3, nnz=5, dtype=float64, backend='cpu')
+      {(0,0): 8.0, (0,2): 3.0, (1,0): 12.0, (2,1): 4.0, (2,2): 8.0}
+    >>> print(hb.ops.mxm(A, A, "plus_pair", mask=A.S))  # count them only where A has an edge
+    hyblas.Matrix(nrows=3, ncols=3, nnz=1, dtype=float64, backend='cpu')
+      {(0,2): 1.0}
     """
     sr = checks.operator(semiring, (Semiring,), "semiring")
     checks.container(A, (Matrix,), "A")

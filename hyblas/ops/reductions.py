@@ -35,6 +35,15 @@ def reduce_rows(
     monoid : Monoid or str
     mask, accum, replace, out
         As in :func:`~hyblas.ops.mxv` (``out`` of size ``A.nrows``).
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 0, 1, 2], [1, 2, 2, 0], [1.0, 2.0, 3.0, 4.0], nrows=3, ncols=3)
+    >>> print(hb.ops.reduce_rows(A, hb.monoid.plus))
+    hyblas.Vector(size=3, nnz=3, dtype=float64, backend='cpu', format='bitmap')
+      {0: 3.0, 1: 3.0, 2: 4.0}
+    >>> print(hb.ops.reduce_rows(hb.Matrix.new("float64", 2, 2), "plus"))  # empty rows: absent
+    hyblas.Vector(size=2, nnz=0, dtype=float64, backend='cpu', format='sparse')
     """
     mon = checks.monoid_of(monoid)
     checks.container(A, (Matrix,), "A")
@@ -57,7 +66,15 @@ def reduce_columns(
     replace: bool = False,
     out: Vector | None = None,
 ) -> Vector:
-    """``w_j = ⊕_i A_ij``: each column reduced; parameters as in :func:`reduce_rows`."""
+    """``w_j = ⊕_i A_ij``: each column reduced; parameters as in :func:`reduce_rows`.
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 0, 1, 2], [1, 2, 2, 0], [1.0, 2.0, 3.0, 4.0], nrows=3, ncols=3)
+    >>> print(hb.ops.reduce_columns(A, hb.monoid.max))
+    hyblas.Vector(size=3, nnz=3, dtype=float64, backend='cpu', format='bitmap')
+      {0: 4.0, 1: 1.0, 2: 3.0}
+    """
     checks.container(A, (Matrix,), "A")
     return reduce_rows(A.T, monoid, mask=mask, accum=accum, replace=replace, out=out)
 
@@ -67,6 +84,14 @@ def reduce_scalar(x: Any, monoid: Monoid | str) -> Any:
     """Every entry of a Vector or Matrix reduced to one NumPy scalar.
 
     An object without entries reduces to the monoid's identity (GrB_reduce with a monoid).
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 0, 1, 2], [1, 2, 2, 0], [1.0, 2.0, 3.0, 4.0], nrows=3, ncols=3)
+    >>> hb.ops.reduce_scalar(A, hb.monoid.plus)
+    np.float64(10.0)
+    >>> hb.ops.reduce_scalar(hb.Vector.new("int64", 3), "plus")  # no entry: the identity
+    np.int64(0)
     """
     mon = checks.monoid_of(monoid)
     checks.container(x, (Vector, Matrix), "x")

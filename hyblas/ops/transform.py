@@ -81,6 +81,16 @@ def apply(
         Bind one side of a BinaryOp to a scalar (exactly one, for a BinaryOp).
     mask, accum, replace, out
         As in :func:`~hyblas.ops.mxv`.
+
+    Examples
+    --------
+    >>> v = hb.Vector.from_coo([0, 2], [-1.5, 4.0], size=3)
+    >>> print(hb.ops.apply(v, hb.unary.abs))
+    hyblas.Vector(size=3, nnz=2, dtype=float64, backend='cpu', format='bitmap')
+      {0: 1.5, 2: 4.0}
+    >>> print(hb.ops.apply(v, hb.binary.times, right=2.0))  # op(x, right) for every entry
+    hyblas.Vector(size=3, nnz=2, dtype=float64, backend='cpu', format='bitmap')
+      {0: -3.0, 2: 8.0}
     """
     found = checks.operator(op, (UnaryOp, BinaryOp), "op")
     checks.container(x, (Vector, Matrix), "x")
@@ -160,6 +170,16 @@ def select(
         an integer beyond float64 for float values.
     InvalidObject
         If ``thunk`` is an array or a sequence.
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 2], [5.0, 1.0, 7.0, 2.0])
+    >>> print(hb.ops.select(A, "triu", 1))  # strictly above the diagonal
+    hyblas.Matrix(nrows=3, ncols=3, nnz=2, dtype=float64, backend='cpu')
+      {(0,1): 5.0, (1,2): 7.0}
+    >>> print(hb.ops.select(A, hb.indexunary.valuegt, 3.0))
+    hyblas.Matrix(nrows=3, ncols=3, nnz=2, dtype=float64, backend='cpu')
+      {(0,1): 5.0, (1,2): 7.0}
     """
     found = checks.operator(op, (IndexUnaryOp,), "op")
     checks.container(x, (Vector, Matrix), "x")

@@ -110,7 +110,14 @@ class LoopParams:
             )
 
     def exit_limit(self, nnz: int, levels: bool) -> int:
-        """The frontier out-edges above which the host takes the rounds, for ``nnz`` edges."""
+        """The frontier out-edges above which the host takes the rounds, for ``nnz`` edges.
+
+        Examples
+        --------
+        >>> from hyblas.traversal import LoopParams
+        >>> LoopParams().exit_limit(1_000_000, levels=True) > 0
+        True
+        """
         if self.exit_edges is not None:
             return self.exit_edges
         fraction = self.exit_fraction if levels else self.improve_exit_fraction
@@ -133,5 +140,13 @@ def current_params() -> LoopParams:
 def loop_params(
     params: LoopParams | None = None, **changes: Any
 ) -> contextlib.AbstractContextManager[LoopParams]:
-    """Run a block with other device-loop parameters: ``with loop_params(exit_edges=0): ...``."""
+    """Run a block with other device-loop parameters: ``with loop_params(exit_edges=0): ...``.
+
+    Examples
+    --------
+    >>> from hyblas.traversal import current_params, loop_params
+    >>> with loop_params(exit_edges=0) as params:  # the device loop hands every round back
+    ...     print(params.exit_edges, current_params() is params)
+    0 True
+    """
     return _STACK.using(params, **changes)

@@ -81,12 +81,12 @@ def propagate(
     With ``delta`` (``levels=False``, min monoid) the rounds are *bucketed*, as in
     delta-stepping: a round expands only the frontier vertices whose value is below a
     threshold that moves up in steps of ``delta``, and the others wait in the frontier
-    (:mod:`hyblas.traversal.buckets` has the exact rules). The state at the end is the same;
+    (``hyblas.traversal.buckets`` has the exact rules). The state at the end is the same;
     there are more rounds, but on a high-diameter weighted graph far fewer edges are walked,
     because most vertices are expanded once, with their final value.
 
     This is the loop an algorithm would write with ``vxm`` / ``assign`` / ``ewise_*`` and a
-    ``while frontier.nnz`` test (:mod:`hyblas.traversal.rounds` writes it so), and gives the same
+    ``while frontier.nnz`` test (``hyblas.traversal.rounds`` writes it so), and gives the same
     result; on the GPU it runs narrow rounds without a host round trip (see the module's
     docstring) and reads ``frontier.nnz`` on the device.
 
@@ -105,12 +105,12 @@ def propagate(
     max_rounds : int, optional
         Stop after this many rounds (default: when the frontier is empty).
     executor : str
-        ``'auto'`` (default) and ``'loop'``: the device loop for narrow rounds (its NumPy
-        emulation on the CPU) and ``vxm`` with ``executor='auto'`` for wide ones (see
-        :class:`LoopParams`). ``'reference'``, ``'dense'``, ``'sparse'``, ``'pull'``: ``vxm``
-        on that executor every round, no device loop; except that on the GPU, levels rounds
-        in the ``any`` monoid on ``'sparse'`` run as its *graph rounds*, the same kernels
-        with no host round trip a round (:mod:`hyblas.traversal.graph_rounds`).
+        ``'auto'`` (default) and ``'loop'``: the device loop for narrow rounds (its NumPy emulation
+        on the CPU) and ``vxm`` with ``executor='auto'`` for wide ones (see
+        :class:`~hyblas.traversal.LoopParams`). ``'reference'``, ``'dense'``, ``'sparse'``,
+        ``'pull'``: ``vxm`` on that executor every round, no device loop; except that on the GPU,
+        levels rounds in the ``any`` monoid on ``'sparse'`` run as its *graph rounds*, the same
+        kernels with no host round trip a round (``hyblas.traversal.graph_rounds``).
     on_rounds : callable, optional
         Called as ``on_rounds(rounds_done, frontier_nnz)`` whenever the host sees the
         rounds advance (after each host round, and after each stay in the device loop).
@@ -140,6 +140,16 @@ def propagate(
         ``state`` and ``frontier`` being one Vector; with ``levels=True``, when a round
         reaches a vertex whose level (the round's number) ``state``'s dtype cannot hold (a
         round after 127 in int8): raised once the rounds get there, nothing written.
+
+    Examples
+    --------
+    >>> A = hb.Matrix.from_coo([0, 1, 2], [1, 2, 3], [True, True, True], nrows=4, ncols=4)
+    >>> state = hb.Vector.from_coo([0], [0], size=4)  # BFS levels from vertex 0
+    >>> frontier = hb.Vector.from_coo([0], [True], size=4)
+    >>> hb.ops.propagate(state, frontier, A, "any_pair", levels=True)  # the number of rounds
+    4
+    >>> state.to_coo()
+    (array([0, 1, 2, 3]), array([0, 1, 2, 3]))
     """
     sr = checks.operator(semiring, (Semiring,), "semiring")
     _check(state, frontier, A, sr, levels, max_rounds, executor, on_rounds)

@@ -40,7 +40,17 @@ def _trace_html(self: Trace) -> str:
 
 def _trace_plot(self: Trace, ax: Any = None) -> Any:
     """Frontier size and executor per product (MultiGraph's Table 2 as a picture); see
-    :func:`hyblas.plot.trace`."""
+    :func:`hyblas.plot.trace`.
+
+    Examples
+    --------
+    >>> A = hb.generators.grid_2d(4, 4)
+    >>> with hb.trace() as t:
+    ...     levels = hb.algorithms.bfs(A, 0)
+    >>> ax = t.plot()  # matplotlib: one point per product, coloured by executor
+    >>> ax.get_xlabel()
+    'product (call order)'
+    """
     return plot.trace(self, ax=ax)
 
 

@@ -97,7 +97,7 @@ def spy(
     """Draw the pattern of ``A``: entries counted per cell of an at most ``max_cells`` grid.
 
     Unlike ``matplotlib.pyplot.spy`` this never densifies: the counting is one vectorized pass
-    over the stored entries on the matrix's backend (see :func:`hyblas.viz.display.pattern_counts`),
+    over the stored entries on the matrix's backend (see ``hyblas.viz.display.pattern_counts``),
     so it suits matrices with hundreds of millions of entries. Cells without entries are white.
 
     Parameters
@@ -128,6 +128,12 @@ def spy(
         ``max_cells < 1``.
     MissingDependency
         matplotlib is not installed.
+
+    Examples
+    --------
+    >>> ax = hb.plot.spy(hb.generators.kronecker(8, seed=0))
+    >>> ax.get_title()
+    '256 x 256, 4,248 entries'
     """
     _check_matrix(A)
     log = _check_bool(log, "log")
@@ -236,6 +242,12 @@ def degree_distribution(
         ``direction='both'`` for a matrix that is not square.
     MissingDependency
         matplotlib is not installed.
+
+    Examples
+    --------
+    >>> ax = hb.plot.degree_distribution(hb.generators.kronecker(8, seed=0))
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('out-degree (entries per row)', 'vertices')
     """
     _check_matrix(A)
     if not isinstance(direction, str) or direction not in DIRECTIONS:
@@ -296,6 +308,15 @@ def trace(t: Any, *, ax: Axes | None = None, log: bool = True) -> Axes:
         ``t`` is not a Trace, ``ax`` not an Axes, ``log`` not a bool.
     MissingDependency
         matplotlib is not installed.
+
+    Examples
+    --------
+    >>> A = hb.generators.grid_2d(4, 4)
+    >>> with hb.trace() as t:
+    ...     levels = hb.algorithms.bfs(A, 0)
+    >>> ax = hb.plot.trace(t)
+    >>> ax.get_ylabel()
+    'input entries (frontier)'
     """
     if not isinstance(t, Trace):
         raise InvalidObject(f"t must be a hyblas Trace, got {type(t).__name__}")

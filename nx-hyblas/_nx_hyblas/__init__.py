@@ -57,7 +57,17 @@ DEFAULT_CONFIG: dict[str, Any] = {
 
 
 def get_info() -> dict[str, Any]:
-    """The backend's description for ``networkx.utils.backends.backend_info``."""
+    """The backend's description for ``networkx.utils.backends.backend_info``.
+
+    Examples
+    --------
+    >>> from _nx_hyblas import get_info
+    >>> info = get_info()
+    >>> info["backend_name"], info["default_config"]["device"]
+    ('hyblas', 'auto')
+    >>> "pagerank" in info["functions"]
+    True
+    """
     return {
         "backend_name": "hyblas",
         "project": "hyblas",

@@ -12,7 +12,15 @@ import pytest
 pytest.importorskip("ruff", reason="ruff comes with the 'test' extra")
 
 ROOT = Path(__file__).resolve().parents[2]
-TREE = ["hyblas", "tests", "benchmarks", "scripts", "nx-hyblas"]
+TREE = [
+    "hyblas",
+    "tests",
+    "benchmarks",
+    "scripts",
+    "nx-hyblas",
+    "docs/conf.py",
+    "docs/_generate.py",
+]
 
 
 def _ruff(*args: str) -> subprocess.CompletedProcess:

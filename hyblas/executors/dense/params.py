@@ -147,5 +147,12 @@ def dense_params(
 
     ``with dense_params(column_panel=4096): ...`` changes some fields of the current set;
     ``with dense_params(DenseParams(...)):`` replaces it. Layouts are cached per parameter set.
+
+    Examples
+    --------
+    >>> from hyblas.executors.dense import current_params, dense_params
+    >>> with dense_params(row_panel=512) as params:
+    ...     print(params.row_panel, current_params() is params)
+    512 True
     """
     return _STACK.using(params, **changes)

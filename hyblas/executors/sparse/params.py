@@ -69,7 +69,7 @@ class SparseParams:
         Thread blocks of the spreading kernel, and of the push kernel in graph rounds.
     graph_rounds : int
         :func:`hyblas.ops.propagate` runs BFS-like rounds (levels, the ``any`` monoid) with
-        ``executor='sparse'`` on the GPU as graph rounds (:mod:`hyblas.traversal.graph_rounds`):
+        ``executor='sparse'`` on the GPU as graph rounds (``hyblas.traversal.graph_rounds``):
         the kernels of this many rounds are launched as one CUDA graph, and the host reads
         the rounds' state once a launch instead of once a round. 0: host rounds (one ``vxm``
         each).
@@ -140,5 +140,13 @@ def sparse_params(
 
     ``with sparse_params(reach=1024): ...`` changes some fields of the current set;
     ``with sparse_params(SparseParams(...)):`` replaces it. Layouts are cached per parameter set.
+
+    Examples
+    --------
+    >>> from hyblas.executors.sparse import current_params, sparse_params
+    >>> default = current_params()
+    >>> with sparse_params(default) as params:
+    ...     print(params == default)
+    True
     """
     return _STACK.using(params, **changes)
