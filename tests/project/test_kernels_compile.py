@@ -61,7 +61,7 @@ from hyblas import dtypes as hb_dtypes
 from hyblas.device import ewise, fill, inner, scatter, segments
 from hyblas.executors.dense import kernels as dense_kernels
 from hyblas.executors.pull import kernels as pull_kernels
-from hyblas.executors.reference import kernels
+from hyblas.executors.reference import kernels, masked_dot
 from hyblas.executors.sparse import kernels as sparse_kernels
 from hyblas.traversal import kernels as loop_kernels
 
@@ -75,6 +75,7 @@ Specialization = tuple[str, str, list[str]]  # (label, source, kernel name expre
 
 FAMILIES: dict[str, Callable[[], Iterable[Specialization]]] = {
     "reference": kernels.builtin_specializations,
+    "masked_dot": masked_dot.builtin_specializations,
     "segment_reduce": segments.builtin_specializations,
     "ewise_bitmap": ewise.builtin_specializations,
     "inner_bitmap": inner.builtin_specializations,
@@ -465,6 +466,15 @@ def test_every_inner_bitmap_specialization_compiles_for_sm90(builds: Builds) -> 
     semirings = [NAMESPACES["semiring"][n] for n in BUILTIN_NAMES["semiring"]]
     assert len(specializations) == sum(len(sr.types) for sr in semirings) + 1
     _check(builds, "inner_bitmap")
+
+
+@family("masked_dot")
+def test_every_masked_dot_specialization_compiles_for_sm90(builds: Builds) -> None:
+    """The masked dot-product SpGEMM's thread and warp kernels, for every built-in semiring on
+    every dtype it serves, with int32 and int64 indices."""
+    specializations = builds.specializations["masked_dot"]
+    assert len(specializations) == _expected_count()
+    _check(builds, "masked_dot")
 
 
 @family("scatter_bitmap")

@@ -12,7 +12,7 @@ Three strategies, chosen per call and per row of ``A``:
 * **dot** (non-complemented mask only): when ``Σ_(i,j) in mask min(|A_i*|, |B_*j|)`` is below
   the saxpy product count (triangle counting), each allowed entry is the intersection of row
   ``i`` of ``A`` and column ``j`` of ``B``, walked from the shorter side with a binary search
-  into the other.
+  into the other (on the GPU one kernel, :mod:`.masked_dot`).
 
 A mask is passed as its parent Matrix (its structure, or its true values) and a complement
 flag; only the mask rows a group touches are turned into keys.
@@ -27,6 +27,7 @@ import numpy as np
 from ...backend import to_numpy
 from ...device import arrays as _prim
 from ...operators.classes import Semiring
+from .masked_dot import masked_dot
 from .spmv import spmv
 
 __all__ = ["spgemm", "MaskRows", "PRODUCT_BUDGET", "DENSE_ROW_FRACTION"]
@@ -197,12 +198,17 @@ def _dot(
     a: Any, b: Any, semiring: Semiring, keys: Any, op_type: np.dtype, out_type: np.dtype
 ) -> tuple[Any, Any]:
     """Each allowed ``(i, j)``: ``⊕_k A_ik ⊗ B_kj`` over the k in both row i of A and column j
-    of B, walking the shorter of the two and binary-searching the other."""
+    of B, walking the shorter of the two and binary-searching the other: on the GPU in one
+    kernel pass (:mod:`.masked_dot`), on the CPU in array code, in groups of entries whose walks
+    fit the product budget."""
     xp = a.xp
     bt = b.T
     ncols = np.int64(max(b.ncols, 1))
     inner = np.int64(max(a.ncols, 1))
     rows, cols = keys // ncols, keys % ncols
+    if a.backend == "cuda":
+        values, present = masked_dot(a, bt, semiring, rows, cols, op_type)
+        return keys[present], values[present]
     a_starts, bt_starts = a.indptr.astype(np.int64), bt.indptr.astype(np.int64)
     a_len = a_starts[rows + 1] - a_starts[rows]
     b_len = bt_starts[cols + 1] - bt_starts[cols]
