@@ -2,6 +2,7 @@
 the mask makes intersecting rows cheaper than expanding products: triangle counting, the
 clustering coefficient) on the GPU equals the CPU's array code and a NumPy model.
 
+The mask's entries go to the kernels in slices (one, or many small ones here).
 The operands have hub rows and columns, so the mask's entries take both kernels: one thread
 for an entry whose shorter row is short, one warp for one whose shorter row has at least
 ``LONG_ENTRY`` indices. Values are small integers, so sums are exact in any order.
@@ -52,10 +53,11 @@ def _model(a: np.ndarray, b: np.ndarray, mask: np.ndarray, name: str) -> tuple:
     return present, values
 
 
+@pytest.mark.parametrize("slice_entries", [spgemm.DOT_KERNEL_SLICE, 97], ids=["one", "slices"])
 @pytest.mark.parametrize("name", ["plus_times", "plus_pair", "min_plus", "max_second"])
 @pytest.mark.parametrize("dtype", ["float64", "int32"])
 def test_masked_dot_kernel_equals_the_cpu_and_a_model(
-    name: str, dtype: str, monkeypatch: pytest.MonkeyPatch
+    name: str, dtype: str, slice_entries: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rng = np.random.default_rng(7)
     (ar, ac, av), (br, bc, bv) = _operand(rng, dtype), _operand(rng, dtype)
@@ -66,6 +68,7 @@ def test_masked_dot_kernel_equals_the_cpu_and_a_model(
     shorter = np.minimum(a_len[mr], b_len[mc])
     assert (shorter >= masked_dot.LONG_ENTRY).any() and (shorter < masked_dot.LONG_ENTRY).any()
 
+    monkeypatch.setattr(spgemm, "DOT_KERNEL_SLICE", slice_entries)
     calls = []
     real = spgemm.masked_dot
     monkeypatch.setattr(spgemm, "masked_dot", lambda *args: calls.append(1) or real(*args))
@@ -78,7 +81,8 @@ def test_masked_dot_kernel_equals_the_cpu_and_a_model(
         )  # noqa: N806
         C = hb.ops.mxm(A, B, name, mask=M.S, executor="reference")  # noqa: N806
         results[backend] = C.to_coo()
-    assert calls == [1]  # the GPU ran the kernel; the CPU the array code
+    # the GPU ran the kernel, once a slice of the mask's entries; the CPU the array code
+    assert len(calls) == -(-np.unique(mr * N + mc).size // slice_entries)
 
     dense_a = np.full((N, N), np.nan)
     dense_a[ar, ac] = av

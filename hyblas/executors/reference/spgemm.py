@@ -34,6 +34,8 @@ __all__ = ["spgemm", "MaskRows", "PRODUCT_BUDGET", "DENSE_ROW_FRACTION"]
 
 #: Most products expanded at once by the saxpy strategy (per backend).
 PRODUCT_BUDGET = {"cpu": 1 << 23, "cuda": 1 << 25}
+#: Most mask entries one pass of the GPU's masked dot-product kernels takes.
+DOT_KERNEL_SLICE = 1 << 26
 #: A row with at least ``nnz(B) / DENSE_ROW_FRACTION`` products is computed by a row SpMV.
 DENSE_ROW_FRACTION = 16
 #: ... and at least this many products (small ``B``: sorting is cheap).
@@ -205,10 +207,18 @@ def _dot(
     bt = b.T
     ncols = np.int64(max(b.ncols, 1))
     inner = np.int64(max(a.ncols, 1))
+    if a.backend == "cuda":  # in slices of the keys: the kernel's per-entry arrays stay bounded
+        parts = []
+        for begin in range(0, int(keys.size), DOT_KERNEL_SLICE):
+            part = keys[begin : begin + DOT_KERNEL_SLICE]
+            values, present = masked_dot(a, bt, semiring, part // ncols, part % ncols, op_type)
+            parts.append((part[present], values[present]))
+        if not parts:
+            return keys, xp.zeros(0, dtype=out_type)
+        if len(parts) == 1:
+            return parts[0]
+        return xp.concatenate([p[0] for p in parts]), xp.concatenate([p[1] for p in parts])
     rows, cols = keys // ncols, keys % ncols
-    if a.backend == "cuda":
-        values, present = masked_dot(a, bt, semiring, rows, cols, op_type)
-        return keys[present], values[present]
     a_starts, bt_starts = a.indptr.astype(np.int64), bt.indptr.astype(np.int64)
     a_len = a_starts[rows + 1] - a_starts[rows]
     b_len = bt_starts[cols + 1] - bt_starts[cols]
