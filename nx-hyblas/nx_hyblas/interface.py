@@ -38,17 +38,17 @@ class BackendInterface:
     ) -> HyblasGraph:
         if isinstance(G, HyblasGraph):
             return G
-        if preserve_edge_attrs:
-            # every attribute of every edge, as numbers: what networkx asks when the function
-            # reads attributes it cannot name in advance (a weight function, say)
-            raise NotImplementedError("preserving every edge attribute is networkx's own")
+        # every attribute of every edge (what networkx asks for a function that returns part
+        # of the graph, k_core): the conversion keeps G itself, and converts an attribute a
+        # later call reads from it on first use (can_run refuses a weight function first)
         return from_networkx(
             G,
-            edge_attrs,
+            None if preserve_edge_attrs else edge_attrs,
             backend=device(),
             dtype=np.dtype(config().dtype),
             preserve_graph_attrs=preserve_graph_attrs,
             preserve_node_attrs=preserve_node_attrs,
+            keep_source=bool(preserve_edge_attrs),
         )
 
     @staticmethod
@@ -74,6 +74,8 @@ class BackendInterface:
             return "weighted betweenness and endpoints are networkx's own"
         if name in ("clustering", "average_clustering") and bound.get("weight") is not None:
             return "weighted clustering is networkx's own"
+        if name == "k_core" and bound.get("core_number") is not None:
+            return "with the core numbers given, k_core has nothing for hyblas to compute"
         return True
 
     @staticmethod

@@ -146,8 +146,16 @@ def _without_self_loops(G: nx.Graph) -> nx.Graph:  # noqa: N803
     return G
 
 
+def _graph_data(G: nx.Graph) -> tuple:  # noqa: N803
+    """Everything a graph holds, as what NetworkX's own tests of a backend compare."""
+    return type(G), G.graph, G._node, G._adj, list(G)
+
+
 SIMPLE = {  # graphs (not multigraphs) without self loops, directed or not
     "core_number": lambda G, **kw: nx.core_number(_without_self_loops(G), **kw),
+    "k_core": lambda G, **kw: [
+        _graph_data(nx.k_core(_without_self_loops(G), k, **kw)) for k in (None, 0, 2, 3, 9)
+    ],
 }
 
 
@@ -205,6 +213,33 @@ def test_parallel_edges_reduce_per_algorithm(on_hyblas: str) -> None:
     assert nx.single_source_dijkstra_path_length(G, "a", backend="hyblas")["b"] == 1.0
 
 
+def test_k_core_copies_every_attribute_and_leaves_the_graph_as_it_was(on_hyblas: str) -> None:
+    """k_core returns a NetworkX graph (the core numbers on hyblas, the subgraph copied from
+    the graph with its graph, node and edge attributes); the conversion it leaves in NetworkX's
+    cache serves a weighted call after it."""
+    G = _without_self_loops(_random_graph(nx.Graph, 1, m=120))
+    G.graph["name"] = "random"
+    for k, node in enumerate(G):
+        G.nodes[node]["colour"] = ["red", "blue"][k % 2]
+    for u, v, data in G.edges(data=True):
+        data["label"] = f"{u}-{v}"  # not a number: kept as it is
+    before = _graph_data(G.copy())
+    ran = []
+    real = hb.algorithms.core_number
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            hb.algorithms, "core_number", lambda *a, **kw: ran.append(1) or real(*a, **kw)
+        )
+        ours = nx.k_core(G, backend="hyblas")
+    assert ran == [1] and isinstance(ours, nx.Graph)
+    assert _graph_data(ours) == _graph_data(nx.k_core(G, backend="networkx"))
+    assert ours.number_of_nodes() < G.number_of_nodes()  # a proper part: the test can fail
+    assert _graph_data(G) == before
+    # the cached conversion (every attribute kept) reads "weight" for pagerank on first use
+    _same(nx.pagerank(G, backend="hyblas"), nx.pagerank(G, backend="networkx"))
+    assert backend_interface.can_run("k_core", (G,), {"core_number": {}}) is not True
+
+
 def test_errors_are_networkx_errors(on_hyblas: str) -> None:
     G = nx.DiGraph([(0, 1, {"weight": -1.0}), (1, 0, {"weight": -1.0})])
     with pytest.raises(nx.NetworkXUnbounded):
@@ -219,6 +254,10 @@ def test_errors_are_networkx_errors(on_hyblas: str) -> None:
         nx.is_connected(nx.Graph(), backend="hyblas")
     with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
         nx.core_number(nx.Graph([(0, 0), (0, 1)]), backend="hyblas")
+    with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
+        nx.k_core(nx.Graph([(0, 0), (0, 1)]), backend="hyblas")
+    with pytest.raises(nx.NetworkXNotImplemented, match="multigraph"):
+        backend_interface.k_core(backend_interface.convert_from_nx(nx.MultiGraph([(0, 1)])))
 
 
 def test_settings(backend: str) -> None:
