@@ -10,7 +10,7 @@ import numpy as np
 
 import hyblas as hb
 
-from ..common import nodes_of, options
+from ..common import many_small_objects, nodes_of, options
 from ..graph import HyblasGraph
 
 
@@ -21,13 +21,13 @@ def _labels(G: HyblasGraph, executor: str) -> np.ndarray:
     return hb.algorithms.connected_components(G.hb_graph(), executor=executor).to_dense()
 
 
-def _components(G: HyblasGraph, executor: str) -> Iterator[set]:
+def _components(G: HyblasGraph, executor: str) -> list[set]:
     """The components as sets of nodes, in the order networkx finds them: by their first node
     in the graph's node order (a label is the smallest vertex of its component)."""
     labels = _labels(G, executor)
     n = labels.size
     if n == 0:
-        return
+        return []
     # row ``label`` of the transpose of M[v, label[v]] lists the component's vertices in
     # ascending order, and its rows come in networkx's order of the components (on the host:
     # the sets are built there)
@@ -38,8 +38,11 @@ def _components(G: HyblasGraph, executor: str) -> Iterator[set]:
     members = nodes_of(G, M.indices)  # every node once, grouped by component
     starts = indptr[:-1][indptr[1:] > indptr[:-1]].tolist()
     ends = [*starts[1:], n]
-    for start, end in zip(starts, ends):
-        yield {members[start]} if end - start == 1 else set(members[start:end])
+    with many_small_objects():
+        return [
+            {members[start]} if end - start == 1 else set(members[start:end])
+            for start, end in zip(starts, ends)
+        ]
 
 
 def _count(G: HyblasGraph, executor: str) -> int:
