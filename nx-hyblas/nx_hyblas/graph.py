@@ -29,7 +29,9 @@ class HyblasGraph:
     returns part of the graph, such as ``k_core``) keeps the NetworkX graph it read as
     ``source``: such a function returns the part of ``source`` NetworkX would, with every
     attribute, and an attribute another function reads from it later (NetworkX's cache
-    hands such a conversion to any call) is converted from ``source`` on first use.
+    hands such a conversion to any call) is converted from ``source`` on first use. NetworkX
+    drops its cached conversions when the graph's methods change it; a conversion held by hand
+    is valid only while ``source`` keeps the edges it had.
     """
 
     __networkx_backend__ = "hyblas"
