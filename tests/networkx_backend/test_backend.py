@@ -285,6 +285,25 @@ def test_settings(backend: str) -> None:
     assert nx.pagerank(G, backend="hyblas", executor="reference")  # an extra keyword
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_should_run_counts_edges_as_networkx_does(kind: type) -> None:
+    """should_run reads only as much of the adjacency as min_edges needs, with NetworkX's
+    count of edges (an undirected edge once, a self loop once, parallel edges each)."""
+    settings = nx.config.backends.hyblas
+    saved = settings.min_edges
+    try:
+        for seed in range(3):
+            G = _random_graph(kind, seed, n=12, m=25)
+            G.add_edge("v1", "v1")
+            edges = G.number_of_edges()
+            for threshold in range(edges + 3):
+                settings.min_edges = threshold
+                ran = backend_interface.should_run("pagerank", (G,), {}) is True
+                assert ran == (edges >= threshold), (threshold, edges)
+    finally:
+        settings.min_edges = saved
+
+
 def test_calls_are_counted_where_asked(tmp_path) -> None:
     """NX_HYBLAS_CALL_COUNTS: what scripts/networkx-suite reads to show the calls ran here."""
     counts = tmp_path / "calls.txt"
