@@ -139,7 +139,10 @@ class HyblasGraph:
             return None
 
     def to_networkx(self) -> nx.Graph:
-        """The NetworkX graph of this structure and its converted attributes."""
+        """The NetworkX graph of this structure and its converted attributes (a conversion
+        that kept its source: a copy of the source, every attribute with it)."""
+        if self.source is not None:
+            return self.source.copy()
         kind = {
             (False, False): nx.Graph,
             (True, False): nx.DiGraph,

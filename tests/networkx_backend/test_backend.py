@@ -235,6 +235,11 @@ def test_k_core_copies_every_attribute_and_leaves_the_graph_as_it_was(on_hyblas:
     assert _graph_data(ours) == _graph_data(nx.k_core(G, backend="networkx"))
     assert ours.number_of_nodes() < G.number_of_nodes()  # a proper part: the test can fail
     assert _graph_data(G) == before
+    kept = backend_interface.convert_from_nx(
+        G, preserve_edge_attrs=True, preserve_node_attrs=True, preserve_graph_attrs=True
+    )
+    back = backend_interface.convert_to_nx(kept)
+    assert _graph_data(back) == before and back is not G
     # the cached conversion (every attribute kept) reads "weight" for pagerank on first use
     _same(nx.pagerank(G, backend="hyblas"), nx.pagerank(G, backend="networkx"))
     assert backend_interface.can_run("k_core", (G,), {"core_number": {}}) is not True
