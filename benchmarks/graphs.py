@@ -4,16 +4,22 @@
   random relabel, symmetrized, self loops removed, duplicates merged.
 * ``grid2048``: 2048 x 2048 4-neighbour grid (high diameter, road-like).
 * ``kron10`` / ``grid64``: the same families, tiny, for ``--smoke``.
+* ``osm-highways``: the OpenStreetMap world highway network of the PyPI package
+  ``scgraph-data`` 2.0.0 (MIT; the ``bench`` extra installs it): 560 K road junctions, every
+  stored entry of its adjacency (symmetric; 1.65 M entries, self loops included), weighted by
+  their lengths in km, explicit zeros kept (a zero-length self loop is an edge). Loaded only
+  where the package is installed (:class:`GraphUnavailable` otherwise).
 
 Every graph comes with the inputs the operations need: SSSP weights uniform in [1, 64) (seeded,
-symmetric), the BFS/SSSP source (max-degree vertex, smallest id on ties), 16 Graph500-style
-random non-isolated sources, 4 BC sources and 64 multi-source-BFS sources (random,
-non-isolated, seeded), and SpMV input vectors.
+symmetric; ``osm-highways``: its lengths), the BFS/SSSP source (max-degree vertex, smallest id
+on ties), 16 Graph500-style random non-isolated sources, 4 BC sources and 64 multi-source-BFS
+sources (random, non-isolated, seeded), and SpMV input vectors.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +42,8 @@ _BUILDERS: dict[str, Callable[[str], hb.Matrix]] = {
     "grid64": lambda backend: hb.generators.grid_2d(64, 64, backend=backend),
     "grid2048": lambda backend: hb.generators.grid_2d(2048, 2048, backend=backend),
 }
-GRAPHS = tuple(_BUILDERS)
+OSM_HIGHWAYS = "osm-highways"
+GRAPHS = (*_BUILDERS, OSM_HIGHWAYS)
 FULL_GRAPHS = ("kron22", "kron24", "grid2048")
 SMOKE_GRAPHS = ("kron10", "grid64")
 
@@ -93,12 +100,69 @@ class BenchGraph:
         self._peer = None
 
 
+class GraphUnavailable(RuntimeError):
+    """A benchmark graph whose data package is not installed."""
+
+
+_OSM_MISSING = (
+    f"graph {OSM_HIGHWAYS!r} needs the packages scgraph-data==2.0.0 and scgraph<3 "
+    "(pip install -e '.[bench]')"
+)
+
+
+def unavailable(name: str) -> str | None:
+    """Why graph ``name`` cannot be built here (a data package is missing), or None."""
+    if name == OSM_HIGHWAYS and not all(
+        importlib.util.find_spec(package) for package in ("scgraph_data", "scgraph")
+    ):
+        return _OSM_MISSING
+    return None
+
+
+def osm_highways_coo() -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """The OpenStreetMap world highway network of ``scgraph-data``: ``(n, rows, cols, km)``,
+    one entry per entry of its adjacency lists (each road both ways, a self loop once), in
+    their order, zero lengths kept.
+
+    Raises
+    ------
+    GraphUnavailable
+        Where ``scgraph-data`` (with ``scgraph<3``, which its module imports) is not installed.
+    """
+    try:
+        from scgraph_data.world_highways import world_highways_geograph
+    except ImportError as exc:
+        raise GraphUnavailable(f"{_OSM_MISSING}: {exc}") from exc
+    adjacency = world_highways_geograph.graph  # vertex -> {neighbour: km}
+    n = len(adjacency)
+    counts = np.fromiter(map(len, adjacency), dtype=np.int64, count=n)
+    nnz = int(counts.sum())
+    rows = np.repeat(np.arange(n, dtype=np.int64), counts)
+    cols = np.fromiter((v for nbrs in adjacency for v in nbrs), dtype=np.int64, count=nnz)
+    km = np.fromiter((w for nbrs in adjacency for w in nbrs.values()), dtype=np.float64, count=nnz)
+    return n, rows, cols, km
+
+
+def _osm_highways(backend: str) -> tuple[hb.Matrix, hb.Matrix]:
+    n, rows, cols, km = osm_highways_coo()
+    pattern = hb.Matrix.from_coo(
+        rows, cols, 1.0, nrows=n, ncols=n, dtype=np.float32, backend=backend
+    )
+    lengths = hb.Matrix.from_coo(
+        rows, cols, km, nrows=n, ncols=n, dtype=np.float32, backend=backend
+    )
+    return pattern, lengths
+
+
 def build(name: str, backend: str) -> BenchGraph:
-    """Generate graph ``name`` on ``backend`` with its inputs."""
-    if name not in _BUILDERS:
+    """Generate (or load) graph ``name`` on ``backend`` with its inputs."""
+    if name == OSM_HIGHWAYS:
+        A, weights = _osm_highways(backend)  # noqa: N806
+    elif name in _BUILDERS:
+        A = _BUILDERS[name](backend)  # noqa: N806
+        weights = hb.generators.random_weights(A, 1.0, 64.0, seed=WEIGHT_SEED, dtype=np.float32)
+    else:
         raise KeyError(f"unknown graph {name!r}; known: {', '.join(GRAPHS)}")
-    A = _BUILDERS[name](backend)  # noqa: N806
-    weights = hb.generators.random_weights(A, 1.0, 64.0, seed=WEIGHT_SEED, dtype=np.float32)
     degrees = np.diff(to_numpy(A.indptr)).astype(np.int64)
     rng = np.random.default_rng(SOURCE_SEED)
     connected = np.flatnonzero(degrees > 0)

@@ -577,6 +577,9 @@ def main(argv: list[str] | None = None) -> int:
         canonical=args.canonical,
         results=args.results,
     )
+    for name in settings.graphs:
+        if reason := _graphs.unavailable(name):
+            parser.error(reason)
     return run(settings, resume=args.resume)
 
 

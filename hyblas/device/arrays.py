@@ -211,9 +211,17 @@ def csr_keys(xp: ModuleType, indptr: Any, indices: Any, nrows: int, ncols: int) 
 def _csr_from_sorted_rows(
     xp: ModuleType, rows: Any, cols: Any, nrows: int, idx_dtype: np.dtype
 ) -> tuple[Any, Any]:
-    """(indptr, indices) for entries sorted by (row, col)."""
+    """(indptr, indices) for entries sorted by (row, col).
+
+    On the CPU the row pointers are the running count of the entries per row (a linear pass;
+    a binary search per row costs ``log nnz`` each); on the GPU a search per row, each a
+    thread."""
     check_fits(nrows + 1, np.int64, f"building the {nrows + 1} row pointers of a CSR matrix")
-    indptr = xp.searchsorted(rows, xp.arange(nrows + 1, dtype=np.int64)).astype(idx_dtype)
+    if xp is np:
+        indptr = np.zeros(nrows + 1, dtype=idx_dtype)
+        indptr[1:] = np.cumsum(np.bincount(rows, minlength=nrows))
+    else:
+        indptr = xp.searchsorted(rows, xp.arange(nrows + 1, dtype=np.int64)).astype(idx_dtype)
     return indptr, cols.astype(idx_dtype)
 
 
@@ -238,8 +246,12 @@ def transpose_csr(
 ) -> tuple[Any, Any, Any]:
     """CSR (indptr, indices, values) of the transpose of an (nrows x ncols) CSR matrix.
 
-    Sorted by the linear key ``col * nrows + row`` where it fits int64; else a stable sort of
-    the entries (row-major) by column alone gives them in column-major order."""
+    On the CPU, scipy's CSR-to-CSC conversion (a counting pass, linear in the entries) of the
+    entries' positions gives the permutation. On the GPU, sorted by the linear key
+    ``col * nrows + row`` where it fits int64; else a stable sort of the entries (row-major)
+    by column alone gives them in column-major order."""
+    if xp is np:
+        return _transpose_csr_numpy(indptr, indices, values, nrows, ncols)
     rows = row_ids(xp, indptr, nrows)
     if keys_fit(nrows, ncols):
         keys_t = indices.astype(np.int64) * np.int64(max(nrows, 1)) + rows
@@ -249,6 +261,21 @@ def transpose_csr(
     cols_t, rows_t, values_t = sort_by_keys(xp, indices.astype(np.int64), rows, values)
     indptr_t, indices_t = _csr_from_sorted_rows(xp, cols_t, rows_t, ncols, indptr.dtype)
     return indptr_t, indices_t, values_t
+
+
+def _transpose_csr_numpy(
+    indptr: Any, indices: Any, values: Any, nrows: int, ncols: int
+) -> tuple[Any, Any, Any]:
+    import scipy.sparse as sp  # noqa: PLC0415 - loaded on the first CPU transpose
+
+    check_fits(ncols + 1, np.int64, f"building the {ncols + 1} row pointers of a CSR matrix")
+    positions = np.arange(indices.size, dtype=np.int64)  # scipy moves these with the entries
+    csc = sp.csc_array(sp.csr_array((positions, indices, indptr), shape=(nrows, ncols), copy=False))
+    return (
+        csc.indptr.astype(indptr.dtype),
+        csc.indices.astype(indptr.dtype),
+        values[csc.data],
+    )
 
 
 def coo_to_csr(

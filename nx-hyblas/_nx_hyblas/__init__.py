@@ -29,6 +29,7 @@ FUNCTIONS: dict[str, str] = {
     "number_weakly_connected_components": "FastSV on A ∪ Aᵀ.",
     "is_weakly_connected": "FastSV on A ∪ Aᵀ.",
     "core_number": "Parallel peeling, one masked product a round.",
+    "k_core": "The core numbers by parallel peeling; the subgraph copied as networkx does.",
     "pagerank": "Power iteration of plus.times products.",
     "betweenness_centrality": "Brandes' algorithm, a batch of sources per product.",
     "triangles": "A masked product C<S> = S plus.pair S.",

@@ -3,6 +3,9 @@ results turned back into NetworkX's objects (node keys, Python numbers)."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
+from collections.abc import Iterator
 from typing import Any
 
 import networkx as nx
@@ -61,3 +64,18 @@ def sorted_by_value(found: dict[Any, Any]) -> dict[Any, Any]:
     """``found`` ordered by value (stable: vertex order among equals), as a search finds
     them level by level."""
     return dict(sorted(found.items(), key=lambda item: item[1]))
+
+
+@contextlib.contextmanager
+def many_small_objects() -> Iterator[None]:
+    """A block that makes many small containers that cannot form reference cycles (a set per
+    component): Python's cyclic garbage collector, which a burst of allocations sets off again
+    and again, is held off until it ends (it then runs as it would have; the setting is
+    restored). Nothing of the caller's runs inside."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -24,6 +24,14 @@ class HyblasGraph:
     parallel edges each), with one value array per converted edge attribute. The hyblas
     :class:`hyblas.Graph` of an attribute, a way of combining parallel edges and a dtype is
     built on first use and kept.
+
+    A conversion that preserves every edge attribute (what NetworkX asks for a function that
+    returns part of the graph, such as ``k_core``) keeps the NetworkX graph it read as
+    ``source``: such a function returns the part of ``source`` NetworkX would, with every
+    attribute, and an attribute another function reads from it later (NetworkX's cache
+    hands such a conversion to any call) is converted from ``source`` on first use. NetworkX
+    drops its cached conversions when the graph's methods change it; a conversion held by hand
+    is valid only while ``source`` keeps the edges it had.
     """
 
     __networkx_backend__ = "hyblas"
@@ -41,6 +49,7 @@ class HyblasGraph:
         dtype: np.dtype,
         graph_attrs: dict | None = None,
         node_attrs: dict | None = None,
+        source: nx.Graph | None = None,
     ) -> None:
         self.nodes = nodes
         self.index = {node: k for k, node in enumerate(nodes)}
@@ -49,6 +58,7 @@ class HyblasGraph:
         self.backend, self.dtype = backend, np.dtype(dtype)
         self.graph = graph_attrs if graph_attrs is not None else {}
         self.node_attrs = node_attrs
+        self.source = source
         self.__networkx_cache__: dict = {}
         self._graphs: dict[tuple, hb.Graph] = {}
 
@@ -94,7 +104,7 @@ class HyblasGraph:
             elif attr is None:
                 values, dt_used = 1, dt
             else:
-                values, dt_used = self.values[attr].astype(dt, copy=False), dt
+                values, dt_used = self.edge_values(attr).astype(dt, copy=False), dt
             A = hb.Matrix.from_coo(
                 self.rows,
                 self.cols,
@@ -110,6 +120,17 @@ class HyblasGraph:
             self._graphs[key] = hb.Graph(A, kind, check=False)
         return self._graphs[key]
 
+    def edge_values(self, attr: str) -> np.ndarray:
+        """The values of edge attribute ``attr``, one per adjacency entry: as converted, or
+        (a conversion that kept its ``source``) read from the source on first use, 1 for an
+        edge without it (NetworkX's default for a weight a call names)."""
+        if attr not in self.values:
+            if self.source is None:
+                raise KeyError(f"edge attribute {attr!r} was not converted")
+            data = _edge_data(self.source._adj, self.multigraph, attr, 1)
+            self.values[attr] = _numbers(data, self.rows.size, attr)
+        return self.values[attr]
+
     def vertex(self, node: Any) -> int | None:
         """The vertex of ``node``, or None if it is not a node."""
         try:
@@ -118,7 +139,10 @@ class HyblasGraph:
             return None
 
     def to_networkx(self) -> nx.Graph:
-        """The NetworkX graph of this structure and its converted attributes."""
+        """The NetworkX graph of this structure and its converted attributes (a conversion
+        that kept its source: a copy of the source, every attribute with it)."""
+        if self.source is not None:
+            return self.source.copy()
         kind = {
             (False, False): nx.Graph,
             (True, False): nx.DiGraph,
@@ -181,10 +205,12 @@ def from_networkx(
     dtype: np.dtype,
     preserve_graph_attrs: bool = False,
     preserve_node_attrs: bool = False,
+    keep_source: bool = False,
 ) -> HyblasGraph:
     """Convert ``G``: every adjacency entry NetworkX stores, the attributes ``edge_attrs``
-    names (each with its default for an edge without it). NotImplementedError (networkx then
-    runs the function itself) for a graph class that redefines its neighbours."""
+    names (each with its default for an edge without it); ``keep_source``: keep ``G`` itself
+    (a conversion that preserves every attribute). NotImplementedError (networkx then runs
+    the function itself) for a graph class that redefines its neighbours."""
     if not _adjacency_is_standard(G):
         raise NotImplementedError(
             f"{type(G).__name__} redefines its adjacency: networkx reads it its own way"
@@ -202,18 +228,10 @@ def from_networkx(
     count = int(sum(per_node))
     rows = np.repeat(np.arange(len(nodes), dtype=np.int64), per_node)
     cols = np.fromiter(targets, dtype=np.int64, count=count)
-    values = {}
-    for attr, default in (edge_attrs or {}).items():
-        if multigraph:
-            data = (
-                d.get(attr, default)
-                for nbrs in adj.values()
-                for keys in nbrs.values()
-                for d in keys.values()
-            )
-        else:
-            data = (d.get(attr, default) for nbrs in adj.values() for d in nbrs.values())
-        values[attr] = _numbers(data, count, attr)
+    values = {
+        attr: _numbers(_edge_data(adj, multigraph, attr, default), count, attr)
+        for attr, default in (edge_attrs or {}).items()
+    }
     return HyblasGraph(
         nodes,
         rows,
@@ -225,7 +243,21 @@ def from_networkx(
         dtype=dtype,
         graph_attrs=dict(G.graph) if preserve_graph_attrs else None,
         node_attrs={n: dict(d) for n, d in G._node.items()} if preserve_node_attrs else None,
+        source=G if keep_source else None,
     )
+
+
+def _edge_data(adj: dict, multigraph: bool, attr: str, default: Any) -> Iterable[Any]:
+    """Edge attribute ``attr`` of every adjacency entry of ``adj`` (``default`` where an edge
+    has none), in the order of the conversion's entries."""
+    if multigraph:
+        return (
+            d.get(attr, default)
+            for nbrs in adj.values()
+            for keys in nbrs.values()
+            for d in keys.values()
+        )
+    return (d.get(attr, default) for nbrs in adj.values() for d in nbrs.values())
 
 
 def _numbers(data: Iterable[Any], count: int, attr: str) -> np.ndarray:

@@ -38,17 +38,17 @@ class BackendInterface:
     ) -> HyblasGraph:
         if isinstance(G, HyblasGraph):
             return G
-        if preserve_edge_attrs:
-            # every attribute of every edge, as numbers: what networkx asks when the function
-            # reads attributes it cannot name in advance (a weight function, say)
-            raise NotImplementedError("preserving every edge attribute is networkx's own")
+        # every attribute of every edge (what networkx asks for a function that returns part
+        # of the graph, k_core): the conversion keeps G itself, and converts an attribute a
+        # later call reads from it on first use (can_run refuses a weight function first)
         return from_networkx(
             G,
-            edge_attrs,
+            None if preserve_edge_attrs else edge_attrs,
             backend=device(),
             dtype=np.dtype(config().dtype),
             preserve_graph_attrs=preserve_graph_attrs,
             preserve_node_attrs=preserve_node_attrs,
+            keep_source=bool(preserve_edge_attrs),
         )
 
     @staticmethod
@@ -74,6 +74,8 @@ class BackendInterface:
             return "weighted betweenness and endpoints are networkx's own"
         if name in ("clustering", "average_clustering") and bound.get("weight") is not None:
             return "weighted clustering is networkx's own"
+        if name == "k_core" and bound.get("core_number") is not None:
+            return "with the core numbers given, k_core has nothing for hyblas to compute"
         return True
 
     @staticmethod
@@ -82,7 +84,7 @@ class BackendInterface:
         conversion would cost more than the function."""
         threshold = config().min_edges
         for value in (*args, *kwargs.values()):
-            if isinstance(value, nx.Graph) and value.number_of_edges() < threshold:
+            if isinstance(value, nx.Graph) and not _has_edges(value, threshold):
                 return f"fewer than min_edges={threshold} edges: networkx is faster there"
         return True
 
@@ -90,6 +92,22 @@ class BackendInterface:
     def on_start_tests(items: list) -> None:
         """Mark networkx's tests whose difference from networkx is deliberate (none yet)."""
         return None
+
+
+def _has_edges(G: nx.Graph, threshold: int) -> bool:
+    """Whether ``G`` has at least ``threshold`` edges, its adjacency counted only as far as
+    that needs (``G.number_of_edges()`` reads every node's degree: a pass over the graph at
+    every call). A node's neighbours are at most its edges (a multigraph's, its self loop's);
+    an undirected edge is in two nodes' neighbours."""
+    if threshold <= 0:
+        return True
+    needed = threshold if G.is_directed() else 2 * threshold
+    seen = 0
+    for neighbours in G._adj.values():
+        seen += len(neighbours)
+        if seen >= needed:
+            return True
+    return G.number_of_edges() >= threshold  # a small graph: counted exactly
 
 
 @functools.cache

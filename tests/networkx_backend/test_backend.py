@@ -146,8 +146,16 @@ def _without_self_loops(G: nx.Graph) -> nx.Graph:  # noqa: N803
     return G
 
 
+def _graph_data(G: nx.Graph) -> tuple:  # noqa: N803
+    """Everything a graph holds, as what NetworkX's own tests of a backend compare."""
+    return type(G), G.graph, G._node, G._adj, list(G)
+
+
 SIMPLE = {  # graphs (not multigraphs) without self loops, directed or not
     "core_number": lambda G, **kw: nx.core_number(_without_self_loops(G), **kw),
+    "k_core": lambda G, **kw: [
+        _graph_data(nx.k_core(_without_self_loops(G), k, **kw)) for k in (None, 0, 2, 3, 9)
+    ],
 }
 
 
@@ -205,6 +213,38 @@ def test_parallel_edges_reduce_per_algorithm(on_hyblas: str) -> None:
     assert nx.single_source_dijkstra_path_length(G, "a", backend="hyblas")["b"] == 1.0
 
 
+def test_k_core_copies_every_attribute_and_leaves_the_graph_as_it_was(on_hyblas: str) -> None:
+    """k_core returns a NetworkX graph (the core numbers on hyblas, the subgraph copied from
+    the graph with its graph, node and edge attributes); the conversion it leaves in NetworkX's
+    cache serves a weighted call after it."""
+    G = _without_self_loops(_random_graph(nx.Graph, 1, m=120))
+    G.graph["name"] = "random"
+    for k, node in enumerate(G):
+        G.nodes[node]["colour"] = ["red", "blue"][k % 2]
+    for u, v, data in G.edges(data=True):
+        data["label"] = f"{u}-{v}"  # not a number: kept as it is
+    before = _graph_data(G.copy())
+    ran = []
+    real = hb.algorithms.core_number
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            hb.algorithms, "core_number", lambda *a, **kw: ran.append(1) or real(*a, **kw)
+        )
+        ours = nx.k_core(G, backend="hyblas")
+    assert ran == [1] and isinstance(ours, nx.Graph)
+    assert _graph_data(ours) == _graph_data(nx.k_core(G, backend="networkx"))
+    assert ours.number_of_nodes() < G.number_of_nodes()  # a proper part: the test can fail
+    assert _graph_data(G) == before
+    kept = backend_interface.convert_from_nx(
+        G, preserve_edge_attrs=True, preserve_node_attrs=True, preserve_graph_attrs=True
+    )
+    back = backend_interface.convert_to_nx(kept)
+    assert _graph_data(back) == before and back is not G
+    # the cached conversion (every attribute kept) reads "weight" for pagerank on first use
+    _same(nx.pagerank(G, backend="hyblas"), nx.pagerank(G, backend="networkx"))
+    assert backend_interface.can_run("k_core", (G,), {"core_number": {}}) is not True
+
+
 def test_errors_are_networkx_errors(on_hyblas: str) -> None:
     G = nx.DiGraph([(0, 1, {"weight": -1.0}), (1, 0, {"weight": -1.0})])
     with pytest.raises(nx.NetworkXUnbounded):
@@ -219,6 +259,10 @@ def test_errors_are_networkx_errors(on_hyblas: str) -> None:
         nx.is_connected(nx.Graph(), backend="hyblas")
     with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
         nx.core_number(nx.Graph([(0, 0), (0, 1)]), backend="hyblas")
+    with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
+        nx.k_core(nx.Graph([(0, 0), (0, 1)]), backend="hyblas")
+    with pytest.raises(nx.NetworkXNotImplemented, match="multigraph"):
+        backend_interface.k_core(backend_interface.convert_from_nx(nx.MultiGraph([(0, 1)])))
 
 
 def test_settings(backend: str) -> None:
@@ -244,6 +288,25 @@ def test_settings(backend: str) -> None:
     assert set(back.edges) == set(G.edges) and back.graph == G.graph
     assert backend_interface.convert_to_nx({"a": 1}) == {"a": 1}
     assert nx.pagerank(G, backend="hyblas", executor="reference")  # an extra keyword
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_should_run_counts_edges_as_networkx_does(kind: type) -> None:
+    """should_run reads only as much of the adjacency as min_edges needs, with NetworkX's
+    count of edges (an undirected edge once, a self loop once, parallel edges each)."""
+    settings = nx.config.backends.hyblas
+    saved = settings.min_edges
+    try:
+        for seed in range(3):
+            G = _random_graph(kind, seed, n=12, m=25)
+            G.add_edge("v1", "v1")
+            edges = G.number_of_edges()
+            for threshold in range(edges + 3):
+                settings.min_edges = threshold
+                ran = backend_interface.should_run("pagerank", (G,), {}) is True
+                assert ran == (edges >= threshold), (threshold, edges)
+    finally:
+        settings.min_edges = saved
 
 
 def test_calls_are_counted_where_asked(tmp_path) -> None:

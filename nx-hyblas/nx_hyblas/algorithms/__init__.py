@@ -13,7 +13,7 @@ from .components import (
     number_weakly_connected_components,
     weakly_connected_components,
 )
-from .core import core_number
+from .core import core_number, k_core
 from .link_analysis import pagerank
 from .shortest_paths import (
     all_pairs_dijkstra_path_length,
@@ -48,6 +48,7 @@ __all__ = [
     "has_path",
     "is_connected",
     "is_weakly_connected",
+    "k_core",
     "node_connected_component",
     "number_connected_components",
     "number_weakly_connected_components",

@@ -10,7 +10,7 @@ import numpy as np
 
 import hyblas as hb
 
-from ..common import nodes_of, options
+from ..common import many_small_objects, nodes_of, options
 from ..graph import HyblasGraph
 
 
@@ -21,15 +21,28 @@ def _labels(G: HyblasGraph, executor: str) -> np.ndarray:
     return hb.algorithms.connected_components(G.hb_graph(), executor=executor).to_dense()
 
 
-def _components(G: HyblasGraph, executor: str) -> Iterator[set]:
+def _components(G: HyblasGraph, executor: str) -> list[set]:
     """The components as sets of nodes, in the order networkx finds them: by their first node
     in the graph's node order (a label is the smallest vertex of its component)."""
     labels = _labels(G, executor)
-    order = np.argsort(labels, kind="stable")
-    members = nodes_of(G, order)  # every node once, grouped by component
-    bounds = [0, *(np.flatnonzero(np.diff(labels[order])) + 1).tolist(), len(members)]
-    for start, end in zip(bounds[:-1], bounds[1:]) if members else []:
-        yield set(members[start:end])
+    n = labels.size
+    if n == 0:
+        return []
+    # row ``label`` of the transpose of M[v, label[v]] lists the component's vertices in
+    # ascending order, and its rows come in networkx's order of the components (on the host:
+    # the sets are built there)
+    M = hb.Matrix.from_coo(
+        np.arange(n), labels, True, nrows=n, ncols=n, dtype=bool, backend="cpu"
+    ).T
+    indptr = M.indptr
+    members = nodes_of(G, M.indices)  # every node once, grouped by component
+    starts = indptr[:-1][indptr[1:] > indptr[:-1]].tolist()
+    ends = [*starts[1:], n]
+    with many_small_objects():
+        return [
+            {members[start]} if end - start == 1 else set(members[start:end])
+            for start, end in zip(starts, ends)
+        ]
 
 
 def _count(G: HyblasGraph, executor: str) -> int:
