@@ -37,14 +37,18 @@ SOURCE_SEED = 11
 
 _BUILDERS: dict[str, Callable[[str], hb.Matrix]] = {
     "kron10": lambda backend: hb.generators.kronecker(10, 16, seed=KRONECKER_SEED, backend=backend),
+    "kron18": lambda backend: hb.generators.kronecker(18, 16, seed=KRONECKER_SEED, backend=backend),
     "kron22": lambda backend: hb.generators.kronecker(22, 16, seed=KRONECKER_SEED, backend=backend),
     "kron24": lambda backend: hb.generators.kronecker(24, 16, seed=KRONECKER_SEED, backend=backend),
     "grid64": lambda backend: hb.generators.grid_2d(64, 64, backend=backend),
+    "grid512": lambda backend: hb.generators.grid_2d(512, 512, backend=backend),
     "grid2048": lambda backend: hb.generators.grid_2d(2048, 2048, backend=backend),
 }
 OSM_HIGHWAYS = "osm-highways"
 GRAPHS = (*_BUILDERS, OSM_HIGHWAYS)
 FULL_GRAPHS = ("kron22", "kron24", "grid2048")
+#: The default graphs of a CPU run (``--backend cpu``): what a CPU holds and runs in minutes.
+CPU_GRAPHS = ("kron18", "grid512")
 SMOKE_GRAPHS = ("kron10", "grid64")
 
 

@@ -483,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--graphs",
         help=f"comma list of {', '.join(_graphs.GRAPHS)} (default: "
-        f"{','.join(_graphs.FULL_GRAPHS)})",
+        f"{','.join(_graphs.FULL_GRAPHS)}; with --backend cpu {','.join(_graphs.CPU_GRAPHS)})",
     )
     parser.add_argument(
         "--ops",
@@ -565,7 +565,12 @@ def main(argv: list[str] | None = None) -> int:
         args.repeats = args.cpu_repeats = 1
     backend = args.backend or ("cuda" if hb.cuda_available() else "cpu")
     settings = Settings(
-        graphs=_names(args.graphs, ",".join(_graphs.FULL_GRAPHS), _graphs.GRAPHS, "graph"),
+        graphs=_names(
+            args.graphs,
+            ",".join(_graphs.FULL_GRAPHS if backend == "cuda" else _graphs.CPU_GRAPHS),
+            _graphs.GRAPHS,
+            "graph",
+        ),
         ops=_names(args.ops, ",".join(OPS), OPS + tuple(MULTI_SOURCE), "op"),
         executors=_names(args.executors, "reference", EXECUTORS, "executor"),
         peers=_names(args.peers, ",".join(PEERS), tuple(PEERS), "peer"),

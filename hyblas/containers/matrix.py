@@ -34,6 +34,7 @@ from .arguments import (
     values_array,
 )
 from .dense import dense_dtype
+from .held import held_bytes
 from .mask import Mask
 
 __all__ = ["Matrix"]
@@ -631,9 +632,49 @@ class Matrix:
 
     # --- mutation (used by operations writing into an existing matrix) ----------------------
 
+    def cache_nbytes(self) -> int:
+        """Bytes held by :attr:`cache`: the derived forms cached on this matrix (the transpose,
+        the executors' layouts, a Graph's degrees and symmetrized structure, the suitesparse
+        executor's copy), each array counted once; the matrix's own entries are not counted.
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 1], [1, 2], [1.0, 2.0], nrows=3, ncols=3)
+        >>> A.cache_nbytes()
+        0
+        >>> A.T.nnz
+        2
+        >>> A.cache_nbytes() > 0
+        True
+        """
+        return held_bytes(self._cache, exclude=(self, self._indptr, self._indices, self._values))
+
+    def clear_cache(self) -> int:
+        """Drop every cached derived form (see :meth:`cache_nbytes`); returns the bytes they
+        held. Each is built again when next needed. On the GPU the freed memory goes back to
+        CuPy's memory pool, which serves the next arrays from it
+        (:func:`hyblas.backend.free_gpu_memory_pool` hands the pool's free blocks to the device).
+
+        Examples
+        --------
+        >>> A = hb.Matrix.from_coo([0, 1], [1, 2], [1.0, 2.0], nrows=3, ncols=3)
+        >>> A.T.nnz
+        2
+        >>> A.clear_cache()  # the transpose's 4 row pointers, 2 indices (int32), 2 values
+        40
+        >>> A.cache_nbytes()
+        0
+        """
+        freed = self.cache_nbytes()
+        self._drop_cache()
+        return freed
+
     def set_storage(self, indptr: Any, indices: Any, values: Any) -> None:
         """Replace the entries (same shape and dtype), dropping every cached derived form."""
         self._indptr, self._indices, self._values = indptr, indices, values
+        self._drop_cache()
+
+    def _drop_cache(self) -> None:
         # the cached transpose (kept by whoever holds it) is no longer this matrix's transpose,
         # nor is this matrix the transpose of the one it came from
         transpose = self._cache.get("T")
