@@ -129,6 +129,12 @@ def _is_int(value: Any) -> bool:
 
 
 DEFAULT_PARAMS = LoopParams()
+#: What ``executor='auto'`` runs levels rounds with on the CPU where no parameters were set
+#: (improving rounds keep the defaults, measured faster): there the loop is
+#: its NumPy emulation, cheap for narrow rounds (no host round trip a round) but paying NumPy
+#: time per edge that a host ``vxm`` spends faster on a wide frontier (SuiteSparse's pull, where
+#: installed). So wide rounds go back to the host sooner, and are not pulled in the loop.
+CPU_AUTO_PARAMS = LoopParams(pull_rounds=False, exit_fraction=1 / 1024, exit_min=1 << 14)
 _STACK = ParamStack(DEFAULT_PARAMS)
 
 

@@ -40,7 +40,7 @@ from . import device_loop, emulation
 from . import graph_rounds as _sparse_rounds
 from .buckets import Buckets
 from .kernels import IMPROVING_MONOIDS
-from .params import current_params
+from .params import CPU_AUTO_PARAMS, DEFAULT_PARAMS, current_params, loop_params
 from .rounds import host_bucket_round, host_round
 from .walk import Entry, Walked
 
@@ -107,10 +107,13 @@ def propagate(
     executor : str
         ``'auto'`` (default) and ``'loop'``: the device loop for narrow rounds (its NumPy emulation
         on the CPU) and ``vxm`` with ``executor='auto'`` for wide ones (see
-        :class:`~hyblas.traversal.LoopParams`). ``'reference'``, ``'dense'``, ``'sparse'``,
-        ``'pull'``: ``vxm`` on that executor every round, no device loop; except that on the GPU,
-        levels rounds in the ``any`` monoid on ``'sparse'`` run as its *graph rounds*, the same
-        kernels with no host round trip a round (``hyblas.traversal.graph_rounds``).
+        :class:`~hyblas.traversal.LoopParams`; on the CPU, where no parameters were set,
+        ``'auto'`` runs levels rounds with ``hyblas.traversal.params.CPU_AUTO_PARAMS``: wide
+        rounds are host rounds, not pulled in the emulated loop). ``'reference'``, ``'dense'``,
+        ``'sparse'``, ``'pull'``: ``vxm`` on that executor every round, no device loop; except
+        that on the GPU, levels rounds in the ``any`` monoid on ``'sparse'`` run as its *graph
+        rounds*, the same kernels with no host round trip a round
+        (``hyblas.traversal.graph_rounds``).
     on_rounds : callable, optional
         Called as ``on_rounds(rounds_done, frontier_nnz)`` whenever the host sees the
         rounds advance (after each host round, and after each stay in the device loop).
@@ -153,6 +156,25 @@ def propagate(
     """
     sr = checks.operator(semiring, (Semiring,), "semiring")
     _check(state, frontier, A, sr, levels, max_rounds, executor, on_rounds)
+    if executor == "auto" and A.backend == "cpu" and levels and current_params() is DEFAULT_PARAMS:
+        with loop_params(CPU_AUTO_PARAMS):
+            return _propagate(
+                state, frontier, A, sr, levels, max_rounds, executor, on_rounds, delta
+            )
+    return _propagate(state, frontier, A, sr, levels, max_rounds, executor, on_rounds, delta)
+
+
+def _propagate(
+    state: Vector,
+    frontier: Vector,
+    A: Matrix,  # noqa: N803
+    sr: Semiring,
+    levels: bool,
+    max_rounds: int | None,
+    executor: str,
+    on_rounds: Callable[[int, int], Any] | None,
+    delta: float | None,
+) -> int:
     buckets = _buckets(delta, levels, sr, state, frontier)
     state_work, frontier_work = _working_copy(state), _working_copy(frontier)
     params = current_params()
