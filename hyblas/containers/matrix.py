@@ -653,7 +653,7 @@ class Matrix:
         """Drop every cached derived form (see :meth:`cache_nbytes`); returns the bytes they
         held. Each is built again when next needed. On the GPU the freed memory goes back to
         CuPy's memory pool, which serves the next arrays from it
-        (:func:`hyblas.backend.free_gpu_memory_pool` hands the pool's free blocks to the device).
+        (``hyblas.backend.free_gpu_memory_pool()`` hands the pool's free blocks to the device).
 
         Examples
         --------
