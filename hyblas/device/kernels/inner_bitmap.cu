@@ -73,6 +73,7 @@ hyblas_inner_bitmap(const long long n,
     }
     if (threadIdx.x == 0) {
         partial_found[blockIdx.x] = found[0];
-        if (found[0]) partial[blockIdx.x] = fold[0];
+        // a value too where none was found: the caller's fold reads every partial
+        partial[blockIdx.x] = found[0] ? fold[0] : (hyblas_z)0;
     }
 }

@@ -34,9 +34,11 @@ __global__ void hyblas_improve_bitmap(long long n, const hyblas_z* __restrict__ 
             }
             if (better) {
                 state[i] = combined;
-                improved[i] = combined;
                 if (!had) state_present[i] = true;
             }
+            improved[i] = better ? combined : (hyblas_z)0;
+        } else {
+            improved[i] = (hyblas_z)0;  // every value written: readers gather before flags
         }
         improved_present[i] = better;
         found += better;

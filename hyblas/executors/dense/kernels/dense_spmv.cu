@@ -305,6 +305,8 @@ __device__ __forceinline__ void hyblas_light_unit(
                     partial[target[b]] = hyblas_product<FLIP>(a[b], x);
                     if (!ALL_PRESENT) partial_present[target[b]] = true;
                 } else {
+                    // a value too: phase 2 loads a batch of slots' values before their flags
+                    partial[target[b]] = (hyblas_z)0;
                     partial_present[target[b]] = false;
                 }
             }
