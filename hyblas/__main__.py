@@ -1,7 +1,8 @@
-"""Command line: ``python -m hyblas demo`` and ``python -m hyblas info``.
+"""Command line: ``python -m hyblas demo``, ``info`` and ``warmup``.
 
 ``demo`` generates a Graph500 Kronecker graph, runs BFS from its highest-degree vertex and
 PageRank, and prints sizes, times and rates. ``info`` prints the version, backend and device.
+``warmup`` compiles the common CUDA kernels ahead (:mod:`hyblas.warmup`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import hyblas as hb
 
 from .backend import device_name, synchronize
 from .errors import HyblasError
+from .warmup import warmup
 
 __all__ = ["main"]
 
@@ -100,6 +102,17 @@ def _info(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform handler si
     return 0
 
 
+def _warmup(args: argparse.Namespace) -> int:
+    print(f"hyblas {hb.__version__} warmup on {device_name()}: compiling the common kernels")
+    started = time.perf_counter()
+    report = warmup(products=not args.algorithms_only, progress=print)
+    print(
+        f"done in {time.perf_counter() - started:.1f} s: {report.cache_files_added} kernel "
+        f"files added to the cache; marker {report.marker}"
+    )
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hyblas",
@@ -131,6 +144,19 @@ def _parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_demo)
     info = commands.add_parser("info", help="print version, backend and device")
     info.set_defaults(handler=_info)
+    warm = commands.add_parser(
+        "warmup",
+        help="compile the common CUDA kernels now, not at first use",
+        description="Run small versions of the algorithms and of the executors' products on "
+        "the GPU, so that their kernels are compiled and cached on disk now, and mark the "
+        "machine warm (no first-use notice).",
+    )
+    warm.add_argument(
+        "--algorithms-only",
+        action="store_true",
+        help="only the algorithms' kernels, not every executor's products",
+    )
+    warm.set_defaults(handler=_warmup)
     return parser
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import sys
 import threading
@@ -48,6 +49,7 @@ __all__ = [
     "free_gpu_memory_pool",
 ]
 
+_LOG = logging.getLogger("hyblas")
 _state = threading.local()  # per thread: the count mailbox, the second stream and its work
 
 
@@ -56,6 +58,7 @@ def _compile(
     source: str, name_expressions: tuple[str, ...], options: tuple[str, ...], cooperative: bool
 ) -> Any:
     cp = xp_for("cuda")
+    started = time.perf_counter()
     module = cp.RawModule(
         code=source,
         options=options,
@@ -63,6 +66,8 @@ def _compile(
         enable_cooperative_groups=cooperative,
     )
     module.compile()
+    # NVRTC, or a load from CuPy's on-disk cache (milliseconds): see backend.warmth
+    _LOG.info("kernel %s ready in %.3f s", name_expressions[0], time.perf_counter() - started)
     return module
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..dtypes import short_repr
 from ..errors import BackendError, InvalidObject
+from .warmth import announce_first_use
 
 __all__ = [
     "BACKENDS",
@@ -51,7 +52,8 @@ _state = threading.local()
 
 @functools.lru_cache(maxsize=1)
 def cupy_module() -> ModuleType | None:
-    """CuPy if it imports and a GPU answers a tiny allocation, else None."""
+    """CuPy if it imports and a GPU answers a tiny allocation, else None (the first time it
+    answers, a machine without a kernel warmup gets the first-use notice: :mod:`.warmth`)."""
     try:
         import cupy  # noqa: PLC0415 - optional dependency, imported lazily on purpose
         import cupyx.scipy.sparse  # noqa: F401, PLC0415
@@ -59,9 +61,10 @@ def cupy_module() -> ModuleType | None:
         if cupy.cuda.runtime.getDeviceCount() < 1:
             return None
         cupy.zeros(1).sum().item()
-        return cupy
     except Exception:  # any failure (no module, no driver, no device) means no CUDA backend
         return None
+    announce_first_use(cupy)
+    return cupy
 
 
 def cuda_available() -> bool:

@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("algorithms",),
     ("viz",),
     ("__init__",),  # the package's top: assembles every layer
+    ("warmup",),  # compiling the common kernels ahead (the command line's warmup)
     ("__main__",),  # the command line
 )
 RANK = {room: rank for rank, rooms in enumerate(LAYERS) for room in rooms}

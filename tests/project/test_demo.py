@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import hyblas as hb
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -43,7 +45,7 @@ def test_demo_options() -> None:
     assert "scale 5, edge factor 4, seed 3" in proc.stdout
 
 
-@pytest.mark.parametrize("args", [("info",), ("--help",), ("demo", "--help")])
+@pytest.mark.parametrize("args", [("info",), ("--help",), ("demo", "--help"), ("warmup", "--help")])
 def test_info_and_help(args: tuple[str, ...]) -> None:
     proc = _run(*args)
     assert proc.returncode == 0, proc.stderr
@@ -58,3 +60,10 @@ def test_bad_usage_fails() -> None:
     assert _run("demo", "--scale", "x").returncode != 0
     bad = _run("demo", "--scale", "40")
     assert bad.returncode == 1 and "scale" in bad.stderr
+
+
+def test_warmup_without_a_gpu_says_so() -> None:
+    if hb.cuda_available():
+        pytest.skip("a GPU is usable here: the warmup would run (tests/backend/test_warmth.py)")
+    proc = _run("warmup")
+    assert proc.returncode == 1 and "no usable GPU" in proc.stderr

@@ -1,0 +1,151 @@
+"""``python -m hyblas warmup``: compile ahead the CUDA kernels the common operations need.
+
+Every kernel is compiled the first time an operation needs it and cached on disk by CuPy (see
+:mod:`hyblas.backend.warmth`). A warmup runs small versions of the common work on the GPU, so
+that their kernels are compiled once, now, instead of during a user's first calls: the
+algorithms on a graph of the generator's default type and on float64 weights, and the
+products of the built-in executors over the common semirings and value types. Kernels do not
+depend on a graph's size (below 2**31 stored entries, where the index type changes), so a
+small graph compiles what a large one needs. At the end it leaves the marker that turns the
+first-use notice off.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import algorithms, generators, ops
+from . import semiring as _semiring
+from .backend import cupy_module, synchronize, using_backend
+from .backend.warmth import kernel_cache_dir, mark_warm
+from .containers.vector import Vector
+from .errors import BackendError
+from .executors import registry
+
+__all__ = ["WarmupStep", "WarmupReport", "warmup", "steps"]
+
+# the semirings of the algorithms and of most user products, on the value types they take
+PRODUCT_SEMIRINGS = ("plus_times", "min_plus", "any_pair", "lor_land", "min_second", "plus_pair")
+PRODUCT_TYPES = (np.float32, np.float64, np.int64, np.bool_)
+_SCALE = 10  # 1,024 vertices: every kernel path, in seconds
+
+
+@dataclass(frozen=True)
+class WarmupStep:
+    """One piece of warmup work: ``run()`` compiles what it needs."""
+
+    name: str
+    run: Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class WarmupReport:
+    """What a warmup did: the steps' names and seconds, the kernel files added to the cache."""
+
+    seconds: dict[str, float]
+    cache_files_added: int
+    marker: str
+
+
+def _algorithm_steps() -> Iterator[WarmupStep]:
+    A = generators.kronecker(_SCALE, 16, seed=0)  # noqa: N806 - the demo's graph type
+    W = generators.random_weights(A, 1.0, 10.0, seed=1, dtype=np.float64)  # noqa: N806
+    hub = int(np.argmax(ops.reduce_rows(A, "plus").to_dense(fill_value=0)))
+    yield WarmupStep("bfs", lambda: algorithms.bfs(A, hub))
+    yield WarmupStep("bfs with parents", lambda: algorithms.bfs(A, hub, return_parents=True))
+    yield WarmupStep("pagerank", lambda: algorithms.pagerank(A, tol=1e-9, max_iter=100))
+    yield WarmupStep("connected_components", lambda: algorithms.connected_components(A))
+    for name, weights in (("sssp float32", A), ("sssp float64", W)):
+        yield WarmupStep(name, lambda weights=weights: algorithms.sssp(weights, hub))
+    yield WarmupStep("triangle_count", lambda: algorithms.triangle_count(A))
+    yield WarmupStep(
+        "local_clustering_coefficient", lambda: algorithms.local_clustering_coefficient(A)
+    )
+    yield WarmupStep("cdlp", lambda: algorithms.cdlp(A, 3))
+    yield WarmupStep("core_number", lambda: algorithms.core_number(A))
+    yield WarmupStep(
+        "betweenness_centrality", lambda: algorithms.betweenness_centrality(A, sources=4)
+    )
+    yield WarmupStep(
+        "multi_source_bfs", lambda: algorithms.multi_source_bfs(A, [hub, 0, 1], progress=False)
+    )
+
+
+def _product_steps() -> Iterator[WarmupStep]:
+    A = generators.kronecker(_SCALE, 16, seed=0)  # noqa: N806
+    n = A.nrows
+    rng = np.random.default_rng(0)
+    for dtype in PRODUCT_TYPES:
+        M = A.dup(dtype)  # noqa: N806
+        full = Vector.from_dense(rng.integers(1, 5, n).astype(dtype))
+        some = Vector.from_coo(np.arange(0, n, 7), np.ones(-(-n // 7), dtype=dtype), size=n)
+        for name in PRODUCT_SEMIRINGS:
+            semiring = _semiring[name]
+            if semiring.types is not None and np.dtype(dtype) not in semiring.types:
+                continue
+            for executor in registry.available("cuda"):
+
+                def run(M=M, semiring=semiring, executor=executor, full=full, some=some) -> None:  # noqa: N803
+                    ops.mxv(M, full, semiring, executor=executor)
+                    ops.vxm(some, M, semiring, mask=~some.S, executor=executor)
+
+                yield WarmupStep(f"{name} {np.dtype(dtype).name} {executor}", run)
+
+
+def steps(products: bool = True) -> Iterator[WarmupStep]:
+    """The warmup's work, in order (the products' only with ``products``)."""
+    yield from _algorithm_steps()
+    if products:
+        yield from _product_steps()
+
+
+def _cache_files(cp: Any) -> int:
+    directory = kernel_cache_dir(cp)
+    return sum(1 for p in directory.rglob("*") if p.is_file()) if directory.is_dir() else 0
+
+
+def warmup(*, products: bool = True, progress: Callable[[str], None] | None = None) -> WarmupReport:
+    """Compile the common kernels on the GPU now, and mark this machine warm.
+
+    Parameters
+    ----------
+    products : bool
+        Also the products of every built-in executor over the common semirings and types
+        (``PRODUCT_SEMIRINGS`` x ``PRODUCT_TYPES``), not only the algorithms.
+    progress : callable, optional
+        Called with one line per step (e.g. ``print``).
+
+    Returns
+    -------
+    WarmupReport
+
+    Raises
+    ------
+    BackendError
+        Where no GPU is usable (the CPU backend compiles nothing).
+
+    Examples
+    --------
+    >>> if hb.cuda_available():  # doctest: +SKIP
+    ...     hb.warmup.warmup(progress=print)
+    """
+    cp = cupy_module()
+    if cp is None:
+        raise BackendError("warmup: no usable GPU (the 'cpu' backend compiles no kernels)")
+    before = _cache_files(cp)
+    seconds: dict[str, float] = {}
+    with using_backend("cuda"):
+        for step in steps(products):
+            started = time.perf_counter()
+            step.run()
+            synchronize()
+            seconds[step.name] = time.perf_counter() - started
+            if progress is not None:
+                progress(f"  {step.name:<44} {seconds[step.name]:7.2f} s")
+    marker = mark_warm(cp)
+    return WarmupReport(seconds, _cache_files(cp) - before, str(marker))
