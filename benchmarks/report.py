@@ -53,23 +53,25 @@ def markdown_table(doc: dict[str, Any]) -> str:
     lines += [
         "",
         "| graph | op | impl | median ms | × fastest hyblas | GTEPS | levels | floor ms | "
-        "% of floor |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "% of floor | peak GB | × CSR |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for graph, op in _groups(doc["rows"]):
         base = _baseline(doc["rows"], graph, op)
         for r in (r for r in doc["rows"] if r["graph"] == graph and r["op"] == op):
             if "median_ms" not in r:
                 why = r.get("error") or r.get("skipped")
-                lines.append(f"| {graph} | {op} | {r['impl']} | — | | | | | {why} |")
+                lines.append(f"| {graph} | {op} | {r['impl']} | — | | | | | {why} | | |")
                 continue
             ratio = f"{r['median_ms'] / base['median_ms']:.2f}" if base else ""
             gteps = f"{r['gteps']:.3f}" if r.get("gteps") else ""
             floor = f"{r['floor_ms']:.3f}" if r.get("floor_ms") else ""
             frac = f"{100 * r['floor_fraction']:.0f}" if r.get("floor_fraction") else ""
+            peak = f"{r['peak_gpu_GB']:.2f}" if "peak_gpu_GB" in r else ""
+            over = f"{r['peak_over_csr']:.2f}" if "peak_over_csr" in r else ""
             lines.append(
                 f"| {graph} | {op} | {r['impl']} | {r['median_ms']:.3f} | {ratio} | "
-                f"{gteps} | {r.get('levels', '')} | {floor} | {frac} |"
+                f"{gteps} | {r.get('levels', '')} | {floor} | {frac} | {peak} | {over} |"
             )
     for p in doc.get("unavailable_peers", []):
         lines.append(f"\n{p['impl']}: not run ({p['skipped']})")

@@ -359,6 +359,33 @@ def measure(
     return row
 
 
+def _csr_bytes(graph: _graphs.BenchGraph) -> int:
+    """The bytes of the graph's CSR arrays (row pointers, column indices, values)."""
+    A = graph.A  # noqa: N806
+    return sum(int(a.nbytes) for a in (A.indptr, A.indices, A.values))
+
+
+def _memory_base(graph: _graphs.BenchGraph, impl: Impl, backend: str) -> int | None:
+    """Before an implementation's row on the GPU: its graph's caches cleared where it is
+    hyblas (its layouts count in its own peak, not in the next op's base), the pool's unused
+    blocks freed; returns the bytes then in use (None on the CPU)."""
+    if backend != "cuda":
+        return None
+    if impl.name.startswith("hyblas:"):
+        graph.A.clear_cache()
+        graph.weights.clear_cache()
+    gc.collect()
+    free_gpu_memory_pool()
+    return gpu_memory_pool_bytes()
+
+
+def _peak_memory(graph: _graphs.BenchGraph, base: int) -> dict[str, float]:
+    """The row's peak device memory above ``base``: the pool's high-water mark since it was
+    freed (it keeps freed blocks), layouts and caches built in the row included."""
+    peak = max(gpu_memory_pool_bytes() - base, 0)
+    return {"peak_gpu_GB": peak / 1e9, "peak_over_csr": peak / _csr_bytes(graph)}
+
+
 def run_graph(
     name: str,
     impls: list[Impl],
@@ -386,8 +413,11 @@ def run_graph(
         for impl in impls:
             if not impl.ops(MULTI_SOURCE.get(op, op)):
                 continue
+            memory_base = _memory_base(graph, impl, settings.backend)
             try:
                 row = measure(impl, op, graph, settings, expected)
+                if memory_base is not None:
+                    row.update(_peak_memory(graph, memory_base))
             except Exception as exc:  # a failing implementation must not end the run
                 row = {
                     "graph": name,
@@ -430,7 +460,9 @@ def result_document(
     plus run details.
 
     row = ``{"graph", "op", "impl", "median_ms", "n", "nnz", "semiring"?, "dtype"?, "gteps"?,
-    "levels"?, "floor_ms"?}``; a row that was not timed has ``"skipped"`` or ``"error"``
+    "levels"?, "floor_ms"?, "peak_gpu_GB"?, "peak_over_csr"?}`` (the peak: device memory the
+    row's implementation took above what was in use before it, on the GPU; over the graph's CSR
+    bytes); a row that was not timed has ``"skipped"`` or ``"error"``
     instead of ``"median_ms"``. ``full``: every standard graph, op, executor and peer was
     asked for and the run got to its end with every peer usable (``complete``).
     """

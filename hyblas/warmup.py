@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import algorithms, generators, ops
+from . import algorithms, generators, monoid, ops
 from . import semiring as _semiring
 from .backend import cupy_module, synchronize, using_backend
 from .backend.warmth import kernel_cache_dir, mark_warm
@@ -55,12 +55,15 @@ class WarmupReport:
 def _algorithm_steps() -> Iterator[WarmupStep]:
     A = generators.kronecker(_SCALE, 16, seed=0)  # noqa: N806 - the demo's graph type
     W = generators.random_weights(A, 1.0, 10.0, seed=1, dtype=np.float64)  # noqa: N806
-    hub = int(np.argmax(ops.reduce_rows(A, "plus").to_dense(fill_value=0)))
+    degrees = ops.reduce_rows(A, monoid.plus[np.int64])  # as the demo finds its source
+    hub = int(np.argmax(degrees.to_dense(fill_value=0)))
+    yield WarmupStep("degrees", lambda: ops.reduce_rows(A, monoid.plus[np.int64]).to_dense(0))
     yield WarmupStep("bfs", lambda: algorithms.bfs(A, hub))
     yield WarmupStep("bfs with parents", lambda: algorithms.bfs(A, hub, return_parents=True))
     yield WarmupStep("pagerank", lambda: algorithms.pagerank(A, tol=1e-9, max_iter=100))
     yield WarmupStep("connected_components", lambda: algorithms.connected_components(A))
-    for name, weights in (("sssp float32", A), ("sssp float64", W)):
+    V = generators.random_weights(A, 1.0, 10.0, seed=1)  # noqa: N806 - A's type, not iso
+    for name, weights in (("sssp", A), ("sssp float32", V), ("sssp float64", W)):
         yield WarmupStep(name, lambda weights=weights: algorithms.sssp(weights, hub))
     yield WarmupStep("triangle_count", lambda: algorithms.triangle_count(A))
     yield WarmupStep(

@@ -9,7 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import hyblas as hb
 from benchmarks import run as harness
+from benchmarks.report import markdown_table
 
 REQUIRED_ROW_KEYS = {"graph", "op", "impl", "n", "nnz"}
 IMPLS = {
@@ -126,3 +128,47 @@ def test_floor_counts_passes_over_the_entries() -> None:
     assert harness.floor_ms("cdlp10", G, 1.0) == pytest.approx(10 * one)
     assert harness.floor_ms("lcc", G, 1.0) == pytest.approx(one)
     assert harness.floor_ms("bfs", G, None) is None
+
+
+def test_cpu_rows_have_no_device_memory_and_the_table_shows_gpu_peaks(smoke: tuple) -> None:
+    """A CPU run measures no device memory; a GPU row's peak and its ratio to the CSR bytes
+    are columns of the markdown table."""
+    _, doc, _ = smoke
+    assert not any("peak_gpu_GB" in row for row in doc["rows"])
+    row = {"graph": "g", "op": "bfs", "impl": "hyblas:auto", "n": 4, "nnz": 8}
+    gpu_doc = {
+        **doc,
+        "rows": [{**row, "median_ms": 1.0, "peak_gpu_GB": 1.25, "peak_over_csr": 2.5}],
+    }
+    table = markdown_table(gpu_doc)
+    assert "| peak GB | × CSR |" in table
+    assert "| 1.25 | 2.50 |" in table
+
+
+@pytest.mark.gpu
+def test_gpu_rows_report_the_peak_above_what_was_in_use(tmp_path: Path) -> None:
+    if not hb.cuda_available():
+        pytest.skip("CuPy or a usable GPU is not available")
+    status = harness.main(
+        [
+            "--graphs",
+            "kron10",
+            "--ops",
+            "bfs,pagerank20",
+            "--executors",
+            "reference,dense",
+            "--peers",
+            "cusparse",
+            "--repeats",
+            "3",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    (path,) = tmp_path.glob("*.json")
+    rows = [r for r in json.loads(path.read_text())["rows"] if "median_ms" in r]
+    assert status == 0 and rows
+    for r in rows:
+        assert r["peak_gpu_GB"] >= 0 and r["peak_over_csr"] >= 0
+    dense = [r for r in rows if r["impl"] == "hyblas:dense" and r["op"] == "pagerank20"]
+    assert dense and dense[0]["peak_gpu_GB"] > 0  # its layout is built inside the row
