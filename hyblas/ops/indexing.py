@@ -12,8 +12,10 @@ from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import SPARSE_BELOW, Vector
 from ..device import arrays as _prim
+from ..device import indexed as _indexed
 from ..errors import DimensionMismatch, InvalidObject, InvalidValue
-from ..operators.classes import BinaryOp
+from ..operators import NAMESPACES
+from ..operators.classes import BinaryOp, Monoid
 from . import checks
 from .output import (
     accumulate_keys,
@@ -85,12 +87,12 @@ def extract(
     if isinstance(x, Vector):
         if len(indices) != 1:
             raise InvalidValue(f"extract from a Vector takes one index, got {len(indices)}")
-        idx, _ = checks.index_array(xp, indices[0], x.size, "indices")
+        idx, _ = checks.index_array(xp, indices[0], x.size, "indices", bounds=False)
         spec = output_spec(
             "extract", Vector, (idx.size,), mask=mask, accum=accum, replace=replace, out=out, x=x
         )
         values, present = x.as_bitmap()
-        return write_vector(spec, values[idx], present[idx])
+        return write_vector(spec, *_indexed.gather(xp, values, present, idx))
     if len(indices) != 2:
         raise InvalidValue(f"extract from a Matrix takes (rows, cols), got {len(indices)} indices")
     rows, row_scalar = checks.index_array(xp, indices[0], x.nrows, "rows")
@@ -193,10 +195,11 @@ def assign(
             and not m.complement
         ):
             return _assign_scalar_where(out, value, m.parent)
-        idx, _ = checks.index_array(xp, indices[0], out.size, "indices")
-        _unique_or_raise(xp, idx, "indices")
         if is_scalar and accum_op is None and m is None and out.format == "sparse":
+            idx, _ = checks.index_array(xp, indices[0], out.size, "indices")
+            _unique_or_raise(xp, idx, "indices")
             return _assign_scalar_sparse(out, value, idx)
+        idx, _ = checks.index_array(xp, indices[0], out.size, "indices", bounds=False)
         if is_scalar:
             region_values = xp.full(idx.size, value, dtype=out.dtype)
             region_present = xp.ones(idx.size, dtype=bool)
@@ -207,13 +210,30 @@ def assign(
                 )
             region_values, region_present = value.as_bitmap()
         old_values, old_present = out.as_bitmap()
-        z_values, z_present = old_values.copy(), old_present.copy()
+        folding = None if accum_op is None else _folding_monoid(accum_op, region_values, out)
         if accum_op is None:
             if narrower(region_values.dtype, out.dtype):  # a value cast into out must fit
                 check_fits(xp, region_values[region_present], out.dtype)
-            z_values[idx] = region_values.astype(out.dtype, copy=False)
-            z_present[idx] = region_present
+            z_values, z_present = _indexed.scatter(
+                xp,
+                old_values,
+                old_present,
+                idx,
+                region_values.astype(out.dtype, copy=False),
+                region_present,
+            )
+        elif folding is not None:  # repeated positions fold every value listed for them
+            z_values, z_present = _indexed.scatter_combine(
+                xp, old_values, old_present, idx, region_values, region_present, folding
+            )
         else:
+            checks.index_array(xp, idx, out.size, "indices")  # the bounds
+            if idx.size > 1 and int(xp.unique(idx).size) != idx.size:
+                raise InvalidValue(
+                    f"assign: indices holds repeated indices, and accum={accum_op.name} is no "
+                    "monoid's operator on these types to fold them with"
+                )
+            z_values, z_present = old_values.copy(), old_present.copy()
             patch = Vector.wrap_bitmap(old_values[idx], old_present[idx], backend=out.backend)
             write_vector(
                 OutputSpec(backend=out.backend, out=patch, accum=accum_op),
@@ -223,6 +243,26 @@ def assign(
             z_values[idx], z_present[idx] = patch.as_bitmap()
         return write_vector(spec, z_values, z_present)
     return _assign_matrix(out, value, is_scalar, indices, spec, accum_op)
+
+
+def _folding_monoid(accum: BinaryOp, region_values: Any, out: Vector) -> Monoid | None:
+    """The monoid whose operator ``accum`` is, where it folds values of ``out``'s dtype as
+    they are and the region's values are of that dtype: then repeated positions are folded
+    (associative and commutative, so in any order), as SuiteSparse:GraphBLAS does. None
+    otherwise."""
+    monoid = NAMESPACES["monoid"].get(accum.name)
+    dtype = out.dtype
+    if (
+        monoid is None
+        or monoid.binaryop is not accum
+        or region_values.dtype != dtype
+        or dtype not in monoid.types
+        or monoid.cast_inputs_to is not None
+        or accum.input_type(dtype, dtype) != dtype
+        or accum.output_type(dtype) != dtype
+    ):
+        return None
+    return monoid
 
 
 def _assign_scalar_sparse(out: Vector, value: Any, idx: Any, *, ascending: bool = False) -> Vector:

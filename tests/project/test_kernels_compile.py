@@ -63,6 +63,7 @@ from hyblas.executors.dense import kernels as dense_kernels
 from hyblas.executors.pull import kernels as pull_kernels
 from hyblas.executors.reference import kernels, masked_dot
 from hyblas.executors.sparse import kernels as sparse_kernels
+from hyblas.traversal import afforest
 from hyblas.traversal import kernels as loop_kernels
 
 NVCC = shutil.which("nvcc")
@@ -85,6 +86,7 @@ FAMILIES: dict[str, Callable[[], Iterable[Specialization]]] = {
     "sparse": sparse_kernels.builtin_specializations,
     "pull": pull_kernels.builtin_specializations,
     "loop": loop_kernels.builtin_specializations,
+    "union_find": afforest.builtin_specializations,
 }
 
 
@@ -484,6 +486,16 @@ def test_every_scatter_bitmap_specialization_compiles_for_sm90(builds: Builds) -
     sizes = {hb_dtypes.lookup(dt).itemsize for dt in hb_dtypes.DTYPES}
     assert {int(label.rsplit("_", 1)[1]) for label, _, _ in specializations} == sizes
     _check(builds, "scatter_bitmap")
+
+
+@family("union_find")
+def test_the_union_find_kernels_compile_for_sm90(builds: Builds) -> None:
+    """Connected components' union-find kernels (sampling, compression, the full pass by
+    threads and by blocks) for both parent types and the three CSR index layouts."""
+    specializations = builds.specializations["union_find"]
+    assert [label for label, _, _ in specializations] == ["union_find_int32", "union_find_int64"]
+    assert all(len(names) == 10 for _, _, names in specializations)
+    _check(builds, "union_find")
 
 
 @family("fill_bitmap")
