@@ -89,7 +89,7 @@ def kernel_combines(monoid: Monoid, dtype: Any) -> bool:
         dt.kind in "iu"
         and dt.itemsize in (4, 8)
         and dt in monoid.types
-        and monoid.cast_inputs_to is None
+        and monoid.cast_inputs_to in (None, dt)
         and op.input_type(dt, dt) == dt
         and op.output_type(dt) == dt
     )

@@ -257,7 +257,7 @@ def _folding_monoid(accum: BinaryOp, region_values: Any, out: Vector) -> Monoid 
         or monoid.binaryop is not accum
         or region_values.dtype != dtype
         or dtype not in monoid.types
-        or monoid.cast_inputs_to is not None
+        or monoid.cast_inputs_to not in (None, dtype)
         or accum.input_type(dtype, dtype) != dtype
         or accum.output_type(dtype) != dtype
     ):
