@@ -68,9 +68,17 @@ def extract(
     x : Vector or Matrix
     *indices
         One index for a Vector, two (rows, cols) for a Matrix; each None (all), a slice, an
-        int, or an array of ints (repeats allowed). An int row or column gives a Vector.
+        int, an array of ints (repeats allowed), or an index Vector of integers (its entries'
+        values, in the order of their positions; a Vector's only). An int row or column gives
+        a Vector. Extracting from a Vector by an array or an index Vector is a gather
+        (``u[I]``): on the GPU one kernel pass, which also checks the positions.
     mask, accum, replace, out
         As in :func:`~hyblas.ops.mxv`.
+
+    Raises
+    ------
+    IndexOutOfBounds
+        For a position outside ``x``.
 
     Examples
     --------
@@ -81,6 +89,9 @@ def extract(
     >>> print(hb.ops.extract(A, 0, None))  # row 0 as a Vector
     hyblas.Vector(size=3, nnz=2, dtype=float64, backend='cpu', format='bitmap')
       {1: 1.0, 2: 2.0}
+    >>> f = hb.Vector.from_dense(np.array([0, 0, 1, 2]))  # parents
+    >>> hb.ops.extract(f, f).to_dense()  # by an index Vector: the grandparents f[f]
+    array([0, 0, 0, 1])
     """
     checks.container(x, (Vector, Matrix), "x")
     xp = x.xp
@@ -137,8 +148,13 @@ def assign(
         fit ``out``'s dtype (InvalidValue otherwise: 1000 into int8), and be of a kind it
         takes (DomainMismatch otherwise: floats into integers).
     *indices
-        As in :func:`extract` (no repeats); an int row/column with a Vector value writes
-        into that row/column.
+        As in :func:`extract`; an int row/column with a Vector value writes into that
+        row/column. Into a Vector by an array or an index Vector this is a scatter (on the
+        GPU one kernel pass, which also checks the positions). A repeated position is
+        refused (``InvalidValue``: GrB_assign leaves its result undefined), except into a
+        Vector with an ``accum`` that is a monoid's operator on ``out``'s dtype (``min``,
+        ``plus``...) and a value of that dtype: then every value listed for the position is
+        folded into it, in any order, as SuiteSparse:GraphBLAS does.
     mask : optional
         Shaped like ``out`` (the whole of it, as in GrB_assign).
     accum, replace
@@ -155,6 +171,10 @@ def assign(
     >>> print(hb.ops.assign(w, value, [2, 0]))  # without accum, w[0] gets value[1]: no entry
     hyblas.Vector(size=4, nnz=2, dtype=float64, backend='cpu', format='bitmap')
       {2: 5.0, 3: 9.0}
+    >>> f = hb.Vector.from_dense(np.array([0, 0, 1, 2]))  # parents
+    >>> offers = hb.Vector.from_dense(np.array([3, 2, 0, 0]))
+    >>> hb.ops.assign(f, offers, f, accum=hb.binary.min).to_dense()  # f[f[u]] min= offers[u]
+    array([0, 0, 0, 2])
     """
     checks.container(out, (Vector, Matrix), "out")
     xp = out.xp
