@@ -171,11 +171,8 @@ def union_find(
             ),
             timer.stop(),
         )
-    return Vector(n, np.int64, backend=A.backend, bitmap=_full(A.xp, labels), nnz=n)
-
-
-def _full(xp: Any, labels: Any) -> tuple[Any, Any]:
-    return labels, xp.ones(labels.size, dtype=bool)
+    present = A.xp.ones(n, dtype=bool)
+    return Vector(n, np.int64, backend=A.backend, bitmap=(labels, present), nnz=n)
 
 
 def _run_kernels(A: Matrix, params: UnionFindParams) -> Any:  # noqa: N803

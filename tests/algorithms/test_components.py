@@ -3,6 +3,8 @@ networkx and scipy.sparse.csgraph, every method and executor on both backends.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -224,6 +226,11 @@ def test_afforest_kernels_equal_their_emulation(backend: str) -> None:
         emulated = afforest.emulate(to_numpy(S.indptr), to_numpy(S.indices), S.nrows, params)
         assert np.array_equal(got.to_dense(), want), params
         assert np.array_equal(emulated, want), params
+
+
+def test_the_kernels_and_their_emulation_share_the_heavy_threshold() -> None:
+    source = (Path(afforest.__file__).parent / "kernels" / "union_find.cu").read_text()
+    assert f"#define HYBLAS_UF_HEAVY {HEAVY} " in source
 
 
 def test_auto_is_afforest_and_names_its_kernels_in_the_trace(backend: str) -> None:
