@@ -164,3 +164,46 @@ def test_assign_by_index_keeps_the_spec_rules_on_repeats(backend: str) -> None:
         5.0,
         5.0,
     ]
+
+
+def test_an_index_vector_must_hold_integers_of_the_same_backend() -> None:
+    u = hb.Vector.from_dense(np.arange(4.0))
+    with pytest.raises(hb.errors.InvalidObject, match="must hold integers"):
+        hb.ops.extract(u, hb.Vector.from_dense(np.array([True, False])))
+    with pytest.raises(hb.errors.InvalidObject, match="must hold integers"):
+        hb.ops.extract(u, hb.Vector.from_dense(np.array([0.5, 1.0])))
+    assert hb.ops.extract(u, hb.Vector.from_dense(np.array([3.0, 0.0]))).to_dense().tolist() == [
+        3.0,
+        0.0,
+    ]  # whole floats are taken as integers, as in an index array
+
+
+@given(data=st.data())
+def test_any_position_outside_the_vector_is_refused(backend: str, data: st.DataObject) -> None:
+    """Positions drawn from ``[-3, size + 3)``: with one outside the vector every primitive
+    raises IndexOutOfBounds naming it; with none, it agrees with NumPy."""
+    size = data.draw(st.integers(1, 40))
+    ids = data.draw(
+        hnp.arrays(np.int64, data.draw(st.integers(1, 30)), elements=st.integers(-3, size + 2))
+    )
+    values, present = np.arange(size, dtype=np.int64), np.ones(size, dtype=bool)
+    x, x_present = np.arange(ids.size, dtype=np.int64), np.ones(ids.size, dtype=bool)
+    xp = xp_for(backend)
+    on = _on(backend, values, present, ids, x, x_present)
+    calls = (
+        lambda: indexed.gather(xp, *on[:3]),
+        lambda: indexed.scatter_combine(xp, *on, hb.monoid.max),
+    )
+    outside = ids[(ids < 0) | (ids >= size)]
+    for call in calls:
+        if outside.size:
+            bad = int(outside.min()) if outside.min() < 0 else int(outside.max())
+            with pytest.raises(IndexOutOfBounds, match=f"index {bad}, outside"):
+                call()
+        else:
+            call()
+    if not outside.size:
+        assert np.array_equal(to_numpy(calls[0]()[0]), values[ids])
+        want = values.copy()
+        np.maximum.at(want, ids, x)
+        assert np.array_equal(to_numpy(calls[1]()[0]), want)
