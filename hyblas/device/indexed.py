@@ -124,6 +124,24 @@ def _launch(xp: Any, kernel: Any, ids: Any, extent: int, arrays: tuple[Any, ...]
     return status
 
 
+def _copy_bits(
+    xp: Any,
+    name: str,
+    ids: Any,
+    extent: int,
+    source: tuple[Any, Any],
+    target: tuple[Any, Any],
+    *extra: Any,
+) -> Any:
+    """Launch the gather or the scatter kernel ``name``, copying the values' bits (as
+    unsigned words of their size) and presence from ``source`` to ``target``."""
+    (values, present), (out, out_present) = source, target
+    word = np.dtype(f"u{values.dtype.itemsize}")
+    arrays = (xp.ascontiguousarray(values).view(word), present, out.view(word), out_present)
+    kernel = _bits_module(values.dtype.itemsize).get_function(name)
+    return _launch(xp, kernel, ids, extent, (*arrays, *extra))
+
+
 def _raise_for(status: Any, xp: Any, ids: Any, extent: int, argument: str, what: str) -> None:
     """Read the kernel's status word (the one host read) and raise what it reports."""
     found = int(status[0])
@@ -155,14 +173,7 @@ def gather(
         out_present = xp.empty(count, dtype=bool)
         if count == 0:
             return out, out_present
-        word = np.dtype(f"u{values.dtype.itemsize}")
-        status = _launch(
-            xp,
-            _bits_module(values.dtype.itemsize).get_function(GATHER),
-            ids,
-            extent,
-            (xp.ascontiguousarray(values).view(word), present, out.view(word), out_present),
-        )
+        status = _copy_bits(xp, GATHER, ids, extent, (values, present), (out, out_present))
     _raise_for(status, xp, ids, extent, argument, "extract")
     return out, out_present
 
@@ -202,20 +213,8 @@ def scatter(
         z, z_present = values.copy(), present.copy()
         if count == 0:
             return z, z_present
-        word = np.dtype(f"u{values.dtype.itemsize}")
-        status = _launch(
-            xp,
-            _bits_module(values.dtype.itemsize).get_function(SCATTER),
-            ids,
-            extent,
-            (
-                xp.ascontiguousarray(x).view(word),
-                x_present,
-                z.view(word),
-                z_present,
-                xp.zeros(extent, dtype=np.uint32),  # the claims
-            ),
-        )
+        claims = xp.zeros(extent, dtype=np.uint32)
+        status = _copy_bits(xp, SCATTER, ids, extent, (x, x_present), (z, z_present), claims)
     _raise_for(status, xp, ids, extent, argument, what)
     return z, z_present
 
