@@ -37,6 +37,7 @@ from ..backend import compile_module, grid_stride_blocks, launch, to_backend, tr
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..device.codegen import kernel_text
+from ..errors import DimensionMismatch
 from ..executors import trace as _trace
 
 __all__ = [
@@ -138,6 +139,11 @@ def union_find(
     Vector
         Full, int64.
 
+    Raises
+    ------
+    DimensionMismatch
+        If ``A`` is not square.
+
     Examples
     --------
     >>> from hyblas.traversal import union_find
@@ -145,6 +151,8 @@ def union_find(
     >>> union_find(A, hb.traversal.UnionFindParams(skip_giant=False)).to_dense()
     array([0, 0, 2, 3, 3, 5])
     """
+    if A.nrows != A.ncols:
+        raise DimensionMismatch(f"union_find: A must be square, got {A.nrows}x{A.ncols}")
     n = A.nrows
     timer = _trace.start_timer(A.backend) if _trace.tracing() else None
     if A.backend == "cuda":

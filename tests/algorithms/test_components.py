@@ -257,6 +257,8 @@ def test_a_directed_graph_is_linked_as_stored() -> None:
     assert "undirected_structure" not in G.cached()
 
 
-def test_unknown_method() -> None:
+def test_unknown_method_and_a_matrix_that_is_not_square() -> None:
     with pytest.raises(InvalidValue, match="method must be one of"):
         connected_components(hb.generators.grid_2d(2, 2), method="bfs")
+    with pytest.raises(DimensionMismatch, match="must be square, got 2x3"):
+        union_find(hb.Matrix.from_coo([0], [2], True, nrows=2, ncols=3))
