@@ -69,8 +69,8 @@ def extract(
     *indices
         One index for a Vector, two (rows, cols) for a Matrix; each None (all), a slice, an
         int, an array of ints (repeats allowed), or an index Vector of integers (its entries'
-        values, in the order of their positions; a Vector's only). An int row or column gives
-        a Vector. Extracting from a Vector by an array or an index Vector is a gather
+        values, in the order of their positions). An int row or column gives a Vector.
+        Extracting from a Vector by an array or an index Vector is a gather
         (``u[I]``): on the GPU one kernel pass, which also checks the positions.
     mask, accum, replace, out
         As in :func:`~hyblas.ops.mxv`.
