@@ -1,6 +1,7 @@
 """Peer implementations the benchmark harness measures in the same run as hyblas.
 
-Each peer module (``cusparse``, ``cupyx_naive``, ``scipy_peer``, ``suitesparse``) defines
+Each peer module (``cusparse``, ``cupyx_naive``, ``scipy_peer``, ``suitesparse``,
+``unionfind``) defines
 
 * ``NAME``: the ``impl`` string in the results;
 * ``DEVICE``: ``"gpu"`` (time with CUDA events) or ``"cpu"`` (wall clock);
@@ -75,7 +76,7 @@ OPS_ALL = (
 )
 
 #: Module names under ``benchmarks.peers``.
-PEER_MODULES = ("cusparse", "cupyx_naive", "scipy_peer", "suitesparse")
+PEER_MODULES = ("cusparse", "cupyx_naive", "scipy_peer", "suitesparse", "unionfind")
 
 
 @dataclass(frozen=True)

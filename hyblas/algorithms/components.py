@@ -1,6 +1,6 @@
-"""Connected components: a BFS for the component of the highest-degree vertex (the device
-loop's rounds), then FastSV, min-label hooking and shortcutting over ``min_second``, for the
-rest of the graph."""
+"""Connected components: Afforest's union-find (the traversal layer's kernels), or FastSV
+written with GraphBLAS operations (``mxv``, and ``extract`` / ``assign`` by an index vector:
+the gather and the scatter of parent pointers)."""
 
 from __future__ import annotations
 
@@ -16,60 +16,64 @@ from ..dtypes import short_repr
 from ..errors import InvalidValue
 from ..graph import Graph, as_graph
 from ..traversal import EXECUTORS as LOOP_EXECUTORS
-from .bfs import bfs
+from ..traversal import UnionFindParams, union_find
 
 __all__ = ["connected_components"]
+
+#: The ``method=`` values of :func:`connected_components`.
+METHODS = ("auto", "afforest", "fastsv")
 
 
 @names_oom("connected_components")
 def connected_components(
     A: Graph | Matrix,  # noqa: N803 - math spelling
     *,
+    method: str = "auto",
     executor: str = "auto",
 ) -> Vector:
     """Component labels: ``labels[v]`` is the smallest vertex id in the component of ``v``.
 
-    On a graph of mean degree at most 16 (grids, meshes, road networks: high diameter) a BFS
-    first (:func:`hyblas.algorithms.bfs`, whose rounds run in the device loop on the GPU)
-    labels the component of the highest-degree vertex (the smallest id among those of the
-    highest degree): the giant component, and on a connected mesh everything. The other
-    vertices have no edge into that component, so the rest is the subgraph they induce, where
-    FastSV runs. A denser graph has a low diameter, where FastSV alone converges in a few
-    rounds and a BFS first would not pay for itself; on a mesh FastSV alone needs many
-    rounds of several products each, where the BFS's rounds run in the device loop.
+    ``method='afforest'``: union-find with Afforest's sampling (Sutton, Ben-Nun & Barak,
+    "Optimizing Parallel Graph Connectivity Computation via Subgraph Sampling", 2018), in
+    :func:`hyblas.traversal.union_find`: every vertex is linked to two neighbours, the most
+    frequent root among a sample of vertices names the giant component, then the vertices
+    outside it are linked to the rest of their neighbours (an edge leaving the giant component
+    is also stored the other way, where its other end links it), and every vertex takes its
+    root. A link hooks the larger of two roots under the smaller, so a root is the smallest
+    vertex of its tree: the labels need no relabelling. On the GPU these passes are a few
+    kernels (their trace row: op ``'link'``, executor ``'union-find'``); on the CPU their
+    NumPy emulation. A directed graph whose structure is not symmetric is linked over its
+    stored entries as they are (no giant component skipped, no ``A ∪ Aᵀ`` built).
 
-    FastSV (Zhang, Azad & Hu, "FastSV: a distributed-memory connected component algorithm
-    with fast convergence", 2020). Every vertex keeps a parent ``f`` (initially itself) and
-    its grandparent ``gp = f[f]``; each round, with ``mngp[u]`` the smallest grandparent among
-    ``u`` and its neighbours,
+    ``method='fastsv'``: FastSV (Zhang, Azad & Hu, "FastSV: a distributed-memory connected
+    component algorithm with fast convergence", 2020) in GraphBLAS operations over the
+    undirected structure ``S``. Every vertex keeps a parent ``f`` (initially itself) and its
+    grandparent ``gp = f[f]``; each round, with ``mngp = S min.second gp`` (the smallest
+    grandparent among ``u``'s neighbours, and ``gp[u]``),
 
-    1. stochastic hooking: ``f[f[u]] = min(f[f[u]], mngp[u])`` (a parent adopts the smallest
-       value offered by its children);
-    2. aggressive hooking and shortcutting: ``f[u] = min(f[u], mngp[u])`` (``mngp[u] <= gp[u]``);
-    3. ``gp = f[f]``; stop when ``gp`` no longer changes.
+    1. stochastic hooking: ``f[f[u]] = min(f[f[u]], mngp[u])``:
+       ``assign(f, mngp, f, accum=min)``, a scatter by the index vector ``f`` whose repeated
+       positions fold with ``min``;
+    2. aggressive hooking and shortcutting: ``f[u] = min(f[u], mngp[u])``;
+    3. ``gp = f[f]``: ``extract(f, f)``, a gather; stop when ``gp`` no longer changes.
 
     Parents only decrease and stay inside the component, so the trees collapse into stars
-    rooted at each component's smallest vertex. Pointer jumping (reading grandparents) makes
-    the number of rounds grow with the logarithm of the diameter, not with the diameter as in
-    plain label propagation.
-
-    The parent pointers are applied as a Matrix ``P`` with ``P[u, f[u]]`` stored: ``f[f]`` is ``P
-    min.second f`` and the stochastic hooking is ``mngp min.first P``. ``P`` is rebuilt from ``f``
-    each round through :meth:`~hyblas.Vector.to_coo` / :meth:`~hyblas.Matrix.from_coo` (a host round
-    trip of ``n`` ids on the 'cuda' backend: hyblas.ops has no gather / scatter by index values
-    yet).
+    rooted at each component's smallest vertex, in a number of rounds that grows with the
+    logarithm of the diameter.
 
     Parameters
     ----------
     A : Graph or Matrix
-        Square adjacency matrix, rows = sources. Values are ignored (a stored 0 is an edge).
-        A directed graph (a Matrix is one) is taken as undirected: the result is its weakly
-        connected components. The undirected structure ``A ∪ Aᵀ`` is the Graph's cached
-        :attr:`~hyblas.Graph.undirected_structure`: an undirected Graph's own, with no
-        symmetrization.
+        Square adjacency matrix, rows = sources. Values are ignored (a stored 0 is an edge,
+        a self loop joins nothing). A directed graph (a Matrix is one) is taken as
+        undirected: the result is its weakly connected components. FastSV reads the Graph's
+        cached :attr:`~hyblas.Graph.undirected_structure` (an undirected Graph's own, with
+        no symmetrization).
+    method : {'auto', 'afforest', 'fastsv'}
+        ``'auto'``: ``'afforest'`` with ``executor='auto'``, ``'fastsv'`` on the executor
+        named otherwise (the union-find kernels run no products).
     executor : str
-        Passed to :func:`hyblas.algorithms.bfs` and to FastSV's :func:`hyblas.ops.mxv` /
-        :func:`hyblas.ops.vxm` calls (``'loop'`` means ``'auto'`` there).
+        FastSV's :func:`hyblas.ops.mxv` executor (``'loop'`` means ``'auto'`` there).
 
     Returns
     -------
@@ -83,85 +87,48 @@ def connected_components(
     DimensionMismatch
         If ``A`` is not square.
     InvalidValue
-        For an unknown executor.
+        For an unknown method or executor.
 
     Examples
     --------
     >>> G = hb.Graph.from_coo([0, 2, 3], [1, 3, 4], n=6, kind="undirected")
     >>> hb.algorithms.connected_components(G).to_dense()  # the smallest id of each component
     array([0, 0, 2, 2, 2, 5])
+    >>> hb.algorithms.connected_components(G, method="fastsv").to_dense()
+    array([0, 0, 2, 2, 2, 5])
     """
     graph = as_graph(A, "connected_components")
+    if not isinstance(method, str) or method not in METHODS:
+        raise InvalidValue(
+            f"connected_components: method must be one of {METHODS}, got {short_repr(method)}"
+        )
     if not isinstance(executor, str) or executor not in LOOP_EXECUTORS:
         raise InvalidValue(
             f"connected_components: executor must be one of {LOOP_EXECUTORS}, got "
             f"{short_repr(executor)}"
         )
-    products = "auto" if executor == "loop" else executor  # the mxv / vxm calls' executor
-    n = graph.n
-    backend = graph.backend
-    if n == 0:
-        return Vector.new(np.int64, 0, backend=backend)
-    S = graph.undirected_structure  # noqa: N806 - A ∪ Aᵀ, values dropped
-    if S.nnz > 16 * n:
-        return _fastsv(S, products)
-    ids = Vector.from_dense(np.arange(n, dtype=np.int64), backend=backend)
-    degrees = ops.mxv(
-        S,
-        Vector.from_dense(np.ones(n, dtype=bool), backend=backend),
-        _semiring["plus_pair"][np.int64],
-        executor=products,
-    )
-    seed = 0
-    if degrees.nnz:
-        widest = ops.select(degrees, "valueeq", ops.reduce_scalar(degrees, "max"))
-        seed = int(ops.reduce_scalar(ops.apply(ids, "identity", mask=widest.S), "min"))
-    giant = bfs(S, seed, executor=executor)
-    labels = Vector.new(np.int64, n, backend=backend)
-    ops.assign(
-        labels,
-        ops.reduce_scalar(ops.apply(ids, "identity", mask=giant.S), "min"),
-        None,
-        mask=giant.S,
-    )
-    rest = ops.apply(ids, "identity", mask=~giant.S)
-    if rest.nnz:
-        rest_ids = rest.to_coo(device=True)[0]  # ascending: FastSV's smallest ids stay so
-        inner, parents = _fastsv(ops.extract(S, rest_ids, rest_ids), products).to_coo(device=True)
-        ops.assign(
-            labels,
-            Vector.from_coo(
-                rest_ids[inner], rest_ids[parents], size=n, dtype=np.int64, backend=backend
-            ),
-            None,
-            mask=rest.S,
-        )
-    return labels
+    if method == "auto":
+        method = "afforest" if executor == "auto" else "fastsv"
+    if graph.n == 0:
+        return Vector.new(np.int64, 0, backend=graph.backend)
+    if method == "afforest":
+        symmetric = not graph.is_directed or graph.is_symmetric_structure
+        return union_find(graph.A, UnionFindParams(skip_giant=symmetric))
+    return _fastsv(graph.undirected_structure, "auto" if executor == "loop" else executor)
 
 
 def _fastsv(S: Matrix, executor: str) -> Vector:  # noqa: N803
     """FastSV's labels of the undirected bool structure ``S``."""
     n = S.nrows
     min_second = _semiring["min_second"][np.int64]
-    min_first = _semiring["min_first"][np.int64]
     minimum = _binary["min"]
     f = Vector.from_dense(np.arange(n, dtype=np.int64), backend=S.backend)
     gp = f.dup()
-    P = _parent_matrix(f)  # noqa: N806
     while True:
         mngp = ops.mxv(S, gp, min_second, accum=minimum, out=gp.dup(), executor=executor)
-        ops.vxm(mngp, P, min_first, accum=minimum, out=f, executor=executor)  # 1. stochastic
+        ops.assign(f, mngp, f, accum=minimum)  # 1. stochastic hooking: f[f[u]] min= mngp[u]
         ops.apply(mngp, "identity", accum=minimum, out=f)  # 2. aggressive hooking, shortcutting
-        P = _parent_matrix(f)  # noqa: N806
-        new_gp = ops.mxv(P, f, min_second, executor=executor)
+        new_gp = ops.extract(f, f)  # 3. the grandparents f[f]
         if new_gp.isequal(gp):
             return f
         gp = new_gp
-
-
-def _parent_matrix(f: Vector) -> Matrix:
-    """The ``n x n`` bool matrix with one entry per vertex ``u``, at ``(u, f[u])``."""
-    vertices, parents = f.to_coo(device=True)  # no host round trip
-    return Matrix.from_coo(
-        vertices, parents, True, nrows=f.size, ncols=f.size, dtype=bool, backend=f.backend
-    )

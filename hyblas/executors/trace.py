@@ -32,6 +32,7 @@ EXECUTOR_COLORS = {
     "sparse": "#d62728",
     "pull": "#2ca02c",
     "loop": "#9467bd",
+    "union-find": "#8c564b",
 }
 
 
@@ -45,7 +46,9 @@ class TraceRow:
         Its number in the trace (0, 1, ...).
     op : str
         ``'mxv'`` or ``'vxm'``; ``'loop'`` for a stay in the device loop of
-        :func:`hyblas.ops.propagate` (one row for all its rounds; ``reason`` says which).
+        :func:`hyblas.ops.propagate` (one row for all its rounds; ``reason`` says which);
+        ``'link'`` for connected components' union-find kernels (executor ``'union-find'``,
+        one row for all their passes; ``edges``: the matrix's stored entries).
     executor : str
         The executor that ran it.
     asked : str

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..containers.arguments import as_index_array, check_bounds
+from ..containers.vector import Vector
 from ..device.arrays import check_fits
 from ..dtypes import short_repr
 from ..errors import IndexOutOfBounds, InvalidObject, InvalidValue
@@ -55,8 +56,13 @@ def monoid_of(monoid: Any) -> Monoid:
     return found.monoid if isinstance(found, Semiring) else found
 
 
-def index_array(xp: Any, index: Any, extent: int, argument: str) -> tuple[Any, bool]:
-    """(int64 positions, whether ``index`` was a scalar) for None / slice / int / array.
+def index_array(
+    xp: Any, index: Any, extent: int, argument: str, *, bounds: bool = True
+) -> tuple[Any, bool]:
+    """(int64 positions, whether ``index`` was a scalar) for None / slice / int / array /
+    Vector (an index vector: the values of its entries, in the order of their positions).
+    ``bounds=False`` leaves an array's or a Vector's bounds to the caller (the gather and
+    scatter primitives check them in their pass).
 
     Raises
     ------
@@ -77,8 +83,19 @@ def index_array(xp: Any, index: Any, extent: int, argument: str) -> tuple[Any, b
         if not 0 <= index < extent:
             raise IndexOutOfBounds(f"{argument}={index} outside [0, {extent})")
         return xp.asarray([index], dtype=np.int64), True
+    if isinstance(index, Vector):
+        if index.backend != ("cpu" if xp is np else "cuda"):
+            raise InvalidObject(
+                f"{argument}: an index vector on backend {index.backend!r} indexes a "
+                f"container on {'cpu' if xp is np else 'cuda'!r}"
+            )
+        if index.dtype.kind == "b":
+            raise InvalidObject(f"{argument} must hold integers, got dtype {index.dtype}")
+        full = index.known_full() and index.stored_bitmap is not None
+        index = index.stored_bitmap[0] if full else index.as_sparse()[1]
     arr = as_index_array(xp, index, argument)
-    check_bounds(xp, arr, extent, argument)
+    if bounds:
+        check_bounds(xp, arr, extent, argument)
     return arr, False
 
 

@@ -12,8 +12,10 @@ from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import SPARSE_BELOW, Vector
 from ..device import arrays as _prim
+from ..device import indexed as _indexed
 from ..errors import DimensionMismatch, InvalidObject, InvalidValue
-from ..operators.classes import BinaryOp
+from ..operators import NAMESPACES
+from ..operators.classes import BinaryOp, Monoid
 from . import checks
 from .output import (
     accumulate_keys,
@@ -66,9 +68,17 @@ def extract(
     x : Vector or Matrix
     *indices
         One index for a Vector, two (rows, cols) for a Matrix; each None (all), a slice, an
-        int, or an array of ints (repeats allowed). An int row or column gives a Vector.
+        int, an array of ints (repeats allowed), or an index Vector of integers (its entries'
+        values, in the order of their positions). An int row or column gives a Vector.
+        Extracting from a Vector by an array or an index Vector is a gather
+        (``u[I]``): on the GPU one kernel pass, which also checks the positions.
     mask, accum, replace, out
         As in :func:`~hyblas.ops.mxv`.
+
+    Raises
+    ------
+    IndexOutOfBounds
+        For a position outside ``x``.
 
     Examples
     --------
@@ -79,18 +89,21 @@ def extract(
     >>> print(hb.ops.extract(A, 0, None))  # row 0 as a Vector
     hyblas.Vector(size=3, nnz=2, dtype=float64, backend='cpu', format='bitmap')
       {1: 1.0, 2: 2.0}
+    >>> f = hb.Vector.from_dense(np.array([0, 0, 1, 2]))  # parents
+    >>> hb.ops.extract(f, f).to_dense()  # by an index Vector: the grandparents f[f]
+    array([0, 0, 0, 1])
     """
     checks.container(x, (Vector, Matrix), "x")
     xp = x.xp
     if isinstance(x, Vector):
         if len(indices) != 1:
             raise InvalidValue(f"extract from a Vector takes one index, got {len(indices)}")
-        idx, _ = checks.index_array(xp, indices[0], x.size, "indices")
+        idx, _ = checks.index_array(xp, indices[0], x.size, "indices", bounds=False)
         spec = output_spec(
             "extract", Vector, (idx.size,), mask=mask, accum=accum, replace=replace, out=out, x=x
         )
         values, present = x.as_bitmap()
-        return write_vector(spec, values[idx], present[idx])
+        return write_vector(spec, *_indexed.gather(xp, values, present, idx))
     if len(indices) != 2:
         raise InvalidValue(f"extract from a Matrix takes (rows, cols), got {len(indices)} indices")
     rows, row_scalar = checks.index_array(xp, indices[0], x.nrows, "rows")
@@ -135,8 +148,13 @@ def assign(
         fit ``out``'s dtype (InvalidValue otherwise: 1000 into int8), and be of a kind it
         takes (DomainMismatch otherwise: floats into integers).
     *indices
-        As in :func:`extract` (no repeats); an int row/column with a Vector value writes
-        into that row/column.
+        As in :func:`extract`; an int row/column with a Vector value writes into that
+        row/column. Into a Vector by an array or an index Vector this is a scatter (on the
+        GPU one kernel pass, which also checks the positions). A repeated position is
+        refused (``InvalidValue``: GrB_assign leaves its result undefined), except into a
+        Vector with an ``accum`` that is a monoid's operator on ``out``'s dtype (``min``,
+        ``plus``...) and a value of that dtype: then every value listed for the position is
+        folded into it, in any order, as SuiteSparse:GraphBLAS does.
     mask : optional
         Shaped like ``out`` (the whole of it, as in GrB_assign).
     accum, replace
@@ -153,6 +171,10 @@ def assign(
     >>> print(hb.ops.assign(w, value, [2, 0]))  # without accum, w[0] gets value[1]: no entry
     hyblas.Vector(size=4, nnz=2, dtype=float64, backend='cpu', format='bitmap')
       {2: 5.0, 3: 9.0}
+    >>> f = hb.Vector.from_dense(np.array([0, 0, 1, 2]))  # parents
+    >>> offers = hb.Vector.from_dense(np.array([3, 2, 0, 0]))
+    >>> hb.ops.assign(f, offers, f, accum=hb.binary.min).to_dense()  # f[f[u]] min= offers[u]
+    array([0, 0, 0, 2])
     """
     checks.container(out, (Vector, Matrix), "out")
     xp = out.xp
@@ -193,10 +215,11 @@ def assign(
             and not m.complement
         ):
             return _assign_scalar_where(out, value, m.parent)
-        idx, _ = checks.index_array(xp, indices[0], out.size, "indices")
-        _unique_or_raise(xp, idx, "indices")
         if is_scalar and accum_op is None and m is None and out.format == "sparse":
+            idx, _ = checks.index_array(xp, indices[0], out.size, "indices")
+            _unique_or_raise(xp, idx, "indices")
             return _assign_scalar_sparse(out, value, idx)
+        idx, _ = checks.index_array(xp, indices[0], out.size, "indices", bounds=False)
         if is_scalar:
             region_values = xp.full(idx.size, value, dtype=out.dtype)
             region_present = xp.ones(idx.size, dtype=bool)
@@ -207,13 +230,30 @@ def assign(
                 )
             region_values, region_present = value.as_bitmap()
         old_values, old_present = out.as_bitmap()
-        z_values, z_present = old_values.copy(), old_present.copy()
+        folding = None if accum_op is None else _folding_monoid(accum_op, region_values, out)
         if accum_op is None:
             if narrower(region_values.dtype, out.dtype):  # a value cast into out must fit
                 check_fits(xp, region_values[region_present], out.dtype)
-            z_values[idx] = region_values.astype(out.dtype, copy=False)
-            z_present[idx] = region_present
+            z_values, z_present = _indexed.scatter(
+                xp,
+                old_values,
+                old_present,
+                idx,
+                region_values.astype(out.dtype, copy=False),
+                region_present,
+            )
+        elif folding is not None:  # repeated positions fold every value listed for them
+            z_values, z_present = _indexed.scatter_combine(
+                xp, old_values, old_present, idx, region_values, region_present, folding
+            )
         else:
+            checks.index_array(xp, idx, out.size, "indices")  # the bounds
+            if idx.size > 1 and int(xp.unique(idx).size) != idx.size:
+                raise InvalidValue(
+                    f"assign: indices holds repeated indices, and accum={accum_op.name} is no "
+                    "monoid's operator on these types to fold them with"
+                )
+            z_values, z_present = old_values.copy(), old_present.copy()
             patch = Vector.wrap_bitmap(old_values[idx], old_present[idx], backend=out.backend)
             write_vector(
                 OutputSpec(backend=out.backend, out=patch, accum=accum_op),
@@ -223,6 +263,26 @@ def assign(
             z_values[idx], z_present[idx] = patch.as_bitmap()
         return write_vector(spec, z_values, z_present)
     return _assign_matrix(out, value, is_scalar, indices, spec, accum_op)
+
+
+def _folding_monoid(accum: BinaryOp, region_values: Any, out: Vector) -> Monoid | None:
+    """The monoid whose operator ``accum`` is, where it folds values of ``out``'s dtype as
+    they are and the region's values are of that dtype: then repeated positions are folded
+    (associative and commutative, so in any order), as SuiteSparse:GraphBLAS does. None
+    otherwise."""
+    monoid = NAMESPACES["monoid"].get(accum.name)
+    dtype = out.dtype
+    if (
+        monoid is None
+        or monoid.binaryop is not accum
+        or region_values.dtype != dtype
+        or dtype not in monoid.types
+        or monoid.cast_inputs_to not in (None, dtype)
+        or accum.input_type(dtype, dtype) != dtype
+        or accum.output_type(dtype) != dtype
+    ):
+        return None
+    return monoid
 
 
 def _assign_scalar_sparse(out: Vector, value: Any, idx: Any, *, ascending: bool = False) -> Vector:

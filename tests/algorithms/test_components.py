@@ -1,6 +1,9 @@
-"""Connected components (BFS, then FastSV) against networkx and scipy.sparse.csgraph."""
+"""Connected components (Afforest's union-find, and FastSV in GraphBLAS operations) against
+networkx and scipy.sparse.csgraph, every method and executor on both backends."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -12,7 +15,10 @@ from hypothesis import strategies as st
 import hyblas as hb
 from hyblas import ops
 from hyblas.algorithms.components import connected_components
+from hyblas.backend import to_numpy
 from hyblas.errors import DimensionMismatch, InvalidObject, InvalidValue
+from hyblas.traversal import UnionFindParams, afforest, union_find
+from hyblas.traversal.afforest import HEAVY
 from tests.support.graph_strategies import graphs
 
 
@@ -31,6 +37,13 @@ def _labels_from_scipy(S: object) -> np.ndarray:
     smallest = np.full(numbers.max(initial=-1) + 1, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(smallest, numbers, np.arange(numbers.size))
     return smallest[numbers]
+
+
+def sp_block_diag(*blocks: hb.Matrix) -> hb.Matrix:
+    """The block-diagonal matrix of ``blocks`` (CPU), their ids one after the other."""
+    import scipy.sparse as sp
+
+    return hb.Matrix.from_scipy(sp.block_diag([b.to_scipy() for b in blocks], format="csr"))
 
 
 def _labels(A: hb.Matrix, **kwargs: object) -> np.ndarray:
@@ -104,9 +117,9 @@ def test_components_grid_and_disjoint_grids(backend: str) -> None:
 
 
 def test_components_take_few_rounds_on_long_paths(monkeypatch: pytest.MonkeyPatch) -> None:
-    # a star (the BFS's component) beside a path of 3000 vertices, which FastSV labels: plain
+    # a star beside a path of 3000 vertices, labelled by FastSV (a named executor): plain
     # label propagation needs about the diameter (here 2999) rounds; FastSV's pointer jumping
-    # needs about log2 of it. Each round makes two mxv calls (one more finds the degrees).
+    # needs about log2 of it. Each round makes one mxv call.
     calls = []
     real_mxv = ops.mxv
 
@@ -129,9 +142,9 @@ def test_components_take_few_rounds_on_long_paths(monkeypatch: pytest.MonkeyPatc
 
 
 def test_components_with_and_without_the_device_loop(backend: str) -> None:
-    """The BFS part gives the same labels whether its rounds run in the device loop (the
-    emulation on the CPU) or one vxm each; here the giant component is a grid with a tail of
-    small pieces (isolated vertices, pairs, a triangle) for FastSV."""
+    """The same labels from every executor, whatever the device loop's parameters (FastSV
+    runs no loop: they change nothing); here the giant component is a grid with a tail of
+    small pieces (isolated vertices, pairs, a triangle)."""
     grid = hb.generators.grid_2d(23, 17).to_scipy().tocoo()
     n = grid.shape[0] + 9
     rows = [*grid.row, n - 9, n - 7, n - 6, n - 5, n - 4]
@@ -152,3 +165,100 @@ def test_components_bad_input() -> None:
         connected_components(hb.generators.grid_2d(2, 2).to_scipy())
     with pytest.raises(InvalidValue):
         connected_components(hb.generators.grid_2d(2, 2), executor="nonsense")
+
+
+# --- every method and executor ----------------------------------------------------------------
+
+METHODS = ("auto", "afforest", "fastsv")
+
+
+def _many_components(seed: int, n: int, directed: bool) -> hb.Matrix:
+    """A random graph of ``n`` vertices with many components: a few hundred edges among
+    blocks of ids (so most components are small), a star of ``3 * HEAVY`` leaves (a vertex
+    the full pass walks with a thread block), isolated vertices, self loops and explicit
+    zeros; symmetrized unless ``directed``."""
+    rng = np.random.default_rng(seed)
+    block = rng.integers(0, n // 8, n)  # each vertex's block: edges stay inside it
+    u = rng.integers(0, n, 3 * n // 4)
+    v = rng.permutation(n)[: u.size]
+    keep = block[u] == block[v]
+    rows = [u[keep], np.full(3 * HEAVY, n - 1), rng.integers(0, n, 5)]
+    cols = [v[keep], rng.permutation(n - 1)[: 3 * HEAVY], None]
+    cols[2] = rows[2]  # self loops
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    if not directed:
+        r, c = np.concatenate([r, c]), np.concatenate([c, r])
+    values = rng.choice([0.0, 1.0, -2.0], r.size)  # a stored zero is an edge
+    return hb.Matrix.from_coo(r, c, values, nrows=n, ncols=n, dup_op=hb.binary.any)
+
+
+@pytest.mark.parametrize("directed", [False, True], ids=["symmetric", "directed"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_every_method_and_executor_against_csgraph(backend: str, seed: int, directed: bool) -> None:
+    A = _many_components(seed, 600, directed)
+    want = _labels_from_scipy(A.to_scipy())
+    assert len(set(want.tolist())) > 50  # many components, isolated vertices among them
+    A = A.to_backend(backend)
+    graphs = [A] if directed else [A, hb.Graph(A, "undirected")]
+    for G in graphs:
+        for method in METHODS:
+            for executor in ("auto", "loop", "reference", "dense", "sparse", "pull"):
+                got = connected_components(G, method=method, executor=executor)
+                assert got.backend == backend
+                assert np.array_equal(got.to_dense(), want), (method, executor)
+
+
+def test_afforest_kernels_equal_their_emulation(backend: str) -> None:
+    """The union-find passes with and without the giant component skipped, without sampling,
+    and on a hub outside the giant component (more than HEAVY neighbours left after
+    sampling: a thread block links it) give the emulation's labels, the smallest id of each
+    component."""
+    A = _many_components(5, 3000, directed=False)
+    giant = hb.generators.grid_2d(40, 40)  # a giant component for the sample to find
+    S = sp_block_diag(giant, A).to_backend(backend)
+    want = _labels_from_scipy(S.to_scipy())
+    for params in (
+        UnionFindParams(),
+        UnionFindParams(skip_giant=False),
+        UnionFindParams(sample=0, skip_giant=False),
+    ):
+        got = union_find(S, params)
+        emulated = afforest.emulate(to_numpy(S.indptr), to_numpy(S.indices), S.nrows, params)
+        assert np.array_equal(got.to_dense(), want), params
+        assert np.array_equal(emulated, want), params
+
+
+def test_the_kernels_and_their_emulation_share_the_heavy_threshold() -> None:
+    source = (Path(afforest.__file__).parent / "kernels" / "union_find.cu").read_text()
+    assert f"#define HYBLAS_UF_HEAVY {HEAVY} " in source
+
+
+def test_auto_is_afforest_and_names_its_kernels_in_the_trace(backend: str) -> None:
+    A = hb.generators.grid_2d(20, 20, backend=backend)
+    with hb.trace() as t:
+        labels = connected_components(A)
+    assert labels.to_dense().tolist() == [0] * 400
+    rows = t.records()
+    assert [(r["op"], r["executor"]) for r in rows] == [("link", "union-find")]
+    assert "hyblas_uf_" in rows[0]["reason"] and "skipping the giant" in rows[0]["reason"]
+    with hb.trace() as t:
+        connected_components(A, executor="reference")  # a named executor: FastSV's products
+    assert {r["executor"] for r in t.records()} == {"reference"}
+
+
+def test_a_directed_graph_is_linked_as_stored() -> None:
+    """A directed graph whose structure is not symmetric: the full pass walks every vertex
+    (no giant component skipped), and its weak components come out without A ∪ Aᵀ built."""
+    A = hb.Matrix.from_coo([0, 2, 3, 5], [1, 1, 4, 4], True, nrows=7, ncols=7)
+    G = hb.Graph(A, "directed")
+    with hb.trace() as t:
+        assert connected_components(G).to_dense().tolist() == [0, 0, 0, 3, 3, 3, 6]
+    assert "over the giant" in t.records()[0]["reason"]
+    assert "undirected_structure" not in G.cached()
+
+
+def test_unknown_method_and_a_matrix_that_is_not_square() -> None:
+    with pytest.raises(InvalidValue, match="method must be one of"):
+        connected_components(hb.generators.grid_2d(2, 2), method="bfs")
+    with pytest.raises(DimensionMismatch, match="must be square, got 2x3"):
+        union_find(hb.Matrix.from_coo([0], [2], True, nrows=2, ncols=3))

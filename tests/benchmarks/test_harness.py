@@ -24,6 +24,7 @@ IMPLS = {
     "cupyx-naive",
     "suitesparse",
     "scipy",
+    "unionfind",
 }
 
 
@@ -58,7 +59,17 @@ def test_smoke_run_covers_every_op_on_both_graphs_with_hyblas_and_scipy(smoke: t
     for graph in ("kron10", "grid64"):
         for op in harness.OPS:
             assert (graph, op, "hyblas:reference") in timed, (graph, op)
-        for op in ("spmv:plus_times", "bfs", "sssp", "pagerank20", "cc", "tc", "cdlp10", "lcc"):
+        for op in (
+            "spmv:plus_times",
+            "bfs",
+            "bfs16",
+            "sssp",
+            "pagerank20",
+            "cc",
+            "tc",
+            "cdlp10",
+            "lcc",
+        ):
             assert (graph, op, "scipy") in timed, (graph, op)
     bfs = [
         r for r in doc["rows"] if r["op"] == "bfs" and r["graph"] == "grid64" and "median_ms" in r
@@ -66,6 +77,34 @@ def test_smoke_run_covers_every_op_on_both_graphs_with_hyblas_and_scipy(smoke: t
     # the source is the first degree-4 vertex, (1, 1); the farthest is (63, 63): 124 steps
     assert bfs and all(r["levels"] == 125 for r in bfs)
     assert all(r["gteps"] > 0 for r in bfs)
+
+
+def test_bfs16_reports_the_harmonic_mean_over_16_seeded_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``bfs16`` runs next to ``bfs`` by default, for hyblas and every peer that has ``bfs``:
+    a BFS from each of the graph's 16 seeded Graph500 sources, each checked against the first
+    implementation's, and Graph500's harmonic mean of the per-source TEPS. The per-source
+    times are faked here (1, 2, ... 16 ms): on a connected grid every source reaches all
+    edges, so the mean is 16 * edges / (136 ms)."""
+    assert harness.OPS.index("bfs16") == harness.OPS.index("bfs") + 1
+    times = iter([float(ms) for ms in range(1, 17)] * 2)
+    monkeypatch.setattr(harness, "time_cpu_ms", lambda run, warmup, repeats: next(times))
+    status = harness.main(
+        ["--graphs", "grid64", "--ops", "bfs16", "--backend", "cpu", "--peers", "scipy"]
+        + ["--cpu-repeats", "1", "--out", str(tmp_path)]
+    )
+    (path,) = tmp_path.glob("*.json")
+    rows = json.loads(path.read_text())["rows"]
+    assert status == 0 and [r["impl"] for r in rows] == ["hyblas:reference", "scipy"], rows
+    edges = 2 * 64 * 63  # undirected edges of a 64 x 64 grid
+    for row in rows:
+        assert row["sources"] == 16 and row["median_ms"] == 8.5
+        assert row["gteps"] == pytest.approx(16 * edges / 0.136 / 1e9)
+    sources = harness._graphs.build("grid64", "cpu").graph500_sources
+    assert sources.size == 16 and np.unique(sources).size == 16
+    again = harness._graphs.build("grid64", "cpu").graph500_sources
+    assert np.array_equal(sources, again)  # seeded
 
 
 def test_cdlp_and_lcc_with_every_cpu_peer_and_two_executors(tmp_path: Path) -> None:

@@ -3,7 +3,8 @@
 Every op a peer can run on the CPU is checked on small graphs: a Kronecker graph, a grid and a
 disconnected graph with isolated vertices (unreachable vertices, dangling vertices, several
 components). ``cupyx_naive`` runs through its NumPy / SciPy-parameterized builders here; the
-real CuPy ``OPS`` of ``cusparse`` and ``cupyx_naive`` only on a GPU (marked ``gpu``). The
+real CuPy ``OPS`` of ``cusparse``, ``cupyx_naive`` and ``unionfind`` only on a GPU (marked
+``gpu``); ``unionfind``'s algorithm runs here as its host model. The
 ``suitesparse`` tests skip where python-graphblas is not installed.
 """
 
@@ -29,6 +30,7 @@ from benchmarks.peers import (
     make_peer_graph,
     scipy_peer,
     suitesparse,
+    unionfind,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -280,7 +282,7 @@ def test_disconnected_graph_exercises_the_edge_cases() -> None:
 
 def test_modules_follow_the_interface() -> None:
     loaded = peers.load_peers()
-    assert set(loaded) == {"cusparse", "cupyx-naive", "scipy", "suitesparse"}
+    assert set(loaded) == {"cusparse", "cupyx-naive", "scipy", "suitesparse", "unionfind"}
     for key, module in loaded.items():
         assert module.NAME == key
         assert module.DEVICE in ("gpu", "cpu")
@@ -291,7 +293,8 @@ def test_modules_follow_the_interface() -> None:
     assert set(cupyx_naive.OPS) == {"bfs", "sssp", "pagerank20"}
     assert set(scipy_peer.OPS) == set(OPS_ALL) - {"spmv:min_plus", "bc"}
     assert set(suitesparse.OPS) == set(OPS_ALL)
-    assert (cusparse.DEVICE, cupyx_naive.DEVICE) == ("gpu", "gpu")
+    assert set(unionfind.OPS) == {"cc"}
+    assert (cusparse.DEVICE, cupyx_naive.DEVICE, unionfind.DEVICE) == ("gpu", "gpu", "gpu")
     assert (scipy_peer.DEVICE, suitesparse.DEVICE) == ("cpu", "cpu")
 
 
@@ -386,10 +389,25 @@ def test_cupyx_naive_sssp_stops_when_nothing_improves() -> None:
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("name", GRAPHS)
+def test_unionfind_model_labels_each_component_by_its_smallest_vertex(name: str) -> None:
+    """The union-find peer's algorithm (edges once each, larger root under the smaller, path
+    halving, final compression), run edge by edge on the host: each label is the smallest
+    vertex of its component, as in the reference."""
+    g = graphs()[name]
+    rows, cols = unionfind.edge_list(g.csr)
+    assert rows.dtype == np.int32 and np.all(rows < cols)
+    assert 2 * rows.size == sp.csr_array(g.csr).nnz  # each undirected edge once
+    labels = unionfind.model_labels(rows, cols, g.n)
+    assert np.array_equal(labels, reference(name, "cc"))  # the smallest vertex of each
+    # edges in another order (reversed, ends swapped): other races, the same labels
+    assert np.array_equal(unionfind.model_labels(cols[::-1], rows[::-1], g.n), labels)
+
+
 def test_gpu_peers_refuse_without_a_gpu(cuda_usable: bool) -> None:
     if cuda_usable:
         pytest.skip("a GPU is usable here; test_gpu_peers covers it")
-    for module in (cusparse, cupyx_naive):
+    for module in (cusparse, cupyx_naive, unionfind):
         assert isinstance(module.available(), str)
         for make in module.OPS.values():
             with pytest.raises(Unavailable):
@@ -403,7 +421,7 @@ def test_gpu_peers(name: str, cuda_usable: bool) -> None:
         pytest.skip("needs CuPy and a usable GPU; hyblas.cuda_available() is False")
     import cupy  # noqa: PLC0415
 
-    for module in (cusparse, cupyx_naive):
+    for module in (cusparse, cupyx_naive, unionfind):
         assert module.available() is None
         for op, make in module.OPS.items():
             result = make(graphs()[name])()

@@ -110,10 +110,14 @@ def test_components_of_an_undirected_graph_do_no_symmetrization(
     undirected = hb.Graph(A, "undirected")
     calls = _counting(monkeypatch)
     labels = hb.algorithms.connected_components(undirected)
+    assert hb.algorithms.connected_components(undirected, method="fastsv").isequal(labels)
     assert calls == {"ewise_add": 0, "transpose": 0}
-    # the same matrix as a directed graph pays the union A ∪ Aᵀ, and gets the same labels
+    # the same matrix as a directed graph: Afforest links its stored entries as they are (no
+    # union built); FastSV pays the union A ∪ Aᵀ; both get the same labels
     directed = hb.Graph(A.dup(), "directed")
     assert hb.algorithms.connected_components(directed).isequal(labels)
+    assert calls["ewise_add"] == 0
+    assert hb.algorithms.connected_components(directed, method="fastsv").isequal(labels)
     assert calls["ewise_add"] >= 1 and calls["transpose"] >= 1
 
 

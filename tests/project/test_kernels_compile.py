@@ -58,11 +58,12 @@ import numpy as np
 import pytest
 
 from hyblas import dtypes as hb_dtypes
-from hyblas.device import ewise, fill, inner, scatter, segments
+from hyblas.device import ewise, fill, indexed, inner, scatter, segments
 from hyblas.executors.dense import kernels as dense_kernels
 from hyblas.executors.pull import kernels as pull_kernels
 from hyblas.executors.reference import kernels, masked_dot
 from hyblas.executors.sparse import kernels as sparse_kernels
+from hyblas.traversal import afforest
 from hyblas.traversal import kernels as loop_kernels
 
 NVCC = shutil.which("nvcc")
@@ -81,10 +82,13 @@ FAMILIES: dict[str, Callable[[], Iterable[Specialization]]] = {
     "inner_bitmap": inner.builtin_specializations,
     "scatter_bitmap": scatter.builtin_specializations,
     "fill_bitmap": fill.builtin_specializations,
+    "indexed": indexed.builtin_specializations,
+    "indexed_accum": indexed.accum_specializations,
     "dense": dense_kernels.builtin_specializations,
     "sparse": sparse_kernels.builtin_specializations,
     "pull": pull_kernels.builtin_specializations,
     "loop": loop_kernels.builtin_specializations,
+    "union_find": afforest.builtin_specializations,
 }
 
 
@@ -484,6 +488,37 @@ def test_every_scatter_bitmap_specialization_compiles_for_sm90(builds: Builds) -
     sizes = {hb_dtypes.lookup(dt).itemsize for dt in hb_dtypes.DTYPES}
     assert {int(label.rsplit("_", 1)[1]) for label, _, _ in specializations} == sizes
     _check(builds, "scatter_bitmap")
+
+
+@family("indexed")
+def test_every_indexed_specialization_compiles_for_sm90(builds: Builds) -> None:
+    """The gather and the scatter by an index list, for every value size of the built-in
+    dtypes."""
+    specializations = builds.specializations["indexed"]
+    sizes = {hb_dtypes.lookup(dt).itemsize for dt in hb_dtypes.DTYPES}
+    assert {int(label.rsplit("_", 1)[1]) for label, _, _ in specializations} == sizes
+    _check(builds, "indexed")
+
+
+@family("indexed_accum")
+def test_every_indexed_accum_specialization_compiles_for_sm90(builds: Builds) -> None:
+    """The scatter folded by a monoid, for every built-in monoid on every 4- and 8-byte
+    integer type it takes and gives as it is (min on int64: FastSV's stochastic hooking)."""
+    specializations = builds.specializations["indexed_accum"]
+    labels = {label for label, _, _ in specializations}
+    assert {"indexed_accum_min_int64", "indexed_accum_plus_uint32"} <= labels
+    assert not any(label.endswith(("float64", "int8", "bool")) for label in labels)
+    _check(builds, "indexed_accum")
+
+
+@family("union_find")
+def test_the_union_find_kernels_compile_for_sm90(builds: Builds) -> None:
+    """Connected components' union-find kernels (sampling, compression, the full pass by
+    threads and by blocks) for both parent types and the three CSR index layouts."""
+    specializations = builds.specializations["union_find"]
+    assert [label for label, _, _ in specializations] == ["union_find_int32", "union_find_int64"]
+    assert all(len(names) == 10 for _, _, names in specializations)
+    _check(builds, "union_find")
 
 
 @family("fill_bitmap")

@@ -1,4 +1,4 @@
-"""Connected and weakly connected components (hyblas's connected_components: FastSV)."""
+"""Connected and weakly connected components (hyblas's connected_components: union-find)."""
 
 from __future__ import annotations
 
