@@ -35,6 +35,7 @@ from . import (
     traversal,
     unary,
     viz,
+    warmup,
 )
 from .backend import backend, cuda_available, set_backend, using_backend
 from .containers import Matrix, Vector
@@ -65,6 +66,7 @@ __all__ = [
     "set_backend",
     "using_backend",
     "cuda_available",
+    "warmup",
     "trace",
     "set_policy",
     "get_policy",

@@ -1,7 +1,8 @@
 """``python -m hyblas warmup``: compile ahead the CUDA kernels the common operations need.
 
-Every kernel is compiled the first time an operation needs it and cached on disk by CuPy (see
-:mod:`hyblas.backend.warmth`). A warmup runs small versions of the common work on the GPU, so
+Every kernel is compiled the first time an operation needs it and cached on disk by CuPy
+(``hyblas/backend/warmth.py`` keeps the marker a warmup leaves there, and logs the first-use
+warning on a machine without one). A warmup runs small versions of the common work on the GPU, so
 that their kernels are compiled once, now, instead of during a user's first calls: the
 algorithms on a graph of the generator's default type and on float64 weights, and the
 products of the built-in executors over the common semirings and value types. Kernels do not

@@ -51,11 +51,13 @@ def options(kwargs: dict[str, Any]) -> tuple[str, Any]:
 def by_node(G: HyblasGraph, result: hb.Vector) -> dict[Any, Any]:
     """The entries of ``result`` as ``{node: Python number}``, in vertex order."""
     ids, values = result.to_coo()
-    nodes = G.nodes
-    return {nodes[k]: v for k, v in zip(ids.tolist(), values.tolist(), strict=True)}
+    return dict(zip(nodes_of(G, ids), values.tolist(), strict=True))
 
 
 def nodes_of(G: HyblasGraph, ids: np.ndarray) -> list[Any]:
+    """The nodes of vertex ``ids``, as a list."""
+    if G.vertices_are_nodes:
+        return ids.tolist()
     nodes = G.nodes
     return [nodes[k] for k in ids.tolist()]
 

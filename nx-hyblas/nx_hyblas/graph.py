@@ -3,6 +3,7 @@ arrays, its node keys, and the hyblas Graphs built from them on demand."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Iterable
 from typing import Any
 
@@ -61,6 +62,12 @@ class HyblasGraph:
         self.source = source
         self.__networkx_cache__: dict = {}
         self._graphs: dict[tuple, hb.Graph] = {}
+
+    @functools.cached_property
+    def vertices_are_nodes(self) -> bool:
+        """Whether every node is the Python int of its vertex id (``nodes[k] == k``): then ids
+        map to nodes with no lookup."""
+        return all(type(node) is int and node == k for k, node in enumerate(self.nodes))
 
     # --- what networkx asks of a backend graph ------------------------------------------------
 

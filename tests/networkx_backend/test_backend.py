@@ -336,3 +336,32 @@ def test_graph_classes_that_redefine_their_neighbours_stay_on_networkx(on_hyblas
     with pytest.raises(NotImplementedError, match="redefines its adjacency"):
         backend_interface.convert_from_nx(Complement([(0, 1)]), None)
     assert backend_interface.convert_from_nx(Labelled([(0, 1)]), None).rows.size == 2
+
+
+@pytest.mark.parametrize(
+    ("nodes", "identity"),
+    [
+        ([0, 1, 2], True),
+        ([], True),
+        ([1, 0, 2], False),  # node order is NetworkX's: vertex 0 is node 1
+        ([0, 2], False),
+        ([0, True], False),  # a bool is no vertex id, though it equals one
+        (["a", "b"], False),
+    ],
+)
+def test_vertices_are_nodes_only_where_each_node_is_its_id(nodes: list, identity: bool) -> None:
+    G = nx.Graph()
+    G.add_nodes_from(nodes)
+    converted = backend_interface.convert_from_nx(G, None)
+    assert converted.vertices_are_nodes is identity
+    H = nx.Graph()
+    H.add_nodes_from(nodes)
+    for u, v in zip(nodes, nodes[1:]):
+        H.add_edge(u, v)
+    got = list(nx.connected_components(H, backend="hyblas"))
+    assert got == list(nx.connected_components(H))
+    assert all(
+        type(n) is type(m)
+        for c, d in zip(got, nx.connected_components(H))
+        for n, m in zip(sorted(c, key=str), sorted(d, key=str))
+    )

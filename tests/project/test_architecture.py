@@ -33,8 +33,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("graph",),
     ("algorithms",),
     ("viz",),
+    ("warmup",),  # compiling the common kernels ahead (hyblas.warmup, python -m hyblas warmup)
     ("__init__",),  # the package's top: assembles every layer
-    ("warmup",),  # compiling the common kernels ahead (the command line's warmup)
     ("__main__",),  # the command line
 )
 RANK = {room: rank for rank, rooms in enumerate(LAYERS) for room in rooms}
