@@ -21,6 +21,7 @@ from . import (
     binary,
     containers,
     device,
+    distributed,
     dtypes,
     errors,
     executors,
@@ -77,6 +78,7 @@ __all__ = [
     "containers",
     "executors",
     "traversal",
+    "distributed",
     "viz",
     "dtypes",
 ]

@@ -21,7 +21,7 @@ from .containers.matrix import Matrix
 from .device import arrays as _prim
 from .errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
 
-__all__ = ["kronecker", "grid_2d", "erdos_renyi", "random_weights"]
+__all__ = ["kronecker", "kronecker_edges", "grid_2d", "erdos_renyi", "random_weights"]
 
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -200,14 +200,7 @@ def kronecker(
     >>> A.shape, A.dtype
     ((64, 64), dtype('float32'))
     """
-    scale = _check_count(scale, "scale")
-    if scale > 31:
-        raise InvalidValue(f"scale must be at most 31 (keys are int64), got {scale}")
-    edge_factor = _check_count(edge_factor, "edge_factor")
-    seed = _check_seed(seed)
-    probs = (_check_real(a, "a"), _check_real(b, "b"), _check_real(c, "c"))
-    if min(probs) < 0 or sum(probs) > 1 + 1e-12:
-        raise InvalidValue(f"a, b, c must be >= 0 with a + b + c <= 1, got a={a}, b={b}, c={c}")
+    scale, edge_factor, seed, probs = _kronecker_arguments(scale, edge_factor, seed, a, b, c)
     symmetric = _check_flag(symmetric, "symmetric")
     dtype = _dt.lookup(dtype)
     name = resolve(backend)
@@ -216,6 +209,99 @@ def kronecker(
     m = edge_factor * n
     with translate_oom(f"generating a Kronecker graph of {n} vertices and {m} edges"):
         return _kronecker(xp, n, m, scale, seed, probs, symmetric, dtype, name)
+
+
+def _kronecker_arguments(
+    scale: Any, edge_factor: Any, seed: Any, a: Any, b: Any, c: Any
+) -> tuple[int, int, int, tuple[float, float, float]]:
+    """The checked ``(scale, edge_factor, seed, (a, b, c))`` of a Kronecker graph."""
+    scale = _check_count(scale, "scale")
+    if scale > 31:
+        raise InvalidValue(f"scale must be at most 31 (keys are int64), got {scale}")
+    edge_factor = _check_count(edge_factor, "edge_factor")
+    seed = _check_seed(seed)
+    probs = (_check_real(a, "a"), _check_real(b, "b"), _check_real(c, "c"))
+    if min(probs) < 0 or sum(probs) > 1 + 1e-12:
+        raise InvalidValue(f"a, b, c must be >= 0 with a + b + c <= 1, got a={a}, b={b}, c={c}")
+    return scale, edge_factor, seed, probs
+
+
+def kronecker_edges(
+    scale: int,
+    edge_factor: int = 16,
+    *,
+    seed: int = 0,
+    start: int = 0,
+    stop: int | None = None,
+    a: float = 0.57,
+    b: float = 0.19,
+    c: float = 0.19,
+    backend: str | None = None,
+) -> tuple[Any, Any]:
+    """Edges ``start`` to ``stop - 1`` of the stream :func:`kronecker` draws, relabelled,
+    self loops dropped (neither merged nor symmetrized).
+
+    Each edge is a function of the seed and its number alone, so processes that take
+    disjoint ranges of ``[0, edge_factor * 2**scale)`` generate the graph together:
+    :func:`kronecker` is the union of every range's edges (and their transposes, with
+    ``symmetric=True``), repeats merged.
+
+    Parameters
+    ----------
+    scale, edge_factor, seed, a, b, c
+        As :func:`kronecker`.
+    start, stop : int
+        The range of edge numbers (``stop`` default: every edge).
+    backend : {'cpu', 'cuda'}, optional
+        Default: :func:`hyblas.backend`.
+
+    Returns
+    -------
+    src, dst : arrays of int64
+        NumPy or CuPy, as ``backend``.
+
+    Raises
+    ------
+    InvalidValue
+        As :func:`kronecker`, and for a range outside ``[0, edge_factor * 2**scale]``.
+
+    Examples
+    --------
+    >>> src, dst = hb.generators.kronecker_edges(4, 2, seed=1, start=0, stop=5)
+    >>> src.dtype, bool((src != dst).all())
+    (dtype('int64'), True)
+    """
+    scale, edge_factor, seed, probs = _kronecker_arguments(scale, edge_factor, seed, a, b, c)
+    m = edge_factor << scale
+    start = _check_count(start, "start")
+    stop = m if stop is None else _check_count(stop, "stop")
+    if not start <= stop <= m:
+        raise InvalidValue(f"the edges must satisfy 0 <= start <= stop <= {m}, got {start}, {stop}")
+    xp = xp_for(resolve(backend))
+    with translate_oom(f"generating edges {start} to {stop} of a Kronecker graph"):
+        return _kronecker_edges(xp, 1 << scale, scale, seed, probs, start, stop)
+
+
+def _kronecker_edges(
+    xp: ModuleType,
+    n: int,
+    scale: int,
+    seed: int,
+    probs: tuple[float, float, float],
+    start: int,
+    stop: int,
+) -> tuple[Any, Any]:
+    src, dst = _rmat_endpoints(xp, stop - start, scale, seed, probs, start)
+    # Random relabel: the permutation sorting hashed vertex ids (distinct keys: splitmix64 is a
+    # bijection), applied to both endpoints.
+    vertex_hash = _splitmix64(xp, _counters(xp, n), _stream_key(seed, _STREAM_KRONECKER_RELABEL))
+    perm = xp.argsort(vertex_hash).astype(np.uint32)
+    del vertex_hash
+    src = perm[src]
+    dst = perm[dst]
+    del perm
+    off_diagonal = src != dst
+    return src[off_diagonal].astype(np.int64), dst[off_diagonal].astype(np.int64)
 
 
 def _kronecker(
@@ -229,19 +315,7 @@ def _kronecker(
     dtype: np.dtype,
     name: str,
 ) -> Matrix:
-    src, dst = _rmat_endpoints(xp, m, scale, seed, probs)
-
-    # Random relabel: the permutation sorting hashed vertex ids (distinct keys: splitmix64 is a
-    # bijection), applied to both endpoints.
-    vertex_hash = _splitmix64(xp, _counters(xp, n), _stream_key(seed, _STREAM_KRONECKER_RELABEL))
-    perm = xp.argsort(vertex_hash).astype(np.uint32)
-    del vertex_hash
-    src = perm[src]
-    dst = perm[dst]
-    del perm
-    off_diagonal = src != dst
-    src, dst = src[off_diagonal].astype(np.int64), dst[off_diagonal].astype(np.int64)
-    del off_diagonal
+    src, dst = _kronecker_edges(xp, n, scale, seed, probs, 0, m)
     if symmetric:
         keys = xp.empty(2 * src.size, dtype=np.int64)
         xp.left_shift(src, scale, out=keys[: src.size])
@@ -259,7 +333,12 @@ _LEVELS_PER_HASH = 4  # one 64-bit hash gives four 16-bit uniform numbers
 
 
 def _rmat_endpoints(
-    xp: ModuleType, m: int, scale: int, seed: int, probs: tuple[float, float, float]
+    xp: ModuleType,
+    m: int,
+    scale: int,
+    seed: int,
+    probs: tuple[float, float, float],
+    start: int = 0,
 ) -> tuple[Any, Any]:
     """Source and destination ids (uint32 arrays of length ``m``) of the R-MAT edges.
 
@@ -281,7 +360,7 @@ def _rmat_endpoints(
         dst_nibble |= ((byte >> (2 * k)) & 1) << k
     src_of, dst_of = xp.asarray(src_nibble), xp.asarray(dst_nibble)
 
-    counter = _counters(xp, m)
+    counter = _counters(xp, m, start)  # edge numbers start to start + m - 1
     src = xp.zeros(m, dtype=np.uint32)
     dst = xp.zeros(m, dtype=np.uint32)
     hashed = xp.empty(m, dtype=np.uint64)

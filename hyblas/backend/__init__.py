@@ -3,11 +3,16 @@
 :mod:`.selection` decides which array library a container's arrays live in (``backend()``,
 ``set_backend``, ``xp_for``, conversions); :mod:`.runtime` compiles and launches CUDA kernels
 (``compile_module``, ``launch``, ``PreparedLaunch``, ``CountMailbox``, CUDA graphs, streams,
-events, the memory pool). Every name of both is available here.
+events, the memory pool); :mod:`.comm` the communicator interface of the distributed room,
+:mod:`.mpi` and :mod:`.nccl` its host (mpi4py) and device (NCCL) implementations. Every name
+of them is available here.
 """
 
 from __future__ import annotations
 
+from .comm import REDUCTIONS, Communicator, SelfCommunicator, Traffic
+from .mpi import MPICommunicator, launched_by_mpi, mpi_world
+from .nccl import NCCLCommunicator, nccl_available, nccl_environment, select_device
 from .runtime import (
     CountMailbox,
     PreparedLaunch,
@@ -94,4 +99,15 @@ __all__ = [
     "translate_oom",
     "gpu_memory_pool_bytes",
     "free_gpu_memory_pool",
+    "Communicator",
+    "SelfCommunicator",
+    "Traffic",
+    "REDUCTIONS",
+    "MPICommunicator",
+    "mpi_world",
+    "launched_by_mpi",
+    "NCCLCommunicator",
+    "nccl_available",
+    "nccl_environment",
+    "select_device",
 ]

@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("io", "generators"),
     ("graph",),
     ("algorithms",),
+    ("distributed",),  # several processes: partitioned containers, products, algorithms
     ("viz",),
     ("warmup",),  # compiling the common kernels ahead (hyblas.warmup, python -m hyblas warmup)
     ("__init__",),  # the package's top: assembles every layer

@@ -1,0 +1,349 @@
+"""The frontier exchange: pieces of a vector sent as index lists or bitmaps, whichever is
+smaller, and the collectives of a partitioned product built on them.
+
+A piece travels as one uint8 message: a 16-byte header (encoding, entries), then either the
+entries' indices (int32 within the piece, int64 beyond 2**31 elements) and their values
+(*sparse*), or one bit per element and every element's value (*bitmap*), each part padded to
+8 bytes. :func:`choose` is the cost model: the encoding with fewer bytes. Values are left out
+where the receiver ignores them (a ``pair`` product's input, a structural mask); the receiver
+then sees ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import monoid as _monoid
+from .. import ops
+from ..backend import Communicator, to_numpy
+from ..containers.matrix import Matrix
+from ..containers.vector import Vector
+from ..operators import Monoid
+from .trace import Timer
+
+__all__ = ["Choice", "choose", "encode", "decode", "gather", "reduce", "permute", "HEADER_BYTES"]
+
+HEADER_BYTES = 16
+SPARSE, BITMAP = 0, 1
+# monoids a dense reduce-scatter computes, as the collective's reduction (and its identity)
+_DENSE = {"plus": "sum", "times": "prod", "min": "min", "max": "max", "any": "min"}
+_DENSE_BOOL = {"lor": "max", "land": "min", "any": "max"}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The cost model's decision for one piece.
+
+    Attributes
+    ----------
+    encoding : {'sparse', 'bitmap'}
+    sparse_bytes, bitmap_bytes : int
+        The message's size in either encoding.
+    """
+
+    encoding: str
+    sparse_bytes: int
+    bitmap_bytes: int
+
+
+def _pad8(nbytes: int) -> int:
+    return -(-nbytes // 8) * 8
+
+
+def _index_type(size: int) -> np.dtype:
+    return np.dtype(np.int32) if size < 2**31 else np.dtype(np.int64)
+
+
+def choose(nnz: int, size: int, value_bytes: int) -> Choice:
+    """The smaller encoding of a piece of ``size`` elements holding ``nnz`` entries.
+
+    Parameters
+    ----------
+    nnz, size : int
+    value_bytes : int
+        Bytes per value sent (0 where values are left out).
+
+    Examples
+    --------
+    >>> hb.distributed.choose(10, 100_000, 0).encoding  # a narrow frontier: its indices
+    'sparse'
+    >>> hb.distributed.choose(50_000, 100_000, 0).encoding  # a wide one: a bitmap
+    'bitmap'
+    """
+    index_bytes = _index_type(size).itemsize
+    sparse = HEADER_BYTES + _pad8(nnz * index_bytes) + nnz * value_bytes
+    bitmap = HEADER_BYTES + _pad8(-(-size // 8)) + size * value_bytes
+    return Choice("sparse" if sparse <= bitmap else "bitmap", sparse, bitmap)
+
+
+def encode(xp: Any, ids: Any, values: Any, size: int, with_values: bool) -> tuple[Any, Choice]:
+    """The message of the entries ``(ids, values)`` (ids ascending, within ``[0, size)``).
+
+    Examples
+    --------
+    >>> message, choice = hb.distributed.encode(np, np.array([3]), np.array([2.5]), 8, True)
+    >>> choice.encoding, message.size
+    ('sparse', 32)
+    """
+    nnz = int(ids.size)
+    choice = choose(nnz, size, values.itemsize if with_values else 0)
+    parts = [xp.asarray([SPARSE if choice.encoding == "sparse" else BITMAP, nnz], np.int64)]
+    if choice.encoding == "sparse":
+        parts.append(_padded(xp, ids.astype(_index_type(size))))
+        if with_values:
+            parts.append(values)
+    else:
+        present = xp.zeros(size, dtype=bool)
+        present[ids] = True
+        parts.append(_padded(xp, xp.packbits(present)))
+        if with_values:
+            dense = xp.zeros(size, dtype=values.dtype)
+            dense[ids] = values
+            parts.append(dense)
+    return xp.concatenate([part.view(np.uint8) for part in parts]), choice
+
+
+def _padded(xp: Any, array: Any) -> Any:
+    raw = array.view(np.uint8)
+    extra = _pad8(raw.size) - raw.size
+    return xp.concatenate([raw, xp.zeros(extra, np.uint8)]) if extra else raw
+
+
+def decode(xp: Any, message: Any, size: int, dtype: np.dtype, with_values: bool) -> tuple[Any, Any]:
+    """The entries ``(ids, values)`` of a message from :func:`encode` (values are ones of
+    ``dtype`` where they were left out).
+
+    Examples
+    --------
+    >>> message, _ = hb.distributed.encode(np, np.array([1, 6]), np.array([True, True]), 8, False)
+    >>> hb.distributed.decode(np, message, 8, np.dtype(bool), False)
+    (array([1, 6]), array([ True,  True]))
+    """
+    kind, nnz = (int(v) for v in to_numpy(message[:HEADER_BYTES].copy().view(np.int64)))
+    body = message[HEADER_BYTES:]
+    dtype = np.dtype(dtype)
+    if kind == SPARSE:
+        index_type = _index_type(size)
+        span = nnz * index_type.itemsize
+        ids = body[:span].copy().view(index_type).astype(np.int64)
+        start = _pad8(span)
+        if with_values:
+            return ids, body[start : start + nnz * dtype.itemsize].copy().view(dtype)
+        return ids, xp.ones(nnz, dtype=dtype)
+    span = -(-size // 8)
+    present = xp.unpackbits(body[:span])[:size].astype(bool)
+    ids = xp.flatnonzero(present).astype(np.int64)
+    if with_values:
+        start = _pad8(span)
+        dense = body[start : start + size * dtype.itemsize].copy().view(dtype)
+        return ids, dense[ids]
+    return ids, xp.ones(ids.size, dtype=dtype)
+
+
+def _vector(xp: Any, ids: Any, values: Any, size: int, dtype: np.dtype, backend: str) -> Vector:
+    return Vector.from_coo(ids, values, size=size, dtype=dtype, backend=backend)
+
+
+def gather(
+    group: Communicator, piece: Vector, lengths: list[int], with_values: bool, op: str, step: str
+) -> Vector:
+    """The pieces of the processes of ``group`` (``piece`` from this one, of ``lengths[k]``
+    elements from member ``k``), concatenated in the group's rank order: an all-gather of
+    each piece in its smaller encoding.
+
+    Examples
+    --------
+    >>> comm = hb.distributed.SelfCommunicator("cpu")
+    >>> v = hb.Vector.from_coo([2], [1.5], size=4)
+    >>> hb.distributed.gather(comm, v, [4], True, "vxm", "gather").to_coo()
+    (array([2]), array([1.5]))
+    """
+    timer = Timer()
+    before = group.traffic.bytes_sent
+    xp = piece.xp
+    ids, values = piece.to_coo(device=True)
+    message, choice = encode(xp, ids, values, piece.size, with_values)
+    messages = group.allgatherv(message)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    found = [decode(xp, m, n, piece.dtype, with_values) for m, n in zip(messages, lengths)]
+    all_ids = xp.concatenate([ids + int(offsets[k]) for k, (ids, _) in enumerate(found)])
+    all_values = xp.concatenate([values for _, values in found])
+    result = _vector(xp, all_ids, all_values, int(offsets[-1]), piece.dtype, piece.backend)
+    timer.done(
+        op,
+        step,
+        group.size,
+        encoding=choice.encoding,
+        nnz=int(ids.size),
+        size=piece.size,
+        bytes=group.traffic.bytes_sent - before,
+        sparse_bytes=choice.sparse_bytes,
+        bitmap_bytes=choice.bitmap_bytes,
+    )
+    return result
+
+
+def _dense_reduction(monoid: Monoid, dtype: np.dtype) -> str | None:
+    """The collective's reduction that computes ``monoid`` on ``dtype``, or None."""
+    if dtype == np.bool_:
+        return _DENSE_BOOL.get(monoid.name)
+    return _DENSE.get(monoid.name) if dtype.kind in "iuf" else None
+
+
+def _fill(xp: Any, reduction: str, dtype: np.dtype) -> Any:
+    """The identity of the collective's ``reduction`` on ``dtype``."""
+    if reduction in ("sum", "prod"):
+        return dtype.type(0 if reduction == "sum" else 1)
+    if dtype == np.bool_:
+        return np.bool_(reduction == "min")
+    if dtype.kind == "f":
+        return dtype.type(np.inf if reduction == "min" else -np.inf)
+    info = np.iinfo(dtype)
+    return dtype.type(info.max if reduction == "min" else info.min)
+
+
+def reduce(
+    group: Communicator,
+    partial: Vector,
+    lengths: list[int],
+    monoid: Monoid,
+    with_values: bool,
+    op: str,
+) -> Vector:
+    """Combine the processes' ``partial`` results over one block with ``monoid``, and keep
+    this process's piece of the block (member ``k`` gets ``lengths[k]`` elements).
+
+    Where the monoid is one of the collective's reductions and the widest partial is dense
+    enough, a reduce-scatter of full blocks (values and a presence byte per element); else
+    every piece of the partial travels to its member in its smaller encoding (all-to-all) and
+    the receiver combines what arrived with ``monoid``.
+
+    Examples
+    --------
+    >>> comm = hb.distributed.SelfCommunicator("cpu")
+    >>> partial = hb.Vector.from_coo([0, 3], [2.0, 1.0], size=4)
+    >>> hb.distributed.reduce(comm, partial, [4], hb.monoid.plus, True, "vxm").to_coo()
+    (array([0, 3]), array([2., 1.]))
+    """
+    timer = Timer()
+    before = group.traffic.bytes_sent
+    xp = partial.xp
+    dtype = partial.dtype
+    value_bytes = dtype.itemsize if with_values else 0
+    ids, values = partial.to_coo(device=True)
+    reduction = _dense_reduction(monoid, dtype)
+    block = partial.size
+    dense_bytes = block * (value_bytes + 1) * (group.size - 1) // max(group.size, 1)
+    widest = int(group.allreduce_scalar(ids.size, "max", np.int64)) if reduction else 0
+    sparse_estimate = widest * (_index_type(block).itemsize + value_bytes)
+    mine = lengths[group.rank]
+    if reduction is not None and dense_bytes < sparse_estimate:
+        present = xp.zeros(block, dtype=np.uint8)
+        present[ids] = 1
+        present = group.reduce_scatter(present, lengths, "max")
+        found = xp.flatnonzero(present).astype(np.int64)
+        if with_values:
+            full = xp.full(block, _fill(xp, reduction, dtype), dtype=dtype)
+            full[ids] = values
+            found_values = group.reduce_scatter(full, lengths, reduction)[found]
+        else:
+            found_values = xp.ones(found.size, dtype=dtype)
+        result = _vector(xp, found, found_values, mine, dtype, partial.backend)
+        timer.done(
+            op,
+            "reduce",
+            group.size,
+            encoding="dense",
+            nnz=int(ids.size),
+            size=block,
+            bytes=group.traffic.bytes_sent - before,
+            sparse_bytes=sparse_estimate,
+            bitmap_bytes=dense_bytes,
+        )
+        return result
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    cuts = to_numpy(xp.searchsorted(ids, xp.asarray(offsets))).tolist()
+    chunks, sparse_total, bitmap_total = [], 0, 0
+    for k in range(group.size):
+        lo, hi = cuts[k], cuts[k + 1]
+        message, choice = encode(
+            xp, ids[lo:hi] - int(offsets[k]), values[lo:hi], lengths[k], with_values
+        )
+        chunks.append(message)
+        sparse_total += choice.sparse_bytes
+        bitmap_total += choice.bitmap_bytes
+    arrived = [decode(xp, m, mine, dtype, with_values) for m in group.alltoallv(chunks)]
+    result = _combine(xp, arrived, mine, dtype, monoid, partial.backend)
+    timer.done(
+        op,
+        "reduce",
+        group.size,
+        encoding="sparse" if sparse_total <= bitmap_total else "bitmap",
+        nnz=int(ids.size),
+        size=block,
+        bytes=group.traffic.bytes_sent - before,
+        sparse_bytes=sparse_total,
+        bitmap_bytes=bitmap_total,
+    )
+    return result
+
+
+def _combine(
+    xp: Any,
+    arrived: list[tuple[Any, Any]],
+    size: int,
+    dtype: np.dtype,
+    monoid: Monoid,
+    backend: str,
+) -> Vector:
+    """The entries from every sender, combined per index with ``monoid``."""
+    rows = xp.concatenate(
+        [xp.full(ids.size, k, dtype=np.int64) for k, (ids, _) in enumerate(arrived)]
+    )
+    cols = xp.concatenate([ids for ids, _ in arrived])
+    values = xp.concatenate([values for _, values in arrived])
+    M = Matrix.from_coo(
+        rows, cols, values, nrows=len(arrived), ncols=size, dtype=dtype, backend=backend
+    )
+    return ops.reduce_columns(M, _monoid[monoid.name][dtype])
+
+
+def permute(
+    comm: Communicator, piece: Vector, to_rank: int, from_rank: int, size: int, op: str
+) -> Vector:
+    """Send ``piece`` to ``to_rank`` and return the piece ``from_rank`` sends here (of
+    ``size`` elements): the move between the row and the column layout.
+
+    Examples
+    --------
+    >>> comm = hb.distributed.SelfCommunicator("cpu")
+    >>> v = hb.Vector.from_coo([1], [7], size=3)
+    >>> hb.distributed.permute(comm, v, 0, 0, 3, "mxv").to_coo()
+    (array([1]), array([7]))
+    """
+    timer = Timer()
+    before = comm.traffic.bytes_sent
+    xp = piece.xp
+    ids, values = piece.to_coo(device=True)
+    message, choice = encode(xp, ids, values, piece.size, True)
+    empty = xp.zeros(0, dtype=np.uint8)
+    chunks = [message if k == to_rank else empty for k in range(comm.size)]
+    arrived = comm.alltoallv(chunks)[from_rank]
+    result = _vector(
+        xp, *decode(xp, arrived, size, piece.dtype, True), size, piece.dtype, piece.backend
+    )
+    timer.done(
+        op,
+        "permute",
+        comm.size,
+        encoding=choice.encoding,
+        nnz=int(ids.size),
+        size=piece.size,
+        bytes=comm.traffic.bytes_sent - before,
+        sparse_bytes=choice.sparse_bytes,
+        bitmap_bytes=choice.bitmap_bytes,
+    )
+    return result

@@ -1,0 +1,245 @@
+"""The partitioned products: local products on each process's block, plus collectives.
+
+``vxm(u, A)`` (``w_j = ⊕_i u_i ⊗ A_ij``)::
+
+    gather   u's pieces along the grid row: u over the row block
+    mask     (with a mask) the mask's pieces to the column layout, gathered along the column
+    local    ops.vxm on the block, masked: the single-device executors (and their policy)
+    reduce   the partial results along the grid column: this process's piece of the column
+             block (piece j * pr + i)
+    permute  that piece to its owner; then the mask, accum and replace of the output
+
+``mxv(A, u)`` moves the same with rows and columns exchanged (the permute comes first, to put
+``u`` in the column layout). Each piece travels in its smaller encoding
+(:func:`~hyblas.distributed.choose`), recorded by :func:`~hyblas.distributed.trace`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ops
+from ..containers.vector import Vector
+from ..dtypes import short_repr
+from ..errors import InvalidObject
+from ..operators import BinaryOp, Semiring
+from ..ops.checks import operator
+from .exchange import gather, permute, reduce
+from .matrix import DistMatrix
+from .trace import Timer
+from .vector import DistMask, DistVector
+
+__all__ = ["mxv", "vxm"]
+
+# a product's result values are all 1 (presence alone travels) for these
+_PATTERN_MONOIDS = ("any", "lor", "land", "min", "max")
+
+
+def vxm(
+    u: DistVector,
+    A: DistMatrix,  # noqa: N803 - math spelling
+    semiring: Semiring | str,
+    *,
+    mask: DistMask | DistVector | None = None,
+    accum: BinaryOp | str | None = None,
+    replace: bool = False,
+    out: DistVector | None = None,
+    executor: str = "auto",
+) -> DistVector:
+    """``w<mask> ⊙= u ⊕.⊗ A`` over the partition (as :func:`hyblas.ops.vxm`). *Collective.*
+
+    Parameters
+    ----------
+    u : DistVector
+        Size ``A.nrows``, on ``A``'s row partition.
+    A : DistMatrix
+    semiring : Semiring or str
+    mask : DistMask or DistVector, optional
+        ``x.S``, ``~x.S``, ``x`` (value), on ``A``'s column partition.
+    accum : BinaryOp, optional
+    replace : bool
+    out : DistVector, optional
+    executor : str
+        The local products' executor (:func:`hyblas.ops.vxm`).
+
+    Returns
+    -------
+    DistVector
+        Size ``A.ncols`` (``out``, when given).
+
+    Raises
+    ------
+    DimensionMismatch
+        If ``u`` or ``mask`` is not on the matching partition of ``A``.
+    InvalidObject
+        For operands that are not distributed containers.
+
+    Examples
+    --------
+    >>> comm = hb.distributed.init("cpu")
+    >>> A = hb.distributed.DistMatrix.from_edges(comm, [0, 0, 1], [1, 2, 2], nrows=3)
+    >>> u = hb.distributed.DistVector.from_coo(comm, [0], [True], 3)
+    >>> hb.distributed.vxm(u, A, "any_pair", mask=~u.S).gather().to_coo()
+    (array([1, 2]), array([ True,  True]))
+    """
+    _check(u, A, mask, out, "vxm")
+    A.rows.check_same(u.partition, "vxm: u and the rows of A")
+    grid = A.grid
+    i, j = grid.coords(A.comm.rank)
+    sr = operator(semiring, (Semiring,), "semiring")
+    with_values = sr.binaryop.name not in ("pair", "second")
+    x = gather(
+        A.row_group, u.local, A.rows.lengths(i * grid.cols, grid.cols), with_values, "vxm", "gather"
+    )
+    local_mask = _block_mask(
+        mask, A.cols, A.col_group, grid.column_piece(A.comm.rank), "vxm", column=True
+    )
+    timer = Timer()
+    partial = ops.vxm(x, A.local, sr, mask=local_mask, executor=executor)
+    timer.done("vxm", "local", 1, nnz=x.nnz, size=partial.size)
+    lengths = A.cols.lengths(j * grid.rows, grid.rows)
+    piece = reduce(A.col_group, partial, lengths, sr.monoid, _carries_values(sr), "vxm")
+    start, stop = A.cols.piece(A.comm.rank)
+    own = permute(
+        A.comm,
+        piece,
+        grid.column_piece(A.comm.rank),
+        grid.column_holder(A.comm.rank),
+        stop - start,
+        "vxm",
+    )
+    return _write(own, A.cols, A.comm, mask, accum, replace, out)
+
+
+def mxv(
+    A: DistMatrix,  # noqa: N803 - math spelling
+    u: DistVector,
+    semiring: Semiring | str,
+    *,
+    mask: DistMask | DistVector | None = None,
+    accum: BinaryOp | str | None = None,
+    replace: bool = False,
+    out: DistVector | None = None,
+    executor: str = "auto",
+) -> DistVector:
+    """``w<mask> ⊙= A ⊕.⊗ u`` over the partition (as :func:`hyblas.ops.mxv`). *Collective.*
+
+    Parameters
+    ----------
+    A : DistMatrix
+    u : DistVector
+        Size ``A.ncols``, on ``A``'s column partition.
+    semiring : Semiring or str
+    mask : DistMask or DistVector, optional
+        On ``A``'s row partition.
+    accum : BinaryOp, optional
+    replace : bool
+    out : DistVector, optional
+    executor : str
+        The local products' executor (:func:`hyblas.ops.mxv`).
+
+    Returns
+    -------
+    DistVector
+        Size ``A.nrows``.
+
+    Raises
+    ------
+    DimensionMismatch
+        If ``u`` or ``mask`` is not on the matching partition of ``A``.
+
+    Examples
+    --------
+    >>> comm = hb.distributed.init("cpu")
+    >>> A = hb.distributed.DistMatrix.from_edges(comm, [0, 1], [1, 2], [2.0, 3.0], nrows=3)
+    >>> u = hb.distributed.DistVector.from_scalar(comm, 1.0, 3)
+    >>> hb.distributed.mxv(A, u, "plus_times").gather().to_coo()
+    (array([0, 1]), array([2., 3.]))
+    """
+    _check(u, A, mask, out, "mxv")
+    A.cols.check_same(u.partition, "mxv: u and the columns of A")
+    grid = A.grid
+    rank = A.comm.rank
+    i, j = grid.coords(rank)
+    sr = operator(semiring, (Semiring,), "semiring")
+    with_values = sr.binaryop.name not in ("pair", "first")
+    start, stop = A.cols.piece(grid.column_piece(rank))
+    column_piece = permute(
+        A.comm, u.local, grid.column_holder(rank), grid.column_piece(rank), stop - start, "mxv"
+    )
+    lengths = A.cols.lengths(j * grid.rows, grid.rows)
+    x = gather(A.col_group, column_piece, lengths, with_values, "mxv", "gather")
+    local_mask = _block_mask(mask, A.rows, A.row_group, rank, "mxv", column=False)
+    timer = Timer()
+    partial = ops.mxv(A.local, x, sr, mask=local_mask, executor=executor)
+    timer.done("mxv", "local", 1, nnz=x.nnz, size=partial.size)
+    pieces = A.rows.lengths(i * grid.cols, grid.cols)
+    own = reduce(A.row_group, partial, pieces, sr.monoid, _carries_values(sr), "mxv")
+    return _write(own, A.rows, A.comm, mask, accum, replace, out)
+
+
+def _carries_values(sr: Semiring) -> bool:
+    """Whether a product's values are more than presence (``pair`` under a selecting
+    monoid gives ones)."""
+    return not (sr.binaryop.name == "pair" and sr.monoid.name in _PATTERN_MONOIDS)
+
+
+def _check(u: Any, A: Any, mask: Any, out: Any, name: str) -> None:  # noqa: N803
+    if not isinstance(A, DistMatrix):
+        raise InvalidObject(f"{name}: A must be a DistMatrix, got {short_repr(A)}")
+    if not isinstance(u, DistVector):
+        raise InvalidObject(f"{name}: u must be a DistVector, got {short_repr(u)}")
+    if mask is not None and not isinstance(mask, DistMask | DistVector):
+        raise InvalidObject(
+            f"{name}: mask must be a DistVector or its .S / ~.S, got {short_repr(mask)}"
+        )
+    if out is not None and not isinstance(out, DistVector):
+        raise InvalidObject(f"{name}: out must be a DistVector, got {short_repr(out)}")
+
+
+def _as_mask(mask: DistMask | DistVector | None) -> DistMask | None:
+    return mask.V if isinstance(mask, DistVector) else mask
+
+
+def _block_mask(
+    mask: DistMask | DistVector | None, part: Any, group: Any, piece: int, op: str, *, column: bool
+) -> Any:
+    """The mask over this process's output block: its pieces (in the column layout, for a
+    column block) gathered along ``group``."""
+    mask = _as_mask(mask)
+    if mask is None:
+        return None
+    mask.parent.partition.check_same(part, f"{op}: the mask and the output")
+    comm = mask.parent.comm
+    grid = part.grid
+    local = mask.parent.local
+    if column:
+        start, stop = part.piece(piece)
+        local = permute(comm, local, grid.column_holder(comm.rank), piece, stop - start, op)
+        i, j = grid.coords(comm.rank)
+        lengths = part.lengths(j * grid.rows, grid.rows)
+    else:
+        i, _ = grid.coords(comm.rank)
+        lengths = part.lengths(i * grid.cols, grid.cols)
+    block = gather(group, local, lengths, not mask.structural, op, "mask")
+    return mask.over(block)
+
+
+def _write(
+    result: Vector,
+    part: Any,
+    comm: Any,
+    mask: DistMask | DistVector | None,
+    accum: Any,
+    replace: bool,
+    out: DistVector | None,
+) -> DistVector:
+    """The result piece written as GraphBLAS says: mask, accum, replace, into ``out``."""
+    mask = _as_mask(mask)
+    local_mask = None if mask is None else mask.local()
+    if out is None:
+        written = result if local_mask is None else ops.apply(result, "identity", mask=local_mask)
+        return DistVector(comm, part, written)
+    out.partition.check_same(part, "the output")
+    ops.apply(result, "identity", mask=local_mask, accum=accum, replace=replace, out=out.local)
+    return out

@@ -1,0 +1,105 @@
+"""What every partitioned constructor needs: the communicator checked against the grid, errors
+agreed on by every process (so that none waits in a collective that another left by raising),
+and entries sent to the processes that own them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import errors as _errors
+from ..backend import Communicator, to_numpy
+from ..dtypes import short_repr
+from ..errors import HyblasError, InvalidObject, InvalidValue
+from .grid import ProcessGrid
+from .trace import Timer
+
+__all__ = ["check_comm", "agree", "route", "groups"]
+
+# the named errors a process may raise on its own; the others raise the same class
+_ERRORS: tuple[type[HyblasError], ...] = (
+    _errors.IndexOutOfBounds,
+    _errors.DimensionMismatch,
+    _errors.DomainMismatch,
+    _errors.InvalidObject,
+    _errors.OutOfMemory,
+    _errors.InvalidValue,
+    _errors.BackendError,
+    _errors.HyblasError,
+)
+
+
+def check_comm(comm: Any, grid: ProcessGrid, what: str) -> None:
+    """InvalidObject unless ``comm`` is a Communicator; InvalidValue unless the grid has one
+    process per member."""
+    if not isinstance(comm, Communicator):
+        raise InvalidObject(
+            f"{what}: comm must be a Communicator (hb.distributed.init()), got {short_repr(comm)}"
+        )
+    if not isinstance(grid, ProcessGrid):
+        raise InvalidObject(f"{what}: grid must be a ProcessGrid, got {short_repr(grid)}")
+    if grid.size != comm.size:
+        raise InvalidValue(
+            f"{what}: a {grid.rows}x{grid.cols} grid needs {grid.size} processes, "
+            f"the communicator has {comm.size}"
+        )
+
+
+def agree(comm: Communicator, error: BaseException | None, what: str) -> None:
+    """Raise on every process if ``error`` happened on any: this process's own error, else
+    the same class as the failing process's (the first in the hierarchy that matches)."""
+    code = 0
+    if error is not None:
+        code = next(k for k, kind in enumerate(_ERRORS, 1) if isinstance(error, kind))
+        code = code if isinstance(error, HyblasError) else len(_ERRORS)
+    found = int(comm.allreduce_scalar(code, "max", np.int64))
+    if error is not None:
+        raise error
+    if found:
+        raise _ERRORS[found - 1](f"{what}: the input of another process was refused")
+
+
+def route(
+    comm: Communicator, dest: Any, keys: list[Any], values: Any | None, what: str
+) -> tuple[list[Any], Any | None]:
+    """Send entry ``e`` (``keys[..][e]`` and ``values[e]``) to process ``dest[e]``; what
+    arrived here, from every process, in rank order."""
+    timer = Timer()
+    before = comm.traffic.bytes_sent
+    xp = comm.xp
+    order = xp.argsort(dest, kind="stable") if dest.size else xp.zeros(0, np.int64)
+    counts = (
+        to_numpy(xp.bincount(dest, minlength=comm.size))
+        if dest.size
+        else np.zeros(comm.size, np.int64)
+    )
+    cuts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+    def send(array: Any) -> Any:
+        ordered = array[order]
+        pieces = [ordered[int(cuts[k]) : int(cuts[k + 1])] for k in range(comm.size)]
+        return xp.concatenate(comm.alltoallv(pieces))
+
+    found_keys = [send(xp.asarray(key, dtype=np.int64)) for key in keys]
+    found_values = None if values is None else send(values)
+    timer.done(
+        what,
+        "edges",
+        comm.size,
+        encoding="sparse",
+        nnz=int(dest.size),
+        size=int(dest.size),
+        bytes=comm.traffic.bytes_sent - before,
+    )
+    return found_keys, found_values
+
+
+def groups(comm: Communicator, grid: ProcessGrid) -> tuple[Communicator, Communicator]:
+    """The communicators of this process's grid row (ranked by column) and grid column
+    (ranked by row); made once per communicator and grid. *Collective* the first time."""
+    key = ("grid", grid.rows, grid.cols)
+    if key not in comm.subgroups:
+        i, j = grid.coords(comm.rank)
+        comm.subgroups[key] = (comm.split(i, j), comm.split(j, i))
+    return comm.subgroups[key]
