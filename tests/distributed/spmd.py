@@ -1,0 +1,46 @@
+"""Running a program on several processes for the tests: the MPI launcher of the ``mpich``
+wheel (``pip install mpi4py mpich``, in the ``test`` extra), no MPI installed on the machine."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def mpiexec() -> str:
+    """The launcher beside this Python (a virtual environment's), else on the PATH; skips the
+    test where mpi4py or the launcher is missing."""
+    pytest.importorskip("mpi4py")
+    beside = Path(sys.executable).parent / "mpiexec"
+    found = str(beside) if beside.exists() else shutil.which("mpiexec")
+    if found is None:
+        pytest.skip("no mpiexec (pip install mpich)")
+    return found
+
+
+def environment() -> dict[str, str]:
+    """This environment, with the tree on the path and NVLink multicast off."""
+    path = [str(ROOT), os.environ.get("PYTHONPATH", "")]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in path if p), NCCL_NVLS_ENABLE="0")
+
+
+def run(nprocs: int, module: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``mpiexec -n nprocs python -m module args...`` from the tree's root; fails the test with
+    its output if it exits non-zero."""
+    command = [mpiexec(), "-n", str(nprocs), sys.executable, "-m", module, *args]
+    proc = subprocess.run(
+        command, cwd=ROOT, env=environment(), capture_output=True, text=True, timeout=timeout
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"{' '.join(command)} exited {proc.returncode}\n{proc.stdout[-4000:]}\n"
+            f"{proc.stderr[-4000:]}"
+        )
+    return proc

@@ -1,0 +1,161 @@
+"""The partitioned containers, products and algorithms on 2 and 4 processes (an MPI launcher
+on the CPU; NCCL on as many GPUs, gpu-marked), compared with one process's hyblas and with
+scipy.sparse.csgraph.
+
+One launch per (backend, processes) runs every scenario (``worker.py``); the tests read what it
+gathered.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csgraph
+
+import hyblas as hb
+
+from . import spmd
+from .worker import GRAPHS, PRODUCT_FORMS, SEMIRINGS, product_input, product_mask, product_out
+
+SETUPS = [
+    pytest.param(("cpu", 2), id="cpu-2"),
+    pytest.param(("cpu", 4), id="cpu-4"),
+    pytest.param(("cuda", 2), id="cuda-2", marks=pytest.mark.gpu),
+    pytest.param(("cuda", 4), id="cuda-4", marks=pytest.mark.gpu),
+]
+
+
+@pytest.fixture(scope="module", params=SETUPS)
+def results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    backend, nprocs = request.param
+    if backend == "cuda":
+        cupy = hb.backend.cupy_module() if hb.cuda_available() else None
+        if cupy is None:
+            pytest.skip("backend 'cuda' needs CuPy and a usable GPU; cuda_available() is False")
+        if cupy.cuda.runtime.getDeviceCount() < nprocs:
+            pytest.skip(f"needs {nprocs} GPUs")
+    out = tmp_path_factory.mktemp(f"{backend}-{nprocs}")
+    spmd.run(nprocs, "tests.distributed.worker", str(out), backend)
+    found: dict = {"nprocs": nprocs}
+    for path in out.glob("*.npz"):
+        with np.load(path) as data:
+            found[path.stem] = {k: data[k] for k in data.files}
+    found["errors"] = [
+        json.loads((out / f"errors-{rank}.json").read_text()) for rank in range(nprocs)
+    ]
+    assert sorted(p.name for p in out.glob("done-*")) == [f"done-{r}" for r in range(nprocs)]
+    return found
+
+
+def coo(v: hb.Vector) -> np.ndarray:
+    ids, values = v.to_coo()
+    return np.stack([ids, values.astype(np.float64)])
+
+
+@pytest.mark.parametrize("graph", list(GRAPHS))
+def test_the_partition_holds_the_matrix(results: dict, graph: str) -> None:
+    A = GRAPHS[graph]()
+    got = results[graph]
+    rows, cols, _ = A.to_coo()
+    np.testing.assert_array_equal(got["gathered"], np.stack([rows, cols]))
+    assert bool(got["from_edges_equal"])
+    assert int(got["nnz"]) == A.nnz
+    transposed = hb.ops.transpose(A).to_coo()
+    np.testing.assert_array_equal(got["transpose"], np.stack(transposed[:2]))
+
+
+@pytest.mark.parametrize("graph", list(GRAPHS))
+def test_bfs_levels_match_one_process_and_csgraph(results: dict, graph: str) -> None:
+    A = GRAPHS[graph]()
+    for source in (0, A.nrows // 2):
+        got = results[graph][f"bfs_{source}"]
+        np.testing.assert_array_equal(got, coo(hb.algorithms.bfs(A, source)))
+        hops = csgraph.shortest_path(A.to_scipy(), unweighted=True, indices=source)
+        reached = np.flatnonzero(np.isfinite(hops))
+        np.testing.assert_array_equal(got[0], reached)
+        np.testing.assert_array_equal(got[1], hops[reached])
+
+
+@pytest.mark.parametrize("graph", list(GRAPHS))
+def test_pagerank_matches_one_process(results: dict, graph: str) -> None:
+    A = GRAPHS[graph]()
+    one = hb.algorithms.pagerank(A, iterations=20).to_dense()
+    np.testing.assert_allclose(results[graph]["pagerank"], one, rtol=1e-12, atol=1e-15)
+    assert results[graph]["pagerank"].sum() == pytest.approx(1.0)
+    single = hb.algorithms.pagerank(A, iterations=5, dtype=np.float32).to_dense()
+    np.testing.assert_allclose(results[graph]["pagerank32"], single, rtol=1e-5)
+
+
+@pytest.mark.parametrize("graph", list(GRAPHS))
+def test_components_match_one_process_and_csgraph(results: dict, graph: str) -> None:
+    A = GRAPHS[graph]()
+    got = results[graph]["components"]
+    np.testing.assert_array_equal(got, hb.algorithms.connected_components(A).to_dense())
+    count, labels = csgraph.connected_components(A.to_scipy(), directed=True, connection="weak")
+    smallest = {label: np.flatnonzero(labels == label).min() for label in range(count)}
+    np.testing.assert_array_equal(got, [smallest[label] for label in labels])
+    assert len(np.unique(got)) == count > 3  # several components and isolated vertices
+
+
+@pytest.mark.parametrize("graph", list(GRAPHS))
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+def test_products_match_one_process(results: dict, graph: str, semiring: str) -> None:
+    A = GRAPHS[graph]()
+    n = A.nrows
+    u, mask = product_input(n), product_mask(n)
+    for form in PRODUCT_FORMS:
+        kwargs: dict = {}
+        if form == "mask":
+            kwargs = {"mask": mask.S}
+        elif form == "complement":
+            kwargs = {"mask": ~mask, "replace": True}
+        elif form == "accum":
+            kwargs = {"mask": mask, "accum": hb.binary.plus, "out": product_out(n)}
+        for op in ("mxv", "vxm"):
+            if op == "mxv":
+                want = hb.ops.mxv(A, u, semiring, **{**kwargs, "out": _copy(kwargs)})
+            else:
+                want = hb.ops.vxm(u, A, semiring, **{**kwargs, "out": _copy(kwargs)})
+            got = results[graph][f"{op}_{semiring}_{form}"]
+            expected = coo(want)
+            np.testing.assert_array_equal(got[0], expected[0], err_msg=f"{op} {form}")
+            np.testing.assert_allclose(got[1], expected[1], rtol=1e-12, err_msg=f"{op} {form}")
+
+
+def _copy(kwargs: dict) -> hb.Vector | None:
+    return kwargs["out"].dup() if "out" in kwargs else None
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_parallel_kronecker_is_the_generators_graph(results: dict, symmetric: bool) -> None:
+    assert bool(results[f"kronecker_{symmetric}"]["equal"])
+
+
+def test_the_exchange_picks_the_smaller_encoding_and_counts_bytes(results: dict) -> None:
+    trace = results["trace"]
+    # a BFS on the Kronecker graph has narrow and wide frontiers: both encodings travel
+    assert list(trace["encodings"]) == ["bitmap", "sparse"]
+    assert bool(trace["chosen_smaller"])
+    assert int(trace["bytes"]) > 0
+    assert int(trace["traffic"]) >= int(trace["bytes"])
+
+
+@pytest.mark.parametrize(
+    ("case", "error"),
+    [
+        ("out_of_bounds", "IndexOutOfBounds"),
+        ("repeat", "InvalidValue"),
+        ("vector_out_of_bounds", "IndexOutOfBounds"),
+        ("source", "IndexOutOfBounds"),
+        ("mismatch", "DimensionMismatch"),
+        ("damping", "InvalidValue"),
+        ("negative", "InvalidValue"),
+    ],
+)
+def test_input_refused_on_one_process_raises_on_every_process(
+    results: dict, case: str, error: str
+) -> None:
+    assert [found[case] for found in results["errors"]] == [error] * results["nprocs"]

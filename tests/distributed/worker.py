@@ -1,0 +1,199 @@
+"""The program every process of a multi-process test runs (``mpiexec -n N python -m
+tests.distributed.worker OUT BACKEND``): each scenario on the partitioned containers; rank 0
+writes what was gathered to ``OUT/<scenario>.npz``, every rank its refused inputs to
+``OUT/errors-<rank>.json``. The tests (``test_processes.py``) compare with one process.
+
+The graphs are built from seeds here and in the tests alike (``GRAPHS``): random directed
+graphs with isolated vertices and several components, a Kronecker graph, sizes that no
+number of processes divides.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+import hyblas as hb
+from hyblas import distributed as hd
+
+
+def random_directed(n: int, m: int, seed: int, isolated: int) -> hb.Matrix:
+    """``m`` random edges among the first ``n - isolated`` vertices, split into three parts
+    with no edge between them (several components); the last ``isolated`` have no edge."""
+    rng = np.random.default_rng(seed)
+    live = n - isolated
+    part = rng.integers(0, 3, size=m)
+    bounds = np.linspace(0, live, 4).astype(np.int64)
+    src = bounds[part] + rng.integers(0, 1 << 30, size=m) % np.diff(bounds)[part]
+    dst = bounds[part] + rng.integers(0, 1 << 30, size=m) % np.diff(bounds)[part]
+    weights = rng.uniform(0.5, 2.0, size=m)
+    return hb.Matrix.from_coo(
+        src, dst, weights, nrows=n, ncols=n, dup_op=hb.binary.plus, backend="cpu"
+    )
+
+
+GRAPHS: dict[str, Callable[[], hb.Matrix]] = {
+    "directed": lambda: random_directed(101, 300, seed=5, isolated=7),
+    "sparse": lambda: random_directed(67, 60, seed=9, isolated=3),
+    "kron": lambda: hb.generators.kronecker(8, 8, seed=3, backend="cpu"),
+}
+SEMIRINGS = ("plus_times", "min_plus", "max_first", "any_pair", "lor_land", "plus_pair")
+PRODUCT_FORMS = ("plain", "mask", "complement", "accum")
+
+
+def product_input(n: int) -> hb.Vector:
+    rng = np.random.default_rng(n)
+    ids = np.flatnonzero(rng.random(n) < 0.3)
+    return hb.Vector.from_coo(ids, rng.uniform(1.0, 3.0, ids.size), size=n, backend="cpu")
+
+
+def product_mask(n: int) -> hb.Vector:
+    ids = np.arange(0, n, 3)
+    return hb.Vector.from_coo(ids, ids % 2 == 0, size=n, dtype=bool, backend="cpu")
+
+
+def product_out(n: int) -> hb.Vector:
+    ids = np.arange(1, n, 4)
+    return hb.Vector.from_coo(ids, np.ones(ids.size), size=n, backend="cpu")
+
+
+def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict]:
+    found: dict[str, dict] = {}
+
+    def host(v: hb.Vector) -> tuple[np.ndarray, np.ndarray]:
+        ids, values = v.to_backend("cpu").to_coo()
+        return ids, values
+
+    for name, build in GRAPHS.items():
+        A = build().to_backend(backend)
+        n = A.nrows
+        D = hd.DistMatrix.from_matrix(comm, A)
+        rows, cols, values = A.to_coo()
+        share = slice(comm.rank * rows.size // comm.size, (comm.rank + 1) * rows.size // comm.size)
+        E = hd.DistMatrix.from_edges(
+            comm, rows[share], cols[share], values[share], nrows=n, dtype=A.dtype
+        )
+        T = D.transpose().gather()
+        out: dict[str, np.ndarray] = {
+            "gathered": np.stack(D.gather().to_backend("cpu").to_coo()[:2]),
+            "from_edges_equal": np.array(E.gather().isequal(A)),
+            "transpose": np.stack(T.to_backend("cpu").to_coo()[:2]),
+            "nnz": np.array(D.nnz),
+        }
+        for source in (0, n // 2):
+            out[f"bfs_{source}"] = np.stack(host(hd.bfs(D, source).gather()))
+        out["pagerank"] = hd.pagerank(D, iterations=20).to_numpy_dense()
+        out["pagerank32"] = hd.pagerank(D, iterations=5, dtype=np.float32).to_numpy_dense()
+        out["components"] = hd.connected_components(D).to_numpy_dense()
+        u = hd.DistVector.from_vector(comm, product_input(n).to_backend(backend))
+        mask = hd.DistVector.from_vector(comm, product_mask(n).to_backend(backend))
+        for semiring in SEMIRINGS:
+            for form in PRODUCT_FORMS:
+                for op in ("mxv", "vxm"):
+                    kwargs: dict = {}
+                    if form == "mask":
+                        kwargs = {"mask": mask.S}
+                    elif form == "complement":
+                        kwargs = {"mask": ~mask, "replace": True}
+                    elif form == "accum":
+                        target = product_out(n).to_backend(backend)
+                        kwargs = {
+                            "mask": mask,
+                            "accum": hb.binary.plus,
+                            "out": hd.DistVector.from_vector(comm, target),
+                        }
+                    if op == "mxv":
+                        w = hd.mxv(D, u, semiring, **kwargs)
+                    else:
+                        w = hd.vxm(u, D, semiring, **kwargs)
+                    ids, vals = host(w.gather())
+                    out[f"{op}_{semiring}_{form}"] = np.stack([ids, vals.astype(np.float64)])
+        found[name] = out
+    for symmetric in (True, False):
+        K = hd.DistMatrix.kronecker(comm, 7, 6, seed=11, symmetric=symmetric)
+        found[f"kronecker_{symmetric}"] = {
+            "equal": np.array(
+                K.gather().isequal(hb.generators.kronecker(7, 6, seed=11, symmetric=symmetric,
+                                                           backend=backend))
+            )
+        }  # fmt: skip
+    A = hd.DistMatrix.from_matrix(comm, GRAPHS["kron"]().to_backend(backend))
+    with hd.trace() as t:
+        hd.bfs(A, 1)
+    gathers = [row for row in t.rows if row.step == "gather"]
+    found["trace"] = {
+        "encodings": np.array(sorted({row.encoding for row in gathers})),
+        "reduce_encodings": np.array(sorted({r.encoding for r in t.rows if r.step == "reduce"})),
+        "bytes": np.array(sum(row.bytes for row in t.rows)),
+        "traffic": np.array(comm.traffic.bytes_sent),
+        "chosen_smaller": np.array(
+            all((r.sparse_bytes <= r.bitmap_bytes) == (r.encoding == "sparse") for r in gathers)
+        ),
+    }
+    return found
+
+
+def refused(comm: hb.distributed.Communicator, backend: str) -> dict[str, str]:
+    """Inputs refused on one process only: every process raises, with the same class."""
+    cases: dict[str, Callable[[], object]] = {
+        # rank 1 alone passes an index beyond the matrix
+        "out_of_bounds": lambda: hd.DistMatrix.from_edges(
+            comm, [0, 9 if comm.rank == 1 else 1], [1, 1], nrows=5, dup_op=hb.binary.plus
+        ),
+        # every rank passes the same entry, and no dup_op: a repeat across processes
+        "repeat": lambda: hd.DistMatrix.from_edges(comm, [0], [1], nrows=4),
+        "vector_out_of_bounds": lambda: hd.DistVector.from_coo(
+            comm, [7] if comm.rank == 0 else [], [1.0] if comm.rank == 0 else [], 4
+        ),
+        "source": lambda: hd.bfs(hd.DistMatrix.from_edges(comm, [], [], nrows=3), 3),
+        "mismatch": lambda: hd.mxv(
+            hd.DistMatrix.from_edges(comm, [], [], nrows=3, ncols=5),
+            hd.DistVector.new(comm, 3, float),
+            "plus_times",
+        ),
+        "damping": lambda: hd.pagerank(hd.DistMatrix.from_edges(comm, [], [], nrows=3), 1.5),
+        "negative": lambda: hd.pagerank(
+            hd.DistMatrix.from_edges(
+                comm,
+                [0] if comm.rank == 0 else [1],
+                [1] if comm.rank == 0 else [0],
+                [-1.0 if comm.rank == 0 else 1.0],
+                nrows=2,
+                dup_op=hb.binary.plus,
+            )
+        ),  # fmt: skip
+    }
+    found = {}
+    for name, case in cases.items():
+        try:
+            case()
+            found[name] = "no error"
+        except hb.errors.HyblasError as error:
+            found[name] = type(error).__name__
+    return found
+
+
+def main() -> int:
+    out, backend = Path(sys.argv[1]), sys.argv[2]
+    hb.set_backend(backend)
+    comm = hd.init(backend)
+    try:
+        errors = refused(comm, backend)
+        (out / f"errors-{comm.rank}.json").write_text(json.dumps(errors))
+        for name, arrays in scenarios(comm, backend).items():
+            if comm.rank == 0:
+                np.savez(out / f"{name}.npz", **arrays)
+        (out / f"done-{comm.rank}").write_text(str(comm.size))
+    except Exception:
+        (out / f"failed-{comm.rank}.txt").write_text(traceback.format_exc())
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
