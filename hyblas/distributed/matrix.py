@@ -334,6 +334,10 @@ def _partitions(
     for name, value in (("nrows", nrows), ("ncols", ncols)):
         if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 0:
             raise InvalidValue(f"a distributed matrix's {name} must be an int >= 0, got {value!r}")
+    if not isinstance(comm, Communicator):
+        raise InvalidObject(
+            f"DistMatrix: comm must be a Communicator (hb.distributed.init()), got {short_repr(comm)}"
+        )
     grid = grid if grid is not None else ProcessGrid.for_size(comm.size)
     check_comm(comm, grid, "DistMatrix")
     return Partition(int(nrows), grid), Partition(int(ncols), grid)

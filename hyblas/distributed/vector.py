@@ -383,6 +383,10 @@ def _extreme(dtype: np.dtype, largest: bool) -> Any:
 def _partition(comm: Communicator, n: Any, grid: ProcessGrid | None) -> Partition:
     if not isinstance(n, int | np.integer) or isinstance(n, bool) or n < 0:
         raise InvalidValue(f"a distributed vector's size must be an int >= 0, got {short_repr(n)}")
+    if not isinstance(comm, Communicator):
+        raise InvalidObject(
+            f"DistVector: comm must be a Communicator (hb.distributed.init()), got {short_repr(comm)}"
+        )
     grid = grid if grid is not None else ProcessGrid.for_size(comm.size)
     check_comm(comm, grid, "DistVector")
     return Partition(int(n), grid)

@@ -9,7 +9,6 @@ gathered.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
