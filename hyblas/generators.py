@@ -128,17 +128,6 @@ def _pattern_matrix(xp: ModuleType, keys: Any, n: int, dtype: np.dtype, backend:
     return Matrix(indptr, indices, values, (n, n), backend=backend)
 
 
-def _sorted_unique(xp: ModuleType, keys: Any) -> Any:
-    """Sort ``keys`` and keep one of each value (one sort, one compaction)."""
-    keys = xp.sort(keys)
-    if keys.size < 2:
-        return keys
-    keep = xp.empty(keys.size, dtype=bool)
-    keep[0] = True
-    xp.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys[keep]
-
-
 def kronecker(
     scale: int,
     edge_factor: int = 16,
@@ -326,7 +315,7 @@ def _kronecker(
         keys = (src << scale) | dst
     del src, dst
     # key (row << scale) | col equals row * n + col: the linear key the CSR builder expects
-    return _pattern_matrix(xp, _sorted_unique(xp, keys), n, dtype, name)
+    return _pattern_matrix(xp, _prim.sorted_unique(xp, keys), n, dtype, name)
 
 
 _LEVELS_PER_HASH = 4  # one 64-bit hash gives four 16-bit uniform numbers

@@ -252,7 +252,8 @@ class Communicator:
     def split(self, color: int, key: int) -> Communicator:
         """The communicator of the processes that pass the same ``color``, ranked by ``key``.
 
-        Called by every process of the group.
+        Called by every process of the group. The new communicator adds to this one's
+        :attr:`traffic`: a process's counters hold what it sent in every group.
 
         Examples
         --------
@@ -260,7 +261,9 @@ class Communicator:
         1
         """
         self.traffic.calls += 1
-        return self._split(int(color), int(key))
+        found = self._split(int(color), int(key))
+        found.traffic = self.traffic
+        return found
 
     def barrier(self) -> None:
         """Wait until every process of the group has called it.

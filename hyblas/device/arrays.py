@@ -34,6 +34,7 @@ __all__ = [
     "check_fits",
     "check_keys_fit",
     "csr_from_sorted_keys",
+    "sorted_unique",
     "csr_keys",
     "transpose_csr",
     "coo_to_csr",
@@ -223,6 +224,17 @@ def _csr_from_sorted_rows(
     else:
         indptr = xp.searchsorted(rows, xp.arange(nrows + 1, dtype=np.int64)).astype(idx_dtype)
     return indptr, cols.astype(idx_dtype)
+
+
+def sorted_unique(xp: ModuleType, keys: Any) -> Any:
+    """Sort ``keys`` and keep one of each value (one sort, one compaction)."""
+    keys = xp.sort(keys)
+    if keys.size < 2:
+        return keys
+    keep = xp.empty(keys.size, dtype=bool)
+    keep[0] = True
+    xp.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
 
 
 def csr_from_sorted_keys(

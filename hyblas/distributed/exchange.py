@@ -143,7 +143,7 @@ def decode(xp: Any, message: Any, size: int, dtype: np.dtype, with_values: bool)
     return ids, xp.ones(ids.size, dtype=dtype)
 
 
-def _vector(xp: Any, ids: Any, values: Any, size: int, dtype: np.dtype, backend: str) -> Vector:
+def _vector(ids: Any, values: Any, size: int, dtype: np.dtype, backend: str) -> Vector:
     return Vector.from_coo(ids, values, size=size, dtype=dtype, backend=backend)
 
 
@@ -171,7 +171,7 @@ def gather(
     found = [decode(xp, m, n, piece.dtype, with_values) for m, n in zip(messages, lengths)]
     all_ids = xp.concatenate([ids + int(offsets[k]) for k, (ids, _) in enumerate(found)])
     all_values = xp.concatenate([values for _, values in found])
-    result = _vector(xp, all_ids, all_values, int(offsets[-1]), piece.dtype, piece.backend)
+    result = _vector(all_ids, all_values, int(offsets[-1]), piece.dtype, piece.backend)
     timer.done(
         op,
         step,
@@ -193,7 +193,7 @@ def _dense_reduction(monoid: Monoid, dtype: np.dtype) -> str | None:
     return _DENSE.get(monoid.name) if dtype.kind in "iuf" else None
 
 
-def _fill(xp: Any, reduction: str, dtype: np.dtype) -> Any:
+def _fill(reduction: str, dtype: np.dtype) -> Any:
     """The identity of the collective's ``reduction`` on ``dtype``."""
     if reduction in ("sum", "prod"):
         return dtype.type(0 if reduction == "sum" else 1)
@@ -246,12 +246,12 @@ def reduce(
         present = group.reduce_scatter(present, lengths, "max")
         found = xp.flatnonzero(present).astype(np.int64)
         if with_values:
-            full = xp.full(block, _fill(xp, reduction, dtype), dtype=dtype)
+            full = xp.full(block, _fill(reduction, dtype), dtype=dtype)
             full[ids] = values
             found_values = group.reduce_scatter(full, lengths, reduction)[found]
         else:
             found_values = xp.ones(found.size, dtype=dtype)
-        result = _vector(xp, found, found_values, mine, dtype, partial.backend)
+        result = _vector(found, found_values, mine, dtype, partial.backend)
         timer.done(
             op,
             "reduce",
@@ -333,7 +333,7 @@ def permute(
     chunks = [message if k == to_rank else empty for k in range(comm.size)]
     arrived = comm.alltoallv(chunks)[from_rank]
     result = _vector(
-        xp, *decode(xp, arrived, size, piece.dtype, True), size, piece.dtype, piece.backend
+        *decode(xp, arrived, size, piece.dtype, True), size, piece.dtype, piece.backend
     )
     timer.done(
         op,

@@ -158,12 +158,24 @@ class Partition:
         return int(bounds[k]), int(bounds[k + 1])
 
     def pieces(self, first: int, count: int) -> tuple[int, int]:
-        """``(start, stop)`` of the ``count`` consecutive pieces from ``first``."""
+        """``(start, stop)`` of the ``count`` consecutive pieces from ``first``.
+
+        Examples
+        --------
+        >>> hb.distributed.Partition(10, hb.distributed.ProcessGrid(2, 2)).pieces(1, 2)
+        (2, 7)
+        """
         bounds = self.bounds
         return int(bounds[first]), int(bounds[first + count])
 
     def lengths(self, first: int, count: int) -> list[int]:
-        """The lengths of the ``count`` consecutive pieces from ``first``."""
+        """The lengths of the ``count`` consecutive pieces from ``first``.
+
+        Examples
+        --------
+        >>> hb.distributed.Partition(10, hb.distributed.ProcessGrid(2, 2)).lengths(0, 4)
+        [2, 3, 2, 3]
+        """
         return np.diff(self.bounds[first : first + count + 1]).tolist()
 
     def row_block(self, i: int) -> tuple[int, int]:
@@ -200,7 +212,17 @@ class Partition:
         return xp.searchsorted(bounds, indices, side="right").astype(np.int64) - 1
 
     def check_same(self, other: Partition, what: str) -> None:
-        """DimensionMismatch unless ``other`` cuts the same ``n`` over the same grid."""
+        """DimensionMismatch unless ``other`` cuts the same ``n`` over the same grid.
+
+        Examples
+        --------
+        >>> grid = hb.distributed.ProcessGrid(2, 1)
+        >>> four, five = hb.distributed.Partition(4, grid), hb.distributed.Partition(5, grid)
+        >>> four.check_same(five, "mxv")
+        Traceback (most recent call last):
+        ...
+        hyblas.errors.DimensionMismatch: mxv: partitions differ (4 indices on a 2x1 grid vs 5 ...
+        """
         if self != other:
             raise DimensionMismatch(
                 f"{what}: partitions differ ({self.n} indices on a {self.grid.rows}x"

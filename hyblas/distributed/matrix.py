@@ -7,16 +7,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import binary as _binary
+from .. import dtypes as _dt
 from .. import ops
 from ..backend import Communicator
 from ..containers.matrix import Matrix
+from ..device import arrays as _prim
 from ..dtypes import short_repr
 from ..errors import HyblasError, InvalidObject, InvalidValue
 from ..generators import kronecker_edges
 from ..operators import BinaryOp
 from .grid import Partition, ProcessGrid
-from .routing import agree, check_comm, groups, route
+from .routing import agree, check_comm, communicator, groups, route
 
 __all__ = ["DistMatrix"]
 
@@ -186,10 +187,9 @@ class DistMatrix:
         dup_op: BinaryOp | None,
     ) -> DistMatrix:
         """Route the global entries ``(r, c, v)`` to their blocks' owners and build."""
-        grid = row_part.grid
-        dest = (row_part.owner(r) // grid.cols) * grid.cols + col_part.owner(c) // grid.rows
+        dest = _owners(row_part, col_part, r, c)
         (r, c), v = route(comm, dest, [r, c], v, "build")
-        i, j = grid.coords(comm.rank)
+        i, j = row_part.grid.coords(comm.rank)
         (r0, r1), (c0, c1) = row_part.row_block(i), col_part.column_block(j)
         local, error = None, None
         try:  # repeats across processes
@@ -260,13 +260,25 @@ class DistMatrix:
             scale, edge_factor, seed=seed, start=share[0], stop=share[1], backend=comm.backend
         )
         xp = comm.xp
+        index = _prim.index_dtype(n)  # int32 ids: half the bytes routed
+        src, dst = src.astype(index), dst.astype(index)
         if symmetric:
             src, dst = xp.concatenate([src, dst]), xp.concatenate([dst, src])
         row_part, col_part = _partitions(comm, n, n, grid)
-        values = xp.ones(src.size, dtype=np.dtype(dtype))
-        return cls._build(
-            comm, row_part, col_part, src, dst, values, values.dtype, _binary["first"]
-        )
+        dest = _owners(row_part, col_part, src, dst)
+        (src, dst), _ = route(comm, dest, [src, dst], None, "build")
+        del dest
+        i, j = row_part.grid.coords(comm.rank)
+        (r0, r1), (c0, c1) = row_part.row_block(i), col_part.column_block(j)
+        width = np.int64(max(c1 - c0, 1))
+        keys = (src.astype(np.int64) - r0) * width + (dst.astype(np.int64) - c0)
+        del src, dst
+        keys = _prim.sorted_unique(xp, keys)  # repeated edges merged
+        idx = _prim.index_dtype(int(keys.size), r1 - r0, c1 - c0)
+        indptr, indices = _prim.csr_from_sorted_keys(xp, keys, r1 - r0, c1 - c0, idx)
+        values = xp.ones(keys.size, dtype=_dt.lookup(dtype))
+        local = Matrix(indptr, indices, values, (r1 - r0, c1 - c0), backend=comm.backend)
+        return cls(comm, row_part, col_part, local)
 
     # --- derived matrices and results --------------------------------------------------------
 
@@ -320,6 +332,14 @@ class DistMatrix:
         return r + self.row_range[0], c + self.col_range[0], v
 
 
+def _owners(row_part: Partition, col_part: Partition, r: Any, c: Any) -> Any:
+    """The rank owning the block of each entry ``(r[e], c[e])`` (int16: few processes)."""
+    grid = row_part.grid
+    block_row = row_part.owner(r) // grid.cols
+    block_col = col_part.owner(c) // grid.rows
+    return (block_row * grid.cols + block_col).astype(np.int16)
+
+
 def _coo(A: Matrix) -> tuple[Any, Any, Any]:  # noqa: N803
     """The entries of ``A`` as arrays of its backend (int64 indices)."""
     xp = A.xp
@@ -334,10 +354,6 @@ def _partitions(
     for name, value in (("nrows", nrows), ("ncols", ncols)):
         if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 0:
             raise InvalidValue(f"a distributed matrix's {name} must be an int >= 0, got {value!r}")
-    if not isinstance(comm, Communicator):
-        raise InvalidObject(
-            f"DistMatrix: comm must be a Communicator (hb.distributed.init()), got {short_repr(comm)}"
-        )
-    grid = grid if grid is not None else ProcessGrid.for_size(comm.size)
+    grid = grid if grid is not None else ProcessGrid.for_size(communicator(comm, "DistMatrix").size)
     check_comm(comm, grid, "DistMatrix")
     return Partition(int(nrows), grid), Partition(int(ncols), grid)

@@ -79,7 +79,7 @@ def vxm(
     >>> comm = hb.distributed.init("cpu")
     >>> A = hb.distributed.DistMatrix.from_edges(comm, [0, 0, 1], [1, 2, 2], nrows=3)
     >>> u = hb.distributed.DistVector.from_coo(comm, [0], [True], 3)
-    >>> hb.distributed.vxm(u, A, "any_pair", mask=~u.S).gather().to_coo()
+    >>> hb.distributed.vxm(u, A, hb.semiring.any_pair[bool], mask=~u.S).gather().to_coo()
     (array([1, 2]), array([ True,  True]))
     """
     _check(u, A, mask, out, "vxm")

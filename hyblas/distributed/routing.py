@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 
 from .. import errors as _errors
-from ..backend import Communicator, to_numpy
+from ..backend import Communicator
 from ..dtypes import short_repr
 from ..errors import HyblasError, InvalidObject, InvalidValue
 from .grid import ProcessGrid
 from .trace import Timer
 
-__all__ = ["check_comm", "agree", "route", "groups"]
+__all__ = ["communicator", "check_comm", "agree", "route", "groups"]
 
 # the named errors a process may raise on its own; the others raise the same class
 _ERRORS: tuple[type[HyblasError], ...] = (
@@ -30,13 +30,19 @@ _ERRORS: tuple[type[HyblasError], ...] = (
 )
 
 
-def check_comm(comm: Any, grid: ProcessGrid, what: str) -> None:
-    """InvalidObject unless ``comm`` is a Communicator; InvalidValue unless the grid has one
-    process per member."""
+def communicator(comm: Any, what: str) -> Communicator:
+    """``comm`` if it is a Communicator, else InvalidObject."""
     if not isinstance(comm, Communicator):
         raise InvalidObject(
             f"{what}: comm must be a Communicator (hb.distributed.init()), got {short_repr(comm)}"
         )
+    return comm
+
+
+def check_comm(comm: Any, grid: ProcessGrid, what: str) -> None:
+    """InvalidObject unless ``comm`` is a Communicator; InvalidValue unless the grid has one
+    process per member."""
+    communicator(comm, what)
     if not isinstance(grid, ProcessGrid):
         raise InvalidObject(f"{what}: grid must be a ProcessGrid, got {short_repr(grid)}")
     if grid.size != comm.size:
@@ -46,13 +52,12 @@ def check_comm(comm: Any, grid: ProcessGrid, what: str) -> None:
         )
 
 
-def agree(comm: Communicator, error: BaseException | None, what: str) -> None:
+def agree(comm: Communicator, error: HyblasError | None, what: str) -> None:
     """Raise on every process if ``error`` happened on any: this process's own error, else
     the same class as the failing process's (the first in the hierarchy that matches)."""
     code = 0
     if error is not None:
         code = next(k for k, kind in enumerate(_ERRORS, 1) if isinstance(error, kind))
-        code = code if isinstance(error, HyblasError) else len(_ERRORS)
     found = int(comm.allreduce_scalar(code, "max", np.int64))
     if error is not None:
         raise error
@@ -64,25 +69,23 @@ def route(
     comm: Communicator, dest: Any, keys: list[Any], values: Any | None, what: str
 ) -> tuple[list[Any], Any | None]:
     """Send entry ``e`` (``keys[..][e]`` and ``values[e]``) to process ``dest[e]``; what
-    arrived here, from every process, in rank order."""
+    arrived here, from every process, in rank order (the arrays keep their dtypes).
+
+    One pass over the entries per process (no sort): the destinations are few."""
     timer = Timer()
     before = comm.traffic.bytes_sent
     xp = comm.xp
-    order = xp.argsort(dest, kind="stable") if dest.size else xp.zeros(0, np.int64)
-    counts = (
-        to_numpy(xp.bincount(dest, minlength=comm.size))
-        if dest.size
-        else np.zeros(comm.size, np.int64)
-    )
-    cuts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-
-    def send(array: Any) -> Any:
-        ordered = array[order]
-        pieces = [ordered[int(cuts[k]) : int(cuts[k + 1])] for k in range(comm.size)]
-        return xp.concatenate(comm.alltoallv(pieces))
-
-    found_keys = [send(xp.asarray(key, dtype=np.int64)) for key in keys]
-    found_values = None if values is None else send(values)
+    arrays = [xp.asarray(key) for key in keys] + ([] if values is None else [values])
+    if comm.size == 1:
+        found = arrays
+    else:
+        outgoing: list[list[Any]] = [[] for _ in arrays]
+        for k in range(comm.size):
+            chosen = dest == k
+            for out, array in zip(outgoing, arrays):
+                out.append(array[chosen])
+            del chosen
+        found = [xp.concatenate(comm.alltoallv(pieces)) for pieces in outgoing]
     timer.done(
         what,
         "edges",
@@ -92,7 +95,7 @@ def route(
         size=int(dest.size),
         bytes=comm.traffic.bytes_sent - before,
     )
-    return found_keys, found_values
+    return found[: len(keys)], None if values is None else found[-1]
 
 
 def groups(comm: Communicator, grid: ProcessGrid) -> tuple[Communicator, Communicator]:

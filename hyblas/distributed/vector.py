@@ -17,7 +17,7 @@ from ..errors import HyblasError, InvalidObject, InvalidValue
 from ..operators import BinaryOp, Monoid
 from .exchange import decode, encode
 from .grid import Partition, ProcessGrid
-from .routing import agree, check_comm, route
+from .routing import agree, check_comm, communicator, route
 from .trace import Timer
 
 __all__ = ["DistVector", "DistMask"]
@@ -368,7 +368,14 @@ class DistMask:
         return Mask(self.parent.local, structural=self.structural, complement=self.complement)
 
     def over(self, local: Vector) -> Mask:
-        """The same kind of mask over another vector (the parent gathered to a block)."""
+        """The same kind of mask over another vector (the parent gathered to a block).
+
+        Examples
+        --------
+        >>> comm = hb.distributed.init("cpu")
+        >>> (~hb.distributed.DistVector.new(comm, 2, bool).S).over(hb.Vector.new(bool, 4))
+        ~Vector.S
+        """
         return Mask(local, structural=self.structural, complement=self.complement)
 
 
@@ -383,10 +390,6 @@ def _extreme(dtype: np.dtype, largest: bool) -> Any:
 def _partition(comm: Communicator, n: Any, grid: ProcessGrid | None) -> Partition:
     if not isinstance(n, int | np.integer) or isinstance(n, bool) or n < 0:
         raise InvalidValue(f"a distributed vector's size must be an int >= 0, got {short_repr(n)}")
-    if not isinstance(comm, Communicator):
-        raise InvalidObject(
-            f"DistVector: comm must be a Communicator (hb.distributed.init()), got {short_repr(comm)}"
-        )
-    grid = grid if grid is not None else ProcessGrid.for_size(comm.size)
+    grid = grid if grid is not None else ProcessGrid.for_size(communicator(comm, "DistVector").size)
     check_comm(comm, grid, "DistVector")
     return Partition(int(n), grid)

@@ -15,6 +15,7 @@ import pytest
 import scipy.sparse.csgraph as csgraph
 
 import hyblas as hb
+from hyblas.backend import cupy_module
 
 from . import spmd
 from .worker import GRAPHS, PRODUCT_FORMS, SEMIRINGS, product_input, product_mask, product_out
@@ -31,7 +32,7 @@ SETUPS = [
 def results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
     backend, nprocs = request.param
     if backend == "cuda":
-        cupy = hb.backend.cupy_module() if hb.cuda_available() else None
+        cupy = cupy_module()
         if cupy is None:
             pytest.skip("backend 'cuda' needs CuPy and a usable GPU; cuda_available() is False")
         if cupy.cuda.runtime.getDeviceCount() < nprocs:

@@ -29,6 +29,7 @@ NAMESPACES = {
     "hyblas.generators": hb.generators,
     "hyblas.plot": hb.plot,
     "hyblas.errors": hb.errors,
+    "hyblas.distributed": hb.distributed,
 }
 # the top level's names that are not the namespaces above or the layers (modules)
 TOP_LEVEL = ("Graph", "Matrix", "Vector", "backend", "set_backend", "using_backend")
