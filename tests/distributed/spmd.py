@@ -15,11 +15,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def mpiexec() -> str:
-    """The launcher beside this Python (a virtual environment's), else on the PATH; skips the
-    test where mpi4py or the launcher is missing."""
+    """``$HYBLAS_MPIEXEC`` (``scripts/multi-gpu`` sets it), else the launcher beside this
+    Python (a virtual environment's), else on the PATH; skips the test where mpi4py or the
+    launcher is missing."""
     pytest.importorskip("mpi4py")
     beside = Path(sys.executable).parent / "mpiexec"
-    found = str(beside) if beside.exists() else shutil.which("mpiexec")
+    found = os.environ.get("HYBLAS_MPIEXEC") or (
+        str(beside) if beside.exists() else shutil.which("mpiexec")
+    )
     if found is None:
         pytest.skip("no mpiexec (pip install mpich)")
     return found

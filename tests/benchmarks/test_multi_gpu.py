@@ -1,0 +1,46 @@
+"""The several-GPU benchmark (``benchmarks/multi_gpu.py``) end to end on the CPU: 1 and 2
+processes under the MPI launcher on a small Kronecker graph, then the report: every row
+present, the speedup of one process over itself 1, bytes moved by two processes and none by
+one, and the table written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import multi_gpu
+
+from ..distributed import spmd
+
+ARGS = ["--scale", "8", "--edge-factor", "4", "--repeats", "1", "--sources", "2"]
+
+
+def test_runs_on_one_and_two_processes_and_reports(tmp_path: Path) -> None:
+    for nprocs in (1, 2):
+        spmd.run(
+            nprocs, "benchmarks.multi_gpu", "run", "--backend", "cpu", "--out", str(tmp_path),
+            *ARGS,
+        )  # fmt: skip
+    doc = multi_gpu.report(tmp_path)
+    rows = {(r["algorithm"], r["nprocs"]): r for r in doc["rows"]}
+    assert set(rows) == {
+        ("pagerank-20", 1), ("pagerank-20", 2), ("bfs", 1), ("bfs", 2),
+        ("pagerank-20 (hb.algorithms)", 1), ("bfs (hb.algorithms)", 1),
+    }  # fmt: skip
+    assert rows[("pagerank-20", 1)]["speedup"] == pytest.approx(1.0)
+    assert rows[("pagerank-20", 1)]["bytes_per_iteration"] == 0
+    two = rows[("pagerank-20", 2)]
+    assert two["bytes_per_iteration"] > 0 and two["predicted_bytes_per_iteration"] > 0
+    assert two["speedup_over_single"] > 0 and two["gteps"] > 0
+    assert two["encodings"] == ["bitmap"]  # PageRank's vectors are full
+    saved = json.loads((tmp_path / "multi-gpu.json").read_text())
+    assert saved["rows"] == json.loads(json.dumps(doc["rows"]))
+    table = (tmp_path / "multi-gpu.md").read_text()
+    assert "| pagerank-20 | 2 | 2x1 |" in table
+
+
+def test_report_of_a_folder_without_runs_stops(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no p"):
+        multi_gpu.main(["report", str(tmp_path)])
