@@ -65,9 +65,9 @@ class Communicator:
 
     Notes
     -----
-    The internal interface: an implementation gives :meth:`_allreduce`, :meth:`_allgather`,
-    :meth:`_reduce_scatter`, :meth:`_broadcast`, :meth:`_alltoallv`, :meth:`_split` and
-    :meth:`barrier` (not part of the user API).
+    An implementation gives ``_allreduce``, ``_allgather``, ``_reduce_scatter``,
+    ``_broadcast``, ``_alltoallv``, ``_split`` (the collectives on contiguous 1-D arrays, after
+    the checks, padding and byte views done here) and ``barrier``.
 
     Examples
     --------
@@ -253,7 +253,7 @@ class Communicator:
         """The communicator of the processes that pass the same ``color``, ranked by ``key``.
 
         Called by every process of the group. The new communicator adds to this one's
-        :attr:`traffic`: a process's counters hold what it sent in every group.
+        ``traffic``: a process's counters hold what it sent in every group.
 
         Examples
         --------
@@ -351,6 +351,12 @@ class SelfCommunicator(Communicator):
         return SelfCommunicator(self.backend)
 
     def barrier(self) -> None:
+        """Nothing to wait for: the group is this process.
+
+        Examples
+        --------
+        >>> hb.distributed.SelfCommunicator("cpu").barrier()
+        """
         return None
 
 

@@ -102,7 +102,7 @@ class NCCLCommunicator(Communicator):
     ----------
     bootstrap : Communicator
         A host communicator of the same processes (an ``MPICommunicator``): it carries NCCL's
-        unique id, and its :meth:`split` makes the sub-communicators' bootstraps.
+        unique id, and its ``split`` makes the sub-communicators' bootstraps.
 
     Raises
     ------
