@@ -161,8 +161,7 @@ def gather(
     >>> hb.distributed.gather(comm, v, [4], True, "vxm", "gather").to_coo()
     (array([2]), array([1.5]))
     """
-    timer = Timer()
-    before = group.traffic.bytes_sent
+    timer = Timer(group)
     xp = piece.xp
     ids, values = piece.to_coo(device=True)
     message, choice = encode(xp, ids, values, piece.size, with_values)
@@ -172,17 +171,7 @@ def gather(
     all_ids = xp.concatenate([ids + int(offsets[k]) for k, (ids, _) in enumerate(found)])
     all_values = xp.concatenate([values for _, values in found])
     result = _vector(all_ids, all_values, int(offsets[-1]), piece.dtype, piece.backend)
-    timer.done(
-        op,
-        step,
-        group.size,
-        encoding=choice.encoding,
-        nnz=int(ids.size),
-        size=piece.size,
-        bytes=group.traffic.bytes_sent - before,
-        sparse_bytes=choice.sparse_bytes,
-        bitmap_bytes=choice.bitmap_bytes,
-    )
+    timer.done(op, step, choice=choice, nnz=ids.size, size=piece.size)
     return result
 
 
@@ -228,8 +217,7 @@ def reduce(
     >>> hb.distributed.reduce(comm, partial, [4], hb.monoid.plus, True, "vxm").to_coo()
     (array([0, 3]), array([2., 1.]))
     """
-    timer = Timer()
-    before = group.traffic.bytes_sent
+    timer = Timer(group)
     xp = partial.xp
     dtype = partial.dtype
     value_bytes = dtype.itemsize if with_values else 0
@@ -252,17 +240,8 @@ def reduce(
         else:
             found_values = xp.ones(found.size, dtype=dtype)
         result = _vector(found, found_values, mine, dtype, partial.backend)
-        timer.done(
-            op,
-            "reduce",
-            group.size,
-            encoding="dense",
-            nnz=int(ids.size),
-            size=block,
-            bytes=group.traffic.bytes_sent - before,
-            sparse_bytes=sparse_estimate,
-            bitmap_bytes=dense_bytes,
-        )
+        estimate = Choice("dense", sparse_estimate, dense_bytes)
+        timer.done(op, "reduce", choice=estimate, nnz=ids.size, size=block)
         return result
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     cuts = to_numpy(xp.searchsorted(ids, xp.asarray(offsets))).tolist()
@@ -277,17 +256,9 @@ def reduce(
         bitmap_total += choice.bitmap_bytes
     arrived = [decode(xp, m, mine, dtype, with_values) for m in group.alltoallv(chunks)]
     result = _combine(xp, arrived, mine, dtype, monoid, partial.backend)
-    timer.done(
-        op,
-        "reduce",
-        group.size,
-        encoding="sparse" if sparse_total <= bitmap_total else "bitmap",
-        nnz=int(ids.size),
-        size=block,
-        bytes=group.traffic.bytes_sent - before,
-        sparse_bytes=sparse_total,
-        bitmap_bytes=bitmap_total,
-    )
+    encoding = "sparse" if sparse_total <= bitmap_total else "bitmap"
+    timer.done(op, "reduce", choice=Choice(encoding, sparse_total, bitmap_total), nnz=ids.size,
+               size=block)  # fmt: skip
     return result
 
 
@@ -324,8 +295,7 @@ def permute(
     >>> hb.distributed.permute(comm, v, 0, 0, 3, "mxv").to_coo()
     (array([1]), array([7]))
     """
-    timer = Timer()
-    before = comm.traffic.bytes_sent
+    timer = Timer(comm)
     xp = piece.xp
     ids, values = piece.to_coo(device=True)
     message, choice = encode(xp, ids, values, piece.size, True)
@@ -335,15 +305,5 @@ def permute(
     result = _vector(
         *decode(xp, arrived, size, piece.dtype, True), size, piece.dtype, piece.backend
     )
-    timer.done(
-        op,
-        "permute",
-        comm.size,
-        encoding=choice.encoding,
-        nnz=int(ids.size),
-        size=piece.size,
-        bytes=comm.traffic.bytes_sent - before,
-        sparse_bytes=choice.sparse_bytes,
-        bitmap_bytes=choice.bitmap_bytes,
-    )
+    timer.done(op, "permute", choice=choice, nnz=ids.size, size=piece.size)
     return result

@@ -17,12 +17,13 @@ from ..errors import HyblasError, InvalidObject, InvalidValue
 from ..generators import kronecker_edges
 from ..operators import BinaryOp
 from .grid import Partition, ProcessGrid
+from .held import LocallyHeld
 from .routing import agree, check_comm, communicator, groups, route
 
 __all__ = ["DistMatrix"]
 
 
-class DistMatrix:
+class DistMatrix(LocallyHeld):
     """An ``nrows x ncols`` matrix over the processes of ``comm``, in the blocks of a process
     grid (``√p x √p``, or ``p x 1``; see :class:`~hyblas.distributed.Partition`).
 
@@ -93,16 +94,6 @@ class DistMatrix:
     def ncols(self) -> int:
         """Columns of the whole matrix."""
         return self.cols.n
-
-    @property
-    def dtype(self) -> np.dtype:
-        """The value type."""
-        return self.local.dtype
-
-    @property
-    def backend(self) -> str:
-        """Where the blocks live."""
-        return self.local.backend
 
     @property
     def nnz(self) -> int:

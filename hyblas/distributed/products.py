@@ -82,11 +82,9 @@ def vxm(
     >>> hb.distributed.vxm(u, A, hb.semiring.any_pair[bool], mask=~u.S).gather().to_coo()
     (array([1, 2]), array([ True,  True]))
     """
-    _check(u, A, mask, out, "vxm")
-    A.rows.check_same(u.partition, "vxm: u and the rows of A")
+    sr = _prepare(u, A, semiring, mask, out, "vxm")
     grid = A.grid
     i, j = grid.coords(A.comm.rank)
-    sr = operator(semiring, (Semiring,), "semiring")
     with_values = sr.binaryop.name not in ("pair", "second")
     x = gather(
         A.row_group, u.local, A.rows.lengths(i * grid.cols, grid.cols), with_values, "vxm", "gather"
@@ -94,9 +92,7 @@ def vxm(
     local_mask = _block_mask(
         mask, A.cols, A.col_group, grid.column_piece(A.comm.rank), "vxm", column=True
     )
-    timer = Timer()
-    partial = ops.vxm(x, A.local, sr, mask=local_mask, executor=executor)
-    timer.done("vxm", "local", 1, nnz=x.nnz, size=partial.size)
+    partial = _local("vxm", x, A.local, sr, local_mask, executor)
     lengths = A.cols.lengths(j * grid.rows, grid.rows)
     piece = reduce(A.col_group, partial, lengths, sr.monoid, _carries_values(sr), "vxm")
     start, stop = A.cols.piece(A.comm.rank)
@@ -156,12 +152,10 @@ def mxv(
     >>> hb.distributed.mxv(A, u, "plus_times").gather().to_coo()
     (array([0, 1]), array([2., 3.]))
     """
-    _check(u, A, mask, out, "mxv")
-    A.cols.check_same(u.partition, "mxv: u and the columns of A")
+    sr = _prepare(u, A, semiring, mask, out, "mxv")
     grid = A.grid
     rank = A.comm.rank
     i, j = grid.coords(rank)
-    sr = operator(semiring, (Semiring,), "semiring")
     with_values = sr.binaryop.name not in ("pair", "first")
     start, stop = A.cols.piece(grid.column_piece(rank))
     column_piece = permute(
@@ -170,9 +164,7 @@ def mxv(
     lengths = A.cols.lengths(j * grid.rows, grid.rows)
     x = gather(A.col_group, column_piece, lengths, with_values, "mxv", "gather")
     local_mask = _block_mask(mask, A.rows, A.row_group, rank, "mxv", column=False)
-    timer = Timer()
-    partial = ops.mxv(A.local, x, sr, mask=local_mask, executor=executor)
-    timer.done("mxv", "local", 1, nnz=x.nnz, size=partial.size)
+    partial = _local("mxv", x, A.local, sr, local_mask, executor)
     pieces = A.rows.lengths(i * grid.cols, grid.cols)
     own = reduce(A.row_group, partial, pieces, sr.monoid, _carries_values(sr), "mxv")
     return _write(own, A.rows, A.comm, mask, accum, replace, out)
@@ -182,6 +174,34 @@ def _carries_values(sr: Semiring) -> bool:
     """Whether a product's values are more than presence (``pair`` under a selecting
     monoid gives ones)."""
     return not (sr.binaryop.name == "pair" and sr.monoid.name in _PATTERN_MONOIDS)
+
+
+def _local(op: str, x: Vector, block: Any, sr: Semiring, mask: Any, executor: str) -> Vector:
+    """The product on this process's block (timed in an open trace)."""
+    timer = Timer()
+    if op == "vxm":
+        partial = ops.vxm(x, block, sr, mask=mask, executor=executor)
+    else:
+        partial = ops.mxv(block, x, sr, mask=mask, executor=executor)
+    timer.done(op, "local", nnz=x.nnz, size=partial.size)
+    return partial
+
+
+def _prepare(
+    u: Any,
+    A: Any,
+    semiring: Any,
+    mask: Any,
+    out: Any,
+    name: str,  # noqa: N803
+) -> Semiring:
+    """The operands checked (types, ``u`` on the matching partition of ``A``); the semiring."""
+    _check(u, A, mask, out, name)
+    if name == "vxm":
+        A.rows.check_same(u.partition, "vxm: u and the rows of A")
+    else:
+        A.cols.check_same(u.partition, "mxv: u and the columns of A")
+    return operator(semiring, (Semiring,), "semiring")
 
 
 def _check(u: Any, A: Any, mask: Any, out: Any, name: str) -> None:  # noqa: N803

@@ -72,8 +72,7 @@ def route(
     arrived here, from every process, in rank order (the arrays keep their dtypes).
 
     One pass over the entries per process (no sort): the destinations are few."""
-    timer = Timer()
-    before = comm.traffic.bytes_sent
+    timer = Timer(comm)
     xp = comm.xp
     arrays = [xp.asarray(key) for key in keys] + ([] if values is None else [values])
     if comm.size == 1:
@@ -86,15 +85,7 @@ def route(
                 out.append(array[chosen])
             del chosen
         found = [xp.concatenate(comm.alltoallv(pieces)) for pieces in outgoing]
-    timer.done(
-        what,
-        "edges",
-        comm.size,
-        encoding="sparse",
-        nnz=int(dest.size),
-        size=int(dest.size),
-        bytes=comm.traffic.bytes_sent - before,
-    )
+    timer.done(what, "edges", encoding="sparse", nnz=dest.size, size=dest.size)
     return found[: len(keys)], None if values is None else found[-1]
 
 

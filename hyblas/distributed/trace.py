@@ -14,8 +14,9 @@ import contextlib
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from typing import Any
 
-from ..backend import synchronize
+from ..backend import Communicator, synchronize
 
 __all__ = ["ExchangeRow", "ExchangeTrace", "trace", "current", "Timer"]
 
@@ -159,21 +160,39 @@ def current() -> ExchangeTrace | None:
 
 
 class Timer:
-    """Times one step while a trace is open (waiting for the device at both ends); records
-    its row on :meth:`done`."""
+    """Times one step while a trace is open (waiting for the device at both ends) and counts
+    the bytes ``group`` sent meanwhile; records its row on :meth:`done`."""
 
-    def __init__(self) -> None:
-        self.active = current() is not None
-        if self.active:
+    def __init__(self, group: Communicator | None = None) -> None:
+        self.group = group
+        self.before = group.traffic.bytes_sent if group is not None else 0
+        if current() is not None:
             synchronize()
         self.start = time.perf_counter()
 
-    def done(self, op: str, step: str, group: int, **fields: object) -> None:
+    def done(
+        self, op: str, step: str, *, choice: Any = None, encoding: str = "", nnz: int = 0,
+        size: int = 0,
+    ) -> None:  # fmt: skip
+        """Record the step: ``choice`` (a :class:`~hyblas.distributed.Choice`) gives its
+        encoding and both estimates."""
         found = current()
         if found is None:
             return
         synchronize()
-        elapsed = (time.perf_counter() - self.start) * 1e3
+        group = self.group
         found.rows.append(
-            ExchangeRow(len(found.rows), op, step, group, time_ms=elapsed, **fields)  # type: ignore[arg-type]
+            ExchangeRow(
+                call=len(found.rows),
+                op=op,
+                step=step,
+                group=group.size if group is not None else 1,
+                encoding=encoding or (choice.encoding if choice is not None else ""),
+                nnz=int(nnz),
+                size=int(size),
+                bytes=group.traffic.bytes_sent - self.before if group is not None else 0,
+                sparse_bytes=choice.sparse_bytes if choice is not None else 0,
+                bitmap_bytes=choice.bitmap_bytes if choice is not None else 0,
+                time_ms=(time.perf_counter() - self.start) * 1e3,
+            )
         )

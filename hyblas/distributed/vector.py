@@ -15,15 +15,15 @@ from ..containers.vector import Vector
 from ..dtypes import short_repr
 from ..errors import HyblasError, InvalidObject, InvalidValue
 from ..operators import BinaryOp, Monoid
-from .exchange import decode, encode
+from .exchange import gather
 from .grid import Partition, ProcessGrid
+from .held import LocallyHeld
 from .routing import agree, check_comm, communicator, route
-from .trace import Timer
 
 __all__ = ["DistVector", "DistMask"]
 
 
-class DistVector:
+class DistVector(LocallyHeld):
     """A vector of ``n`` elements over the processes of ``comm``: each holds its piece as an
     ordinary :class:`~hyblas.Vector` (``local``, indices relative to the piece's start).
 
@@ -69,16 +69,6 @@ class DistVector:
     def size(self) -> int:
         """Elements of the whole vector."""
         return self.partition.n
-
-    @property
-    def dtype(self) -> np.dtype:
-        """The value type."""
-        return self.local.dtype
-
-    @property
-    def backend(self) -> str:
-        """Where the pieces live."""
-        return self.local.backend
 
     @property
     def grid(self) -> ProcessGrid:
@@ -291,33 +281,8 @@ class DistVector:
         >>> hb.distributed.DistVector.from_scalar(comm, 3, 2).gather().to_dense()
         array([3, 3])
         """
-        timer = Timer()
-        before = self.comm.traffic.bytes_sent
-        xp = self.local.xp
-        ids, vals = self.local.to_coo(device=True)
-        message, choice = encode(xp, ids, vals, self.local.size, True)
-        bounds = self.partition.bounds
-        found = [
-            decode(xp, m, int(bounds[k + 1] - bounds[k]), self.dtype, True)
-            for k, m in enumerate(self.comm.allgatherv(message))
-        ]
-        all_ids = xp.concatenate([i + int(bounds[k]) for k, (i, _) in enumerate(found)])
-        all_vals = xp.concatenate([v for _, v in found])
-        result = Vector.from_coo(
-            all_ids, all_vals, size=self.size, dtype=self.dtype, backend=self.backend
-        )
-        timer.done(
-            "gather",
-            "collect",
-            self.comm.size,
-            encoding=choice.encoding,
-            nnz=int(ids.size),
-            size=self.local.size,
-            bytes=self.comm.traffic.bytes_sent - before,
-            sparse_bytes=choice.sparse_bytes,
-            bitmap_bytes=choice.bitmap_bytes,
-        )
-        return result
+        lengths = self.partition.lengths(0, self.comm.size)
+        return gather(self.comm, self.local, lengths, True, "gather", "collect")
 
     def to_numpy_dense(self, fill_value: Any = None) -> np.ndarray:
         """:meth:`gather`, then its dense NumPy array. *Collective.*

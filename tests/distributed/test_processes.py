@@ -18,7 +18,15 @@ import hyblas as hb
 from hyblas.backend import cupy_module
 
 from . import spmd
-from .worker import GRAPHS, PRODUCT_FORMS, SEMIRINGS, product_input, product_mask, product_out
+from .worker import (
+    GRAPHS,
+    PRODUCT_FORMS,
+    SEMIRINGS,
+    product_input,
+    product_kwargs,
+    product_mask,
+    product_out,
+)
 
 SETUPS = [
     pytest.param(("cpu", 2), id="cpu-2"),
@@ -107,13 +115,7 @@ def test_products_match_one_process(results: dict, graph: str, semiring: str) ->
     n = A.nrows
     u, mask = product_input(n), product_mask(n)
     for form in PRODUCT_FORMS:
-        kwargs: dict = {}
-        if form == "mask":
-            kwargs = {"mask": mask.S}
-        elif form == "complement":
-            kwargs = {"mask": ~mask, "replace": True}
-        elif form == "accum":
-            kwargs = {"mask": mask, "accum": hb.binary.plus, "out": product_out(n)}
+        kwargs = product_kwargs(form, mask, lambda: product_out(n))
         for op in ("mxv", "vxm"):
             if op == "mxv":
                 want = hb.ops.mxv(A, u, semiring, **{**kwargs, "out": _copy(kwargs)})

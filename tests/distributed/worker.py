@@ -62,6 +62,18 @@ def product_out(n: int) -> hb.Vector:
     return hb.Vector.from_coo(ids, np.ones(ids.size), size=n, backend="cpu")
 
 
+def product_kwargs(form: str, mask: object, out: Callable[[], object]) -> dict:
+    """The keywords of a product form, for hyblas's and the distributed containers alike
+    (both spell masks ``v.S`` and ``~v``); ``out()`` makes the output of the ``accum`` form."""
+    if form == "mask":
+        return {"mask": mask.S}  # type: ignore[attr-defined]
+    if form == "complement":
+        return {"mask": ~mask, "replace": True}  # type: ignore[operator]
+    if form == "accum":
+        return {"mask": mask, "accum": hb.binary.plus, "out": out()}
+    return {}
+
+
 def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict]:
     found: dict[str, dict] = {}
 
@@ -95,18 +107,10 @@ def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict
         for semiring in SEMIRINGS:
             for form in PRODUCT_FORMS:
                 for op in ("mxv", "vxm"):
-                    kwargs: dict = {}
-                    if form == "mask":
-                        kwargs = {"mask": mask.S}
-                    elif form == "complement":
-                        kwargs = {"mask": ~mask, "replace": True}
-                    elif form == "accum":
-                        target = product_out(n).to_backend(backend)
-                        kwargs = {
-                            "mask": mask,
-                            "accum": hb.binary.plus,
-                            "out": hd.DistVector.from_vector(comm, target),
-                        }
+                    target = product_out(n).to_backend(backend)
+                    kwargs = product_kwargs(
+                        form, mask, lambda t=target: hd.DistVector.from_vector(comm, t)
+                    )
                     if op == "mxv":
                         w = hd.mxv(D, u, semiring, **kwargs)
                     else:
