@@ -130,6 +130,7 @@ class Communicator:
         >>> hb.distributed.SelfCommunicator("cpu").allreduce_scalar(3, "sum", np.int64)
         np.int64(3)
         """
+        value = value.item() if hasattr(value, "item") else value  # NumPy / CuPy scalars
         array = self.xp.asarray([value], dtype=dtype)
         return np.asarray(_host(self.allreduce(array, op)))[0]
 

@@ -54,6 +54,9 @@ def results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     found["errors"] = [
         json.loads((out / f"errors-{rank}.json").read_text()) for rank in range(nprocs)
     ]
+    found["collectives"] = [
+        json.loads((out / f"collectives-{rank}.json").read_text()) for rank in range(nprocs)
+    ]
     assert sorted(p.name for p in out.glob("done-*")) == [f"done-{r}" for r in range(nprocs)]
     return found
 
@@ -161,3 +164,9 @@ def test_input_refused_on_one_process_raises_on_every_process(
     results: dict, case: str, error: str
 ) -> None:
     assert [found[case] for found in results["errors"]] == [error] * results["nprocs"]
+
+
+def test_every_collective_gives_what_it_must_on_every_rank(results: dict) -> None:
+    for rank, checks in enumerate(results["collectives"]):
+        failed = [name for name, passed in checks.items() if not passed]
+        assert len(checks) == 17 and not failed, f"rank {rank}: {failed}"

@@ -142,6 +142,45 @@ def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict
     return found
 
 
+def collectives(comm: hb.distributed.Communicator) -> dict[str, bool]:
+    """Each collective of the communicator against the value it must give on this rank."""
+    xp, r, p = comm.xp, comm.rank, comm.size
+    checks: dict[str, bool] = {}
+    for dtype in (np.float32, np.float64, np.int64, np.uint8):
+        x = xp.arange(5, dtype=dtype) * (r + 1)
+        total = xp.arange(5, dtype=dtype) * (p * (p + 1) // 2)
+        checks[f"allreduce sum {np.dtype(dtype)}"] = bool((comm.allreduce(x, "sum") == total).all())
+        checks[f"allreduce min {np.dtype(dtype)}"] = bool(
+            (comm.allreduce(x, "min") == xp.arange(5, dtype=dtype)).all()
+        )
+    flags = xp.asarray([r == 0, False, True])
+    checks["allreduce bool max"] = comm.allreduce(flags, "max").tolist() == [True, False, True]
+    checks["allreduce bool min"] = comm.allreduce(flags, "min").tolist() == [p == 1, False, True]
+    gathered = comm.allgatherv(xp.full(r + 1, r, dtype=np.int64))
+    checks["allgatherv"] = [g.tolist() for g in gathered] == [[k] * (k + 1) for k in range(p)]
+    counts = [k + 1 for k in range(p)]
+    block = comm.reduce_scatter(xp.full(sum(counts), r + 1, dtype=np.float64), counts, "sum")
+    checks["reduce_scatter"] = block.tolist() == [p * (p + 1) / 2] * (r + 1)
+    checks["broadcast"] = (
+        comm.broadcast(xp.full(3, r, dtype=np.int32), p - 1).tolist() == [p - 1] * 3
+    )
+    chunks = [xp.full((r + k) % 3, 10 * r + k, dtype=np.int16) for k in range(p)]
+    arrived = comm.alltoallv(chunks)
+    checks["alltoallv"] = [a.tolist() for a in arrived] == [
+        [10 * s + r] * ((s + r) % 3) for s in range(p)
+    ]
+    half = comm.split(r % 2, r)
+    checks["split"] = (half.size, half.rank) == (len(range(r % 2, p, 2)), r // 2)
+    checks["split allreduce"] = comm.allreduce_scalar(1, "sum", np.int64) == p and (
+        half.allreduce_scalar(r, "sum", np.int64) == sum(range(r % 2, p, 2))
+    )
+    before = comm.traffic.bytes_sent
+    comm.allgather(xp.zeros(16, dtype=np.uint8))
+    checks["traffic of a ring all-gather"] = comm.traffic.bytes_sent - before == 16 * (p - 1)
+    comm.barrier()
+    return {name: bool(passed) for name, passed in checks.items()}
+
+
 def refused(comm: hb.distributed.Communicator, backend: str) -> dict[str, str]:
     """Inputs refused on one process only: every process raises, with the same class."""
     cases: dict[str, Callable[[], object]] = {
@@ -187,6 +226,7 @@ def main() -> int:
     hb.set_backend(backend)
     comm = hd.init(backend)
     try:
+        (out / f"collectives-{comm.rank}.json").write_text(json.dumps(collectives(comm)))
         errors = refused(comm, backend)
         (out / f"errors-{comm.rank}.json").write_text(json.dumps(errors))
         for name, arrays in scenarios(comm, backend).items():
