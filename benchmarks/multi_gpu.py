@@ -25,6 +25,7 @@ vectors), and where the time goes.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import statistics
 import sys
@@ -77,6 +78,44 @@ def _split(comm: hd.Communicator, fn: Any) -> dict[str, float]:
     return out
 
 
+SAMPLE = 1000  # PageRank values compared across process counts
+
+
+def _sample(ranks: hd.DistVector, seed: int) -> dict[str, Any]:
+    """Seeded vertices' ranks and the sum of all: what the report compares across runs."""
+    dense = ranks.to_numpy_dense(0.0)
+    picked = np.random.default_rng(seed).choice(dense.size, min(SAMPLE, dense.size), replace=False)
+    return {"sum": float(dense.sum(dtype=np.float64)), "vertices": picked.tolist(),
+            "values": dense[picked].astype(np.float64).tolist()}  # fmt: skip
+
+
+def _digest(levels: hd.DistVector) -> dict[str, Any]:
+    """A BFS result's fingerprint: reached vertices, vertices per level, and a hash of all."""
+    ids, values = levels.gather().to_coo()
+    digest = hashlib.sha256(np.asarray(ids, np.int64).tobytes())
+    digest.update(np.asarray(values, np.int64).tobytes())
+    return {"reached": int(ids.size), "per_level": np.bincount(values).tolist(),
+            "sha256": digest.hexdigest()}  # fmt: skip
+
+
+def agreement(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Whether every process count computed the same: BFS levels identical (their hashes),
+    PageRank's sampled values within float rounding (the largest relative difference)."""
+    found: dict[str, Any] = {"bfs_identical": True, "pagerank_max_rel_diff": 0.0}
+    first = docs[0]["results"]
+    for doc in docs[1:]:
+        results = doc["results"]
+        for name, digest in results.items():
+            if name.startswith("bfs") and first.get(name) != digest:
+                found["bfs_identical"] = False
+        mine, base = results["pagerank"], first["pagerank"]
+        if mine["vertices"] == base["vertices"]:
+            a, b = np.asarray(mine["values"]), np.asarray(base["values"])
+            diff = np.abs(a - b) / np.maximum(np.abs(b), np.finfo(np.float64).tiny)
+            found["pagerank_max_rel_diff"] = max(found["pagerank_max_rel_diff"], float(diff.max()))
+    return found
+
+
 def _bfs_level_volume(part: hd.Partition) -> float:
     """Bytes one process sends in a BFS level whose frontier and visited set travel as
     bitmaps (presence only): the gather, reduce and permute of the frontier, and the permute
@@ -112,7 +151,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     def pagerank() -> Any:
         return hd.pagerank(A, iterations=args.iterations, dtype=dtype)
 
-    pagerank()  # warm-up: kernels compiled, layouts built
+    results = {"pagerank": _sample(pagerank(), args.seed)}  # warm-up: kernels, layouts
     seconds = statistics.median(_timed(comm, pagerank) for _ in range(args.repeats))
     split = _split(comm, pagerank)
     volume = A.rows.dense_volume(dtype.itemsize, presence=True)
@@ -128,6 +167,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     )
     for source in _sources(n, degrees, args.sources, args.seed):
         levels = hd.bfs(A, source)  # warm-up, and the reached vertices
+        results[f"bfs {source}"] = _digest(levels)
         reached = hd.DistVector(comm, A.rows, hb.ops.apply(levels.local, "one", mask=None))
         touched = int(
             comm.allreduce_scalar(
@@ -166,6 +206,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "nnz": nnz,
         "dtype": dtype.name,
         "build_s": build_s,
+        "results": results,
         "rows": rows,
     }
     if comm.rank == 0:
@@ -269,6 +310,12 @@ def markdown(doc: dict[str, Any]) -> str:
             f"{r['predicted_bytes_per_iteration'] / 1e6:.3f} | {num(r['local_s'])} | "
             f"{num(r['exchange_s'])} | {num(r['host_s'])} | {', '.join(r['encodings'])} |"
         )
+    agree = doc["agreement"]
+    lines.append(
+        f"\nSame results on every process count: BFS levels "
+        f"{'identical' if agree['bfs_identical'] else 'DIFFER'}; PageRank (sampled vertices) "
+        f"within a relative {agree['pagerank_max_rel_diff']:.1e}."
+    )
     lines.append(
         "\nBFS rows: summed over the sources. MB/iter: bytes all processes sent (the "
         "communicators' counts) per PageRank iteration or BFS level; predicted: the volume of "
@@ -288,6 +335,7 @@ def report(folder: Path) -> dict[str, Any]:
     doc = {key: first[key] for key in ("scale", "edge_factor", "n", "nnz", "device", "dtype")}
     doc["build_s"] = {str(d["nprocs"]): d["build_s"] for d in docs}
     doc["rows"] = _merge(docs)
+    doc["agreement"] = agreement(docs)
     (folder / "multi-gpu.json").write_text(json.dumps(doc, indent=1))
     text = markdown(doc)
     (folder / "multi-gpu.md").write_text(text)

@@ -35,10 +35,22 @@ def test_runs_on_one_and_two_processes_and_reports(tmp_path: Path) -> None:
     assert two["bytes_per_iteration"] > 0 and two["predicted_bytes_per_iteration"] > 0
     assert two["speedup_over_single"] > 0 and two["gteps"] > 0
     assert two["encodings"] == ["bitmap"]  # PageRank's vectors are full
+    assert doc["agreement"]["bfs_identical"]
+    assert doc["agreement"]["pagerank_max_rel_diff"] < 1e-5  # float32 sums in another order
     saved = json.loads((tmp_path / "multi-gpu.json").read_text())
     assert saved["rows"] == json.loads(json.dumps(doc["rows"]))
+    assert "BFS levels identical" in (tmp_path / "multi-gpu.md").read_text()
     table = (tmp_path / "multi-gpu.md").read_text()
     assert "| pagerank-20 | 2 | 2x1 |" in table
+
+
+def test_agreement_sees_a_difference() -> None:
+    one = {"results": {"pagerank": {"sum": 1.0, "vertices": [0], "values": [0.5]},
+                       "bfs 3": {"sha256": "a"}}}  # fmt: skip
+    two = {"results": {"pagerank": {"sum": 1.0, "vertices": [0], "values": [0.75]},
+                       "bfs 3": {"sha256": "b"}}}  # fmt: skip
+    found = multi_gpu.agreement([one, two])
+    assert found == {"bfs_identical": False, "pagerank_max_rel_diff": 0.5}
 
 
 def test_report_of_a_folder_without_runs_stops(tmp_path: Path) -> None:
