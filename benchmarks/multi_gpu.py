@@ -74,7 +74,9 @@ def _split(comm: hd.Communicator, fn: Any) -> dict[str, float]:
     }
     out = {k: float(comm.allreduce_scalar(v, "max", np.float64)) for k, v in out.items()}
     out["bytes_sent"] = int(comm.allreduce_scalar(sent, "sum", np.int64))
-    out["encodings"] = sorted({row.encoding for row in t.rows if row.step == "gather"})
+    out["encodings"] = sorted(
+        {r.encoding for r in t.rows if r.step in ("gather", "mask") and r.group > 1}
+    )
     return out
 
 
@@ -292,7 +294,7 @@ def markdown(doc: dict[str, Any]) -> str:
         f"{doc['nnz']:,} stored entries) on {doc['device']}; speedup over 1 process of this job, "
         "and over the single-device algorithm (hb.algorithms, whole graph on one device)",
         "",
-        "| algorithm | GPUs | grid | s | GTEPS | speedup | efficiency | vs hb.algorithms | "
+        "| algorithm | processes | grid | s | GTEPS | speedup | efficiency | vs hb.algorithms | "
         "MB/iter | predicted MB/iter | local s | exchange s | host s | encodings |",
         "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
         "| --- |",

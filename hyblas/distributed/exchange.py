@@ -162,6 +162,9 @@ def gather(
     (array([2]), array([1.5]))
     """
     timer = Timer(group)
+    if group.size == 1:  # nothing to send: the piece is the block
+        timer.done(op, step, nnz=piece.nnz, size=piece.size)
+        return piece.dup()
     xp = piece.xp
     ids, values = piece.to_coo(device=True)
     message, choice = encode(xp, ids, values, piece.size, with_values)
@@ -218,6 +221,9 @@ def reduce(
     (array([0, 3]), array([2., 1.]))
     """
     timer = Timer(group)
+    if group.size == 1:  # nothing to combine
+        timer.done(op, "reduce", nnz=partial.nnz, size=partial.size)
+        return partial
     xp = partial.xp
     dtype = partial.dtype
     value_bytes = dtype.itemsize if with_values else 0
@@ -286,7 +292,8 @@ def permute(
     comm: Communicator, piece: Vector, to_rank: int, from_rank: int, size: int, op: str
 ) -> Vector:
     """Send ``piece`` to ``to_rank`` and return the piece ``from_rank`` sends here (of
-    ``size`` elements): the move between the row and the column layout.
+    ``size`` elements): the move between the row and the column layout. Every process of
+    ``comm`` takes part (one all-to-all).
 
     Examples
     --------

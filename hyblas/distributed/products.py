@@ -7,10 +7,11 @@
     local    ops.vxm on the block, masked: the single-device executors (and their policy)
     reduce   the partial results along the grid column: this process's piece of the column
              block (piece j * pr + i)
-    permute  that piece to its owner; then the mask, accum and replace of the output
+    permute  that piece to its owner (on a p x 1 grid each process holds its own); then the
+             mask, accum and replace of the output
 
 ``mxv(A, u)`` moves the same with rows and columns exchanged (the permute comes first, to put
-``u`` in the column layout). Each piece travels in its smaller encoding
+``u`` in the column layout). A group of one process sends nothing: its piece is its block. Each piece travels in its smaller encoding
 (:func:`~hyblas.distributed.choose`), recorded by :func:`~hyblas.distributed.trace`.
 """
 
@@ -89,21 +90,11 @@ def vxm(
     x = gather(
         A.row_group, u.local, A.rows.lengths(i * grid.cols, grid.cols), with_values, "vxm", "gather"
     )
-    local_mask = _block_mask(
-        mask, A.cols, A.col_group, grid.column_piece(A.comm.rank), "vxm", column=True
-    )
+    local_mask = _block_mask(mask, A.cols, A.col_group, "vxm", column=True)
     partial = _local("vxm", x, A.local, sr, local_mask, executor)
     lengths = A.cols.lengths(j * grid.rows, grid.rows)
     piece = reduce(A.col_group, partial, lengths, sr.monoid, _carries_values(sr), "vxm")
-    start, stop = A.cols.piece(A.comm.rank)
-    own = permute(
-        A.comm,
-        piece,
-        grid.column_piece(A.comm.rank),
-        grid.column_holder(A.comm.rank),
-        stop - start,
-        "vxm",
-    )
+    own = _to_owners(A.comm, piece, A.cols, "vxm")
     return _write(own, A.cols, A.comm, mask, accum, replace, out)
 
 
@@ -157,17 +148,36 @@ def mxv(
     rank = A.comm.rank
     i, j = grid.coords(rank)
     with_values = sr.binaryop.name not in ("pair", "first")
-    start, stop = A.cols.piece(grid.column_piece(rank))
-    column_piece = permute(
-        A.comm, u.local, grid.column_holder(rank), grid.column_piece(rank), stop - start, "mxv"
-    )
+    column_piece = _to_column_layout(A.comm, u.local, A.cols, "mxv")
     lengths = A.cols.lengths(j * grid.rows, grid.rows)
     x = gather(A.col_group, column_piece, lengths, with_values, "mxv", "gather")
-    local_mask = _block_mask(mask, A.rows, A.row_group, rank, "mxv", column=False)
+    local_mask = _block_mask(mask, A.rows, A.row_group, "mxv", column=False)
     partial = _local("mxv", x, A.local, sr, local_mask, executor)
     pieces = A.rows.lengths(i * grid.cols, grid.cols)
     own = reduce(A.row_group, partial, pieces, sr.monoid, _carries_values(sr), "mxv")
     return _write(own, A.rows, A.comm, mask, accum, replace, out)
+
+
+def _to_column_layout(comm: Any, piece: Vector, part: Any, op: str) -> Vector:
+    """This process's piece of the column layout (piece ``j * pr + i``), from its owner;
+    nothing moves on a ``p x 1`` grid, where each process holds its own."""
+    grid = part.grid
+    if grid.cols == 1:
+        return piece
+    wanted = grid.column_piece(comm.rank)
+    start, stop = part.piece(wanted)
+    return permute(comm, piece, grid.column_holder(comm.rank), wanted, stop - start, op)
+
+
+def _to_owners(comm: Any, piece: Vector, part: Any, op: str) -> Vector:
+    """The column layout's pieces back to their owners (the inverse of
+    :func:`_to_column_layout`)."""
+    grid = part.grid
+    if grid.cols == 1:
+        return piece
+    start, stop = part.piece(comm.rank)
+    held = grid.column_piece(comm.rank)
+    return permute(comm, piece, held, grid.column_holder(comm.rank), stop - start, op)
 
 
 def _carries_values(sr: Semiring) -> bool:
@@ -222,7 +232,7 @@ def _as_mask(mask: DistMask | DistVector | None) -> DistMask | None:
 
 
 def _block_mask(
-    mask: DistMask | DistVector | None, part: Any, group: Any, piece: int, op: str, *, column: bool
+    mask: DistMask | DistVector | None, part: Any, group: Any, op: str, *, column: bool
 ) -> Any:
     """The mask over this process's output block: its pieces (in the column layout, for a
     column block) gathered along ``group``."""
@@ -234,8 +244,7 @@ def _block_mask(
     grid = part.grid
     local = mask.parent.local
     if column:
-        start, stop = part.piece(piece)
-        local = permute(comm, local, grid.column_holder(comm.rank), piece, stop - start, op)
+        local = _to_column_layout(comm, local, part, op)
         i, j = grid.coords(comm.rank)
         lengths = part.lengths(j * grid.rows, grid.rows)
     else:

@@ -37,7 +37,7 @@ class ExchangeRow:
         ``'gather'`` (pieces to the blocks along a grid row or column), ``'mask'`` (the mask
         to the block), ``'local'`` (the product on this process's block; nothing sent),
         ``'reduce'`` (the block's partial results to the pieces), ``'permute'`` (pieces
-        between the row and the column layout), ``'edges'`` (entries to their blocks'
+        between the row and the column layout; none on a ``p x 1`` grid), ``'edges'`` (entries to their blocks'
         owners), ``'collect'`` (a result gathered on request).
     group : int
         Processes taking part.
@@ -144,7 +144,7 @@ def trace() -> Iterator[ExchangeTrace]:
     >>> with hb.distributed.trace() as t:
     ...     levels = hb.distributed.bfs(A, 0)
     >>> sorted({row.step for row in t.rows})
-    ['edges', 'gather', 'local', 'mask', 'permute', 'reduce']
+    ['edges', 'gather', 'local', 'mask', 'reduce']
     """
     found = ExchangeTrace()
     _open.append(found)

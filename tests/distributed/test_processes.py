@@ -144,6 +144,8 @@ def test_the_exchange_picks_the_smaller_encoding_and_counts_bytes(results: dict)
     # a BFS on the Kronecker graph has narrow and wide frontiers: both encodings travel
     assert list(trace["encodings"]) == ["bitmap", "sparse"]
     assert bool(trace["chosen_smaller"])
+    # the partial results: index lists while narrow, a dense reduce-scatter once wide
+    assert {"sparse", "dense"} <= set(trace["reduce_encodings"]) <= {"sparse", "bitmap", "dense"}
     assert int(trace["bytes"]) > 0
     assert int(trace["traffic"]) >= int(trace["bytes"])
 

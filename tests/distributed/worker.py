@@ -129,10 +129,13 @@ def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict
     A = hd.DistMatrix.from_matrix(comm, GRAPHS["kron"]().to_backend(backend))
     with hd.trace() as t:
         hd.bfs(A, 1)
-    gathers = [row for row in t.rows if row.step == "gather"]
+    # the pieces that travelled (a group of one sends nothing: a p x 1 grid's rows)
+    gathers = [row for row in t.rows if row.step in ("gather", "mask") and row.group > 1]
     found["trace"] = {
         "encodings": np.array(sorted({row.encoding for row in gathers})),
-        "reduce_encodings": np.array(sorted({r.encoding for r in t.rows if r.step == "reduce"})),
+        "reduce_encodings": np.array(
+            sorted({r.encoding for r in t.rows if r.step == "reduce" and r.group > 1})
+        ),
         "bytes": np.array(sum(row.bytes for row in t.rows)),
         "traffic": np.array(comm.traffic.bytes_sent),
         "chosen_smaller": np.array(
