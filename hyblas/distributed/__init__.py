@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..backend import Communicator, MPICommunicator, NCCLCommunicator, SelfCommunicator, Traffic
 from .bfs import bfs
 from .components import connected_components
-from .exchange import Choice, choose, decode, encode, gather, permute, reduce
+from .exchange import Choice, choose, concatenate, decode, encode, gather, permute, reduce
 from .grid import Partition, ProcessGrid
 from .launch import init
 from .matrix import DistMatrix
@@ -44,6 +44,7 @@ __all__ = [
     "Choice",
     "encode",
     "decode",
+    "concatenate",
     "gather",
     "reduce",
     "permute",

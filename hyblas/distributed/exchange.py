@@ -18,13 +18,23 @@ import numpy as np
 
 from .. import monoid as _monoid
 from .. import ops
-from ..backend import Communicator, to_numpy
+from ..backend import Communicator, to_numpy, xp_for
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..operators import Monoid
 from .trace import Timer
 
-__all__ = ["Choice", "choose", "encode", "decode", "gather", "reduce", "permute", "HEADER_BYTES"]
+__all__ = [
+    "Choice",
+    "choose",
+    "encode",
+    "decode",
+    "concatenate",
+    "gather",
+    "reduce",
+    "permute",
+    "HEADER_BYTES",
+]
 
 HEADER_BYTES = 16
 SPARSE, BITMAP = 0, 1
@@ -79,30 +89,28 @@ def choose(nnz: int, size: int, value_bytes: int) -> Choice:
     return Choice("sparse" if sparse <= bitmap else "bitmap", sparse, bitmap)
 
 
-def encode(xp: Any, ids: Any, values: Any, size: int, with_values: bool) -> tuple[Any, Choice]:
-    """The message of the entries ``(ids, values)`` (ids ascending, within ``[0, size)``).
+def encode(piece: Vector, with_values: bool) -> tuple[Any, Choice]:
+    """The message of ``piece`` in its smaller encoding (:func:`choose`), read from the
+    storage the vector holds (its sorted indices, or its bitmap).
 
     Examples
     --------
-    >>> message, choice = hb.distributed.encode(np, np.array([3]), np.array([2.5]), 8, True)
+    >>> message, choice = hb.distributed.encode(hb.Vector.from_coo([3], [2.5], size=8), True)
     >>> choice.encoding, message.size
     ('sparse', 32)
     """
-    nnz = int(ids.size)
-    choice = choose(nnz, size, values.itemsize if with_values else 0)
+    xp = piece.xp
+    nnz = piece.nnz
+    choice = choose(nnz, piece.size, piece.dtype.itemsize if with_values else 0)
     parts = [xp.asarray([SPARSE if choice.encoding == "sparse" else BITMAP, nnz], np.int64)]
     if choice.encoding == "sparse":
-        parts.append(_padded(xp, ids.astype(_index_type(size))))
-        if with_values:
-            parts.append(values)
+        ids, values = piece.as_sparse()
+        parts.append(_padded(xp, ids.astype(_index_type(piece.size))))
     else:
-        present = xp.zeros(size, dtype=bool)
-        present[ids] = True
+        values, present = piece.as_bitmap()
         parts.append(_padded(xp, xp.packbits(present)))
-        if with_values:
-            dense = xp.zeros(size, dtype=values.dtype)
-            dense[ids] = values
-            parts.append(dense)
+    if with_values:
+        parts.append(values.astype(piece.dtype, copy=False))
     return xp.concatenate([part.view(np.uint8) for part in parts]), choice
 
 
@@ -112,16 +120,18 @@ def _padded(xp: Any, array: Any) -> Any:
     return xp.concatenate([raw, xp.zeros(extra, np.uint8)]) if extra else raw
 
 
-def decode(xp: Any, message: Any, size: int, dtype: np.dtype, with_values: bool) -> tuple[Any, Any]:
-    """The entries ``(ids, values)`` of a message from :func:`encode` (values are ones of
-    ``dtype`` where they were left out).
+def decode(message: Any, size: int, dtype: Any, with_values: bool, backend: str) -> Vector:
+    """The piece of ``size`` elements a message from :func:`encode` carries (values are ones
+    of ``dtype`` where they were left out): sparse or bitmap storage, as it travelled.
 
     Examples
     --------
-    >>> message, _ = hb.distributed.encode(np, np.array([1, 6]), np.array([True, True]), 8, False)
-    >>> hb.distributed.decode(np, message, 8, np.dtype(bool), False)
+    >>> v = hb.Vector.from_coo([1, 6], [True, True], size=8)
+    >>> message, _ = hb.distributed.encode(v, False)
+    >>> hb.distributed.decode(message, 8, bool, False, "cpu").to_coo()
     (array([1, 6]), array([ True,  True]))
     """
+    xp = xp_for(backend)
     kind, nnz = (int(v) for v in to_numpy(message[:HEADER_BYTES].copy().view(np.int64)))
     body = message[HEADER_BYTES:]
     dtype = np.dtype(dtype)
@@ -131,20 +141,42 @@ def decode(xp: Any, message: Any, size: int, dtype: np.dtype, with_values: bool)
         ids = body[:span].copy().view(index_type).astype(np.int64)
         start = _pad8(span)
         if with_values:
-            return ids, body[start : start + nnz * dtype.itemsize].copy().view(dtype)
-        return ids, xp.ones(nnz, dtype=dtype)
+            values = body[start : start + nnz * dtype.itemsize].copy().view(dtype)
+        else:
+            values = xp.ones(nnz, dtype=dtype)
+        return Vector(size, dtype, backend=backend, sparse=(ids, values), nnz=nnz)
     span = -(-size // 8)
     present = xp.unpackbits(body[:span])[:size].astype(bool)
-    ids = xp.flatnonzero(present).astype(np.int64)
     if with_values:
         start = _pad8(span)
-        dense = body[start : start + size * dtype.itemsize].copy().view(dtype)
-        return ids, dense[ids]
-    return ids, xp.ones(ids.size, dtype=dtype)
+        values = body[start : start + size * dtype.itemsize].copy().view(dtype)
+    else:
+        values = xp.ones(size, dtype=dtype)
+    return Vector(size, dtype, backend=backend, bitmap=(values, present), nnz=nnz)
 
 
-def _vector(ids: Any, values: Any, size: int, dtype: np.dtype, backend: str) -> Vector:
-    return Vector.from_coo(ids, values, size=size, dtype=dtype, backend=backend)
+def concatenate(pieces: list[Vector]) -> Vector:
+    """The pieces end to end: sparse storage if every piece is sparse, else a bitmap.
+
+    Examples
+    --------
+    >>> a, b = hb.Vector.from_coo([1], [1.0], size=2), hb.Vector.from_coo([0], [2.0], size=3)
+    >>> hb.distributed.concatenate([a, b]).to_coo()
+    (array([1, 2]), array([1., 2.]))
+    """
+    first = pieces[0]
+    xp, dtype = first.xp, first.dtype
+    sizes = [piece.size for piece in pieces]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    nnz = sum(piece.nnz for piece in pieces)
+    if all(piece.stored_bitmap is None for piece in pieces):
+        ids = xp.concatenate([p.as_sparse()[0] + int(offsets[k]) for k, p in enumerate(pieces)])
+        values = xp.concatenate([p.as_sparse()[1].astype(dtype, copy=False) for p in pieces])
+        return Vector(int(offsets[-1]), dtype, backend=first.backend, sparse=(ids, values),
+                      nnz=nnz)  # fmt: skip
+    values = xp.concatenate([p.as_bitmap()[0].astype(dtype, copy=False) for p in pieces])
+    present = xp.concatenate([p.as_bitmap()[1] for p in pieces])
+    return Vector.wrap_bitmap(values, present, backend=first.backend, nnz=nnz)
 
 
 def gather(
@@ -165,16 +197,13 @@ def gather(
     if group.size == 1:  # nothing to send: the piece is the block
         timer.done(op, step, nnz=piece.nnz, size=piece.size)
         return piece.dup()
-    xp = piece.xp
-    ids, values = piece.to_coo(device=True)
-    message, choice = encode(xp, ids, values, piece.size, with_values)
-    messages = group.allgatherv(message)
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    found = [decode(xp, m, n, piece.dtype, with_values) for m, n in zip(messages, lengths)]
-    all_ids = xp.concatenate([ids + int(offsets[k]) for k, (ids, _) in enumerate(found)])
-    all_values = xp.concatenate([values for _, values in found])
-    result = _vector(all_ids, all_values, int(offsets[-1]), piece.dtype, piece.backend)
-    timer.done(op, step, choice=choice, nnz=ids.size, size=piece.size)
+    message, choice = encode(piece, with_values)
+    found = [
+        decode(m, n, piece.dtype, with_values, piece.backend)
+        for m, n in zip(group.allgatherv(message), lengths)
+    ]
+    result = concatenate(found)
+    timer.done(op, step, choice=choice, nnz=piece.nnz, size=piece.size)
     return result
 
 
@@ -227,65 +256,67 @@ def reduce(
     xp = partial.xp
     dtype = partial.dtype
     value_bytes = dtype.itemsize if with_values else 0
-    ids, values = partial.to_coo(device=True)
     reduction = _dense_reduction(monoid, dtype)
     block = partial.size
+    nnz = partial.nnz
     dense_bytes = block * (value_bytes + 1) * (group.size - 1) // max(group.size, 1)
-    widest = int(group.allreduce_scalar(ids.size, "max", np.int64)) if reduction else 0
+    widest = int(group.allreduce_scalar(nnz, "max", np.int64)) if reduction else 0
     sparse_estimate = widest * (_index_type(block).itemsize + value_bytes)
     mine = lengths[group.rank]
     if reduction is not None and dense_bytes < sparse_estimate:
-        present = xp.zeros(block, dtype=np.uint8)
-        present[ids] = 1
-        present = group.reduce_scatter(present, lengths, "max")
-        found = xp.flatnonzero(present).astype(np.int64)
+        values, present = partial.as_bitmap()
+        present = group.reduce_scatter(present.view(np.uint8), lengths, "max").view(bool)
         if with_values:
-            full = xp.full(block, _fill(reduction, dtype), dtype=dtype)
-            full[ids] = values
-            found_values = group.reduce_scatter(full, lengths, reduction)[found]
+            full = xp.where(partial.as_bitmap()[1], values, _fill(reduction, dtype))
+            values = group.reduce_scatter(full.astype(dtype, copy=False), lengths, reduction)
         else:
-            found_values = xp.ones(found.size, dtype=dtype)
-        result = _vector(found, found_values, mine, dtype, partial.backend)
+            values = xp.ones(mine, dtype=dtype)
+        result = Vector.wrap_bitmap(values, present, backend=partial.backend)
         estimate = Choice("dense", sparse_estimate, dense_bytes)
-        timer.done(op, "reduce", choice=estimate, nnz=ids.size, size=block)
+        timer.done(op, "reduce", choice=estimate, nnz=nnz, size=block)
         return result
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    cuts = to_numpy(xp.searchsorted(ids, xp.asarray(offsets))).tolist()
     chunks, sparse_total, bitmap_total = [], 0, 0
     for k in range(group.size):
-        lo, hi = cuts[k], cuts[k + 1]
-        message, choice = encode(
-            xp, ids[lo:hi] - int(offsets[k]), values[lo:hi], lengths[k], with_values
-        )
+        message, choice = encode(_slice(partial, int(offsets[k]), int(offsets[k + 1])), with_values)
         chunks.append(message)
         sparse_total += choice.sparse_bytes
         bitmap_total += choice.bitmap_bytes
-    arrived = [decode(xp, m, mine, dtype, with_values) for m in group.alltoallv(chunks)]
-    result = _combine(xp, arrived, mine, dtype, monoid, partial.backend)
+    arrived = [
+        decode(m, mine, dtype, with_values, partial.backend) for m in group.alltoallv(chunks)
+    ]
+    result = _combine(arrived, monoid)
     encoding = "sparse" if sparse_total <= bitmap_total else "bitmap"
-    timer.done(op, "reduce", choice=Choice(encoding, sparse_total, bitmap_total), nnz=ids.size,
+    timer.done(op, "reduce", choice=Choice(encoding, sparse_total, bitmap_total), nnz=nnz,
                size=block)  # fmt: skip
     return result
 
 
-def _combine(
-    xp: Any,
-    arrived: list[tuple[Any, Any]],
-    size: int,
-    dtype: np.dtype,
-    monoid: Monoid,
-    backend: str,
-) -> Vector:
+def _slice(v: Vector, start: int, stop: int) -> Vector:
+    """Elements ``start`` to ``stop - 1`` of ``v``, in the storage ``v`` holds."""
+    if v.stored_bitmap is not None:
+        values, present = v.stored_bitmap
+        return Vector(stop - start, v.dtype, backend=v.backend,
+                      bitmap=(values[start:stop], present[start:stop]))  # fmt: skip
+    ids, values = v.as_sparse()
+    lo, hi = (int(c) for c in to_numpy(v.xp.searchsorted(ids, v.xp.asarray([start, stop]))))
+    return Vector(stop - start, v.dtype, backend=v.backend,
+                  sparse=(ids[lo:hi] - start, values[lo:hi]), nnz=hi - lo)  # fmt: skip
+
+
+def _combine(arrived: list[Vector], monoid: Monoid) -> Vector:
     """The entries from every sender, combined per index with ``monoid``."""
+    xp, first = arrived[0].xp, arrived[0]
+    entries = [v.to_coo(device=True) for v in arrived]
     rows = xp.concatenate(
-        [xp.full(ids.size, k, dtype=np.int64) for k, (ids, _) in enumerate(arrived)]
+        [xp.full(ids.size, k, dtype=np.int64) for k, (ids, _) in enumerate(entries)]
     )
-    cols = xp.concatenate([ids for ids, _ in arrived])
-    values = xp.concatenate([values for _, values in arrived])
     M = Matrix.from_coo(
-        rows, cols, values, nrows=len(arrived), ncols=size, dtype=dtype, backend=backend
-    )
-    return ops.reduce_columns(M, _monoid[monoid.name][dtype])
+        rows, xp.concatenate([ids for ids, _ in entries]),
+        xp.concatenate([values for _, values in entries]), nrows=len(arrived),
+        ncols=first.size, dtype=first.dtype, backend=first.backend,
+    )  # fmt: skip
+    return ops.reduce_columns(M, _monoid[monoid.name][first.dtype])
 
 
 def permute(
@@ -303,14 +334,10 @@ def permute(
     (array([1]), array([7]))
     """
     timer = Timer(comm)
-    xp = piece.xp
-    ids, values = piece.to_coo(device=True)
-    message, choice = encode(xp, ids, values, piece.size, True)
-    empty = xp.zeros(0, dtype=np.uint8)
+    message, choice = encode(piece, True)
+    empty = piece.xp.zeros(0, dtype=np.uint8)
     chunks = [message if k == to_rank else empty for k in range(comm.size)]
     arrived = comm.alltoallv(chunks)[from_rank]
-    result = _vector(
-        *decode(xp, arrived, size, piece.dtype, True), size, piece.dtype, piece.backend
-    )
-    timer.done(op, "permute", choice=choice, nnz=ids.size, size=piece.size)
+    result = decode(arrived, size, piece.dtype, True, piece.backend)
+    timer.done(op, "permute", choice=choice, nnz=piece.nnz, size=piece.size)
     return result

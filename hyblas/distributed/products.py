@@ -11,8 +11,9 @@
              mask, accum and replace of the output
 
 ``mxv(A, u)`` moves the same with rows and columns exchanged (the permute comes first, to put
-``u`` in the column layout). A group of one process sends nothing: its piece is its block. Each piece travels in its smaller encoding
-(:func:`~hyblas.distributed.choose`), recorded by :func:`~hyblas.distributed.trace`.
+``u`` in the column layout). A group of one process sends nothing: its piece is its block.
+Each piece travels in its smaller encoding (:func:`~hyblas.distributed.choose`), recorded by
+:func:`~hyblas.distributed.trace`.
 """
 
 from __future__ import annotations

@@ -37,8 +37,8 @@ class ExchangeRow:
         ``'gather'`` (pieces to the blocks along a grid row or column), ``'mask'`` (the mask
         to the block), ``'local'`` (the product on this process's block; nothing sent),
         ``'reduce'`` (the block's partial results to the pieces), ``'permute'`` (pieces
-        between the row and the column layout; none on a ``p x 1`` grid), ``'edges'`` (entries to their blocks'
-        owners), ``'collect'`` (a result gathered on request).
+        between the row and the column layout; none on a ``p x 1`` grid), ``'edges'``
+        (entries to their blocks' owners), ``'collect'`` (a result gathered on request).
     group : int
         Processes taking part.
     encoding : str

@@ -76,15 +76,27 @@ def test_encode_decode_round_trip(size: int, density: float, with_values: bool) 
     rng = np.random.default_rng(size)
     ids = np.flatnonzero(rng.random(size) < density)
     values = rng.uniform(-5, 5, ids.size)
-    message, choice = hd.encode(np, ids, values, size, with_values)
-    assert (
-        message.size
-        == min(choice.sparse_bytes, choice.bitmap_bytes)
-        == (choice.sparse_bytes if choice.encoding == "sparse" else choice.bitmap_bytes)
-    )
-    got_ids, got_values = hd.decode(np, message, size, np.dtype(np.float64), with_values)
+    piece = hb.Vector.from_coo(ids, values, size=size)
+    message, choice = hd.encode(piece, with_values)
+    smaller = min(choice.sparse_bytes, choice.bitmap_bytes)
+    assert message.size == smaller
+    assert smaller == (choice.sparse_bytes if choice.encoding == "sparse" else choice.bitmap_bytes)
+    got = hd.decode(message, size, np.float64, with_values, "cpu")
+    assert (got.stored_sparse is not None) == (choice.encoding == "sparse")
+    got_ids, got_values = got.to_coo()
     np.testing.assert_array_equal(got_ids, ids)
     np.testing.assert_array_equal(got_values, values if with_values else np.ones(ids.size))
+
+
+def test_concatenate_keeps_sparse_pieces_sparse_and_places_bitmap_ones() -> None:
+    narrow = [hb.Vector.from_coo([5], [1.0], size=100), hb.Vector.from_coo([], [], size=50)]
+    joined = hd.concatenate(narrow)
+    assert joined.stored_sparse is not None and joined.to_coo()[0].tolist() == [5]
+    wide = hb.Vector.from_dense(np.arange(4.0))
+    mixed = hd.concatenate([narrow[0], wide])
+    assert mixed.stored_bitmap is not None
+    assert mixed.to_coo()[0].tolist() == [5, 100, 101, 102, 103]
+    assert mixed.nnz == 5
 
 
 def test_choose_switches_at_the_crossover() -> None:
