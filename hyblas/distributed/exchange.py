@@ -184,7 +184,7 @@ def gather(
 ) -> Vector:
     """The pieces of the processes of ``group`` (``piece`` from this one, of ``lengths[k]``
     elements from member ``k``), concatenated in the group's rank order: an all-gather of
-    each piece in its smaller encoding.
+    each piece in its smaller encoding. A group of one returns ``piece`` itself.
 
     Examples
     --------
@@ -196,7 +196,7 @@ def gather(
     timer = Timer(group)
     if group.size == 1:  # nothing to send: the piece is the block
         timer.done(op, step, nnz=piece.nnz, size=piece.size)
-        return piece.dup()
+        return piece
     message, choice = encode(piece, with_values)
     found = [
         decode(m, n, piece.dtype, with_values, piece.backend)

@@ -282,7 +282,8 @@ class DistVector(LocallyHeld):
         array([3, 3])
         """
         lengths = self.partition.lengths(0, self.comm.size)
-        return gather(self.comm, self.local, lengths, True, "gather", "collect")
+        found = gather(self.comm, self.local, lengths, True, "gather", "collect")
+        return found.dup() if found is self.local else found  # never the piece itself
 
     def to_numpy_dense(self, fill_value: Any = None) -> np.ndarray:
         """:meth:`gather`, then its dense NumPy array. *Collective.*

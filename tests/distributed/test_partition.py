@@ -172,3 +172,11 @@ def test_one_process_runs_the_same_program() -> None:
     assert "permute" not in steps  # one process holds its own pieces
     assert all(row.bytes == 0 for row in t.rows)
     assert t.table().count("\n") == len(t.rows)
+
+
+def test_a_gathered_result_is_a_copy_on_one_process() -> None:
+    comm = hd.init("cpu")
+    x = hd.DistVector.from_scalar(comm, 1.0, 3)
+    whole = x.gather()
+    hb.ops.assign(whole, 5.0, None)
+    assert x.local.to_dense().tolist() == [1.0, 1.0, 1.0]
