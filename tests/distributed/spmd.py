@@ -34,9 +34,10 @@ def environment() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in path if p), NCCL_NVLS_ENABLE="0")
 
 
-def run(nprocs: int, module: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def run(nprocs: int, module: str, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
     """``mpiexec -n nprocs python -m module args...`` from the tree's root; fails the test with
-    its output if it exits non-zero."""
+    its output if it exits non-zero. The timeout leaves room for the GPU processes' first
+    kernel compilations."""
     command = [mpiexec(), "-n", str(nprocs), sys.executable, "-m", module, *args]
     proc = subprocess.run(
         command, cwd=ROOT, env=environment(), capture_output=True, text=True, timeout=timeout
