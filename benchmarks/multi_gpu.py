@@ -136,9 +136,9 @@ def _sources(n: int, degrees: hd.DistVector, count: int, seed: int) -> list[int]
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """The measurements of one process count (every process runs it; rank 0 writes)."""
-    backend = args.backend or hb.backend()
+    comm = hd.init(args.backend)  # first: it picks this process's GPU before anything touches one
+    backend = comm.backend
     hb.set_backend(backend)
-    comm = hd.init(backend)
     p = comm.size
     start = time.perf_counter()
     A = hd.DistMatrix.kronecker(comm, args.scale, args.edge_factor, seed=args.seed)

@@ -76,9 +76,13 @@ def nccl_environment() -> dict[str, str]:
     return settings
 
 
-def select_device(rank: int) -> int:
-    """Make this process's GPU the current device: its local rank (from the launcher's
-    variables, else ``rank``) modulo the GPUs it sees. Returns the device number.
+def select_device(rank: int | None = None) -> int | None:
+    """Make this process's GPU the current device, before anything is allocated on one: its
+    local rank (from the launcher's variables, else ``rank``, else its rank among all) modulo
+    the GPUs it sees. Returns the device number, or None where CuPy sees no GPU.
+
+    Called by :func:`hyblas.distributed.init` before the backend is probed (probing
+    allocates on the current device: on GPU 0 in every process, without this).
 
     Examples
     --------
@@ -86,11 +90,17 @@ def select_device(rank: int) -> int:
     >>> select_device(0)  # doctest: +SKIP
     0
     """
-    cupy = cupy_module()
-    if cupy is None:
-        raise BackendError("select_device: no usable GPU")
-    local = next((os.environ[v] for v in _LOCAL_RANK_VARIABLES if v in os.environ), None)
-    device = (int(local) if local is not None else int(rank)) % cupy.cuda.runtime.getDeviceCount()
+    try:
+        import cupy  # noqa: PLC0415 - optional; no allocation before the device is chosen
+
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # no CuPy, no driver: no device to choose
+        return None
+    if count < 1:
+        return None
+    names = (*_LOCAL_RANK_VARIABLES, "PMI_RANK", "OMPI_COMM_WORLD_RANK")
+    local = next((os.environ[v] for v in names if v in os.environ), None)
+    device = (int(local) if local is not None else int(rank or 0)) % count
     cupy.cuda.Device(device).use()
     return device
 

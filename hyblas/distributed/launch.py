@@ -49,17 +49,18 @@ def init(backend: str | None = None) -> Communicator:
     >>> comm.rank, comm.size
     (0, 1)
     """
+    launched = launched_by_mpi()
+    if launched and backend != "cpu" and not _made:
+        select_device()  # before the backend is probed: probing allocates on the device
     name = resolve(backend)
     if name in _made:
         return _made[name]
-    if not launched_by_mpi():
+    if not launched:
         found: Communicator = SelfCommunicator(name)
     elif name == "cpu":
         found = mpi_world()
     else:
         nccl_environment()
-        host = mpi_world()
-        select_device(host.rank)
-        found = NCCLCommunicator(host)
+        found = NCCLCommunicator(mpi_world())
     _made[name] = found
     return found

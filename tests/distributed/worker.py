@@ -226,8 +226,8 @@ def refused(comm: hb.distributed.Communicator, backend: str) -> dict[str, str]:
 
 def main() -> int:
     out, backend = Path(sys.argv[1]), sys.argv[2]
+    comm = hd.init(backend)  # first: it picks this process's GPU before anything touches one
     hb.set_backend(backend)
-    comm = hd.init(backend)
     try:
         (out / f"collectives-{comm.rank}.json").write_text(json.dumps(collectives(comm)))
         errors = refused(comm, backend)
