@@ -320,11 +320,17 @@ def _combine(arrived: list[Vector], monoid: Monoid) -> Vector:
 
 
 def permute(
-    comm: Communicator, piece: Vector, to_rank: int, from_rank: int, size: int, op: str
+    comm: Communicator,
+    piece: Vector,
+    to_rank: int,
+    from_rank: int,
+    size: int,
+    op: str,
+    with_values: bool = True,
 ) -> Vector:
     """Send ``piece`` to ``to_rank`` and return the piece ``from_rank`` sends here (of
     ``size`` elements): the move between the row and the column layout. Every process of
-    ``comm`` takes part (one all-to-all).
+    ``comm`` takes part (one all-to-all). Without values the receiver sees ones.
 
     Examples
     --------
@@ -334,10 +340,10 @@ def permute(
     (array([1]), array([7]))
     """
     timer = Timer(comm)
-    message, choice = encode(piece, True)
+    message, choice = encode(piece, with_values)
     empty = piece.xp.zeros(0, dtype=np.uint8)
     chunks = [message if k == to_rank else empty for k in range(comm.size)]
     arrived = comm.alltoallv(chunks)[from_rank]
-    result = decode(arrived, size, piece.dtype, True, piece.backend)
+    result = decode(arrived, size, piece.dtype, with_values, piece.backend)
     timer.done(op, "permute", choice=choice, nnz=piece.nnz, size=piece.size)
     return result

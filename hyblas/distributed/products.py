@@ -95,7 +95,7 @@ def vxm(
     partial = _local("vxm", x, A.local, sr, local_mask, executor)
     lengths = A.cols.lengths(j * grid.rows, grid.rows)
     piece = reduce(A.col_group, partial, lengths, sr.monoid, _carries_values(sr), "vxm")
-    own = _to_owners(A.comm, piece, A.cols, "vxm")
+    own = _to_owners(A.comm, piece, A.cols, "vxm", _carries_values(sr))
     return _write(own, A.cols, A.comm, mask, accum, replace, out)
 
 
@@ -149,7 +149,7 @@ def mxv(
     rank = A.comm.rank
     i, j = grid.coords(rank)
     with_values = sr.binaryop.name not in ("pair", "first")
-    column_piece = _to_column_layout(A.comm, u.local, A.cols, "mxv")
+    column_piece = _to_column_layout(A.comm, u.local, A.cols, "mxv", with_values)
     lengths = A.cols.lengths(j * grid.rows, grid.rows)
     x = gather(A.col_group, column_piece, lengths, with_values, "mxv", "gather")
     local_mask = _block_mask(mask, A.rows, A.row_group, "mxv", column=False)
@@ -159,7 +159,9 @@ def mxv(
     return _write(own, A.rows, A.comm, mask, accum, replace, out)
 
 
-def _to_column_layout(comm: Any, piece: Vector, part: Any, op: str) -> Vector:
+def _to_column_layout(
+    comm: Any, piece: Vector, part: Any, op: str, with_values: bool = True
+) -> Vector:
     """This process's piece of the column layout (piece ``j * pr + i``), from its owner;
     nothing moves on a ``p x 1`` grid, where each process holds its own."""
     grid = part.grid
@@ -167,10 +169,11 @@ def _to_column_layout(comm: Any, piece: Vector, part: Any, op: str) -> Vector:
         return piece
     wanted = grid.column_piece(comm.rank)
     start, stop = part.piece(wanted)
-    return permute(comm, piece, grid.column_holder(comm.rank), wanted, stop - start, op)
+    holder = grid.column_holder(comm.rank)
+    return permute(comm, piece, holder, wanted, stop - start, op, with_values)
 
 
-def _to_owners(comm: Any, piece: Vector, part: Any, op: str) -> Vector:
+def _to_owners(comm: Any, piece: Vector, part: Any, op: str, with_values: bool = True) -> Vector:
     """The column layout's pieces back to their owners (the inverse of
     :func:`_to_column_layout`)."""
     grid = part.grid
@@ -178,7 +181,8 @@ def _to_owners(comm: Any, piece: Vector, part: Any, op: str) -> Vector:
         return piece
     start, stop = part.piece(comm.rank)
     held = grid.column_piece(comm.rank)
-    return permute(comm, piece, held, grid.column_holder(comm.rank), stop - start, op)
+    holder = grid.column_holder(comm.rank)
+    return permute(comm, piece, held, holder, stop - start, op, with_values)
 
 
 def _carries_values(sr: Semiring) -> bool:
@@ -245,7 +249,7 @@ def _block_mask(
     grid = part.grid
     local = mask.parent.local
     if column:
-        local = _to_column_layout(comm, local, part, op)
+        local = _to_column_layout(comm, local, part, op, not mask.structural)
         i, j = grid.coords(comm.rank)
         lengths = part.lengths(j * grid.rows, grid.rows)
     else:
