@@ -2,7 +2,7 @@
 
 Two commands. ``run`` is the program every process runs (under ``mpiexec -n P``)::
 
-    mpiexec -n 4 python -m benchmarks.multi_gpu run --scale 25 --out OUT/multi-gpu
+    mpiexec -n 4 python -m mpi4py -m benchmarks.multi_gpu run --scale 25 --out OUT/multi-gpu
 
 It builds ``DistMatrix.kronecker(scale, edge_factor)`` in parallel (each process generates its
 share of the edge stream), then times PageRank (``--iterations`` power iterations, float32 as

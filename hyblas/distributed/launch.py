@@ -1,6 +1,7 @@
 """Starting the distributed room: one communicator for the processes a launcher started.
 
-The launcher is MPI's: ``mpiexec -n 4 python program.py`` starts four processes; each calls
+The launcher is MPI's: ``mpiexec -n 4 python -m mpi4py program.py`` starts four processes
+(mpi4py's runner aborts them all when one raises); each calls
 :func:`init`, which finds the launcher's variables and returns the communicator of all four:
 over MPI on the CPU, over NCCL (one GPU a process, bootstrapped through MPI) on ``'cuda'``.
 A program started without a launcher is a group of one.

@@ -35,13 +35,17 @@ def environment() -> dict[str, str]:
 
 
 def run(nprocs: int, module: str, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    """``mpiexec -n nprocs python -m module args...`` from the tree's root; fails the test with
-    its output if it exits non-zero. The timeout leaves room for the GPU processes' first
-    kernel compilations."""
-    command = [mpiexec(), "-n", str(nprocs), sys.executable, "-m", module, *args]
-    proc = subprocess.run(
-        command, cwd=ROOT, env=environment(), capture_output=True, text=True, timeout=timeout
-    )
+    """``mpiexec -n nprocs python -m mpi4py -m module args...`` from the tree's root; fails the
+    test with its output if it exits non-zero, or runs past ``timeout`` seconds."""
+    # mpi4py's runner: an exception on one process aborts them all (none waits forever in a
+    # collective the failed one never joins)
+    command = [mpiexec(), "-n", str(nprocs), sys.executable, "-m", "mpi4py", "-m", module, *args]
+    try:
+        proc = subprocess.run(
+            command, cwd=ROOT, env=environment(), capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired as expired:
+        pytest.fail(f"{' '.join(command)} ran past {timeout} s\n{expired.stdout}\n{expired.stderr}")
     if proc.returncode != 0:
         pytest.fail(
             f"{' '.join(command)} exited {proc.returncode}\n{proc.stdout[-4000:]}\n"

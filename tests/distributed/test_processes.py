@@ -46,7 +46,8 @@ def results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         if cupy.cuda.runtime.getDeviceCount() < nprocs:
             pytest.skip(f"needs {nprocs} GPUs")
     out = tmp_path_factory.mktemp(f"{backend}-{nprocs}")
-    spmd.run(nprocs, "tests.distributed.worker", str(out), backend)
+    timeout = 120 if backend == "cpu" else 900  # the GPUs' first kernel compilations
+    spmd.run(nprocs, "tests.distributed.worker", str(out), backend, timeout=timeout)
     found: dict = {"nprocs": nprocs}
     for path in out.glob("*.npz"):
         with np.load(path) as data:
