@@ -78,8 +78,10 @@ def connected_components(A: DistMatrix, *, executor: str = "auto") -> DistVector
 
 
 def _parent_matrix(f: DistVector) -> DistMatrix:
-    """The bool matrix with one entry per vertex ``u``, at ``(u, f[u])``."""
+    """The bool matrix with one entry per vertex ``u``, at ``(u, f[u])``: built from the
+    entries as they are (valid by construction: one per vertex, every parent a vertex), with
+    no check of this process's share against the whole matrix."""
     vertices, parents = f.local.to_coo(device=True)
-    return DistMatrix.from_edges(
-        f.comm, vertices + f.start, parents, True, nrows=f.size, dtype=bool, grid=f.grid
-    )
+    present = f.local.xp.ones(vertices.size, dtype=bool)
+    part = f.partition
+    return DistMatrix._build(f.comm, part, part, vertices + f.start, parents, present, bool, None)

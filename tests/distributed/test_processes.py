@@ -135,6 +135,14 @@ def _copy(kwargs: dict) -> hb.Vector | None:
     return kwargs["out"].dup() if "out" in kwargs else None
 
 
+def test_entries_repeated_across_processes_are_merged_by_dup_op(results: dict) -> None:
+    p = results["nprocs"]
+    rows, cols, values = results["repeats"]["coo"]
+    assert rows.tolist() == [0] * p + [1]
+    assert cols.tolist() == [*range(p), 2]
+    assert values.tolist() == [1.0] * p + [p * (p + 1) / 2]
+
+
 @pytest.mark.parametrize("symmetric", [True, False])
 def test_parallel_kronecker_is_the_generators_graph(results: dict, symmetric: bool) -> None:
     assert bool(results[f"kronecker_{symmetric}"]["equal"])

@@ -118,6 +118,19 @@ def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict
                     ids, vals = host(w.gather())
                     out[f"{op}_{semiring}_{form}"] = np.stack([ids, vals.astype(np.float64)])
         found[name] = out
+    # every process passes entry (1, 2) with its rank + 1 and (0, rank): repeats across
+    # processes merged by dup_op
+    rows, cols = [1, 0], [2, comm.rank]
+    summed = hd.DistMatrix.from_edges(
+        comm,
+        rows,
+        cols,
+        [comm.rank + 1.0, 1.0],
+        nrows=3,
+        ncols=comm.size + 3,
+        dup_op=hb.binary.plus,
+    )
+    found["repeats"] = {"coo": np.stack(summed.gather().to_backend("cpu").to_coo())}
     for symmetric in (True, False):
         K = hd.DistMatrix.kronecker(comm, 7, 6, seed=11, symmetric=symmetric)
         found[f"kronecker_{symmetric}"] = {
