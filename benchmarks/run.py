@@ -47,6 +47,7 @@ import numpy as np
 
 import hyblas as hb
 from hyblas.backend import (
+    device_memory_peak,
     device_name,
     free_gpu_memory_pool,
     gpu_memory_pool_bytes,
@@ -369,25 +370,17 @@ def _csr_bytes(graph: _graphs.BenchGraph) -> int:
     return sum(int(a.nbytes) for a in (A.indptr, A.indices, A.values))
 
 
-def _memory_base(graph: _graphs.BenchGraph, impl: Impl, backend: str) -> int | None:
+def _fresh_memory(graph: _graphs.BenchGraph, impl: Impl, backend: str) -> None:
     """Before an implementation's row on the GPU: its graph's caches cleared where it is
-    hyblas (its layouts count in its own peak, not in the next op's base), the pool's unused
-    blocks freed; returns the bytes then in use (None on the CPU)."""
+    hyblas (the layouts an op builds count in its own peak, not in the next op's), the pool's
+    unused blocks freed."""
     if backend != "cuda":
-        return None
+        return
     if impl.name.startswith("hyblas:"):
         graph.A.clear_cache()
         graph.weights.clear_cache()
     gc.collect()
     free_gpu_memory_pool()
-    return gpu_memory_pool_bytes()
-
-
-def _peak_memory(graph: _graphs.BenchGraph, base: int) -> dict[str, float]:
-    """The row's peak device memory above ``base``: the pool's high-water mark since it was
-    freed (it keeps freed blocks), layouts and caches built in the row included."""
-    peak = max(gpu_memory_pool_bytes() - base, 0)
-    return {"peak_gpu_GB": peak / 1e9, "peak_over_csr": peak / _csr_bytes(graph)}
 
 
 def run_graph(
@@ -417,11 +410,13 @@ def run_graph(
         for impl in impls:
             if not impl.ops(MULTI_SOURCE.get(op, op)):
                 continue
-            memory_base = _memory_base(graph, impl, settings.backend)
+            _fresh_memory(graph, impl, settings.backend)
             try:
-                row = measure(impl, op, graph, settings, expected)
-                if memory_base is not None:
-                    row.update(_peak_memory(graph, memory_base))
+                with device_memory_peak() as memory:
+                    row = measure(impl, op, graph, settings, expected)
+                if settings.backend == "cuda":
+                    row["peak_gpu_GB"] = memory.above_start / 1e9
+                    row["peak_over_csr"] = memory.above_start / _csr_bytes(graph)
             except Exception as exc:  # a failing implementation must not end the run
                 row = {
                     "graph": name,

@@ -15,12 +15,14 @@ from .mpi import MPICommunicator, launched_by_mpi, mpi_world
 from .nccl import NCCLCommunicator, nccl_available, nccl_environment, select_device
 from .runtime import (
     CountMailbox,
+    MemoryPeak,
     PreparedLaunch,
     binary_elementwise,
     capture_graph,
     compile_module,
     count_mailbox,
     cuda_event_timer,
+    device_memory_peak,
     elapsed_ms,
     free_gpu_memory_pool,
     gpu_memory_pool_bytes,
@@ -98,6 +100,8 @@ __all__ = [
     "out_of_memory",
     "translate_oom",
     "gpu_memory_pool_bytes",
+    "MemoryPeak",
+    "device_memory_peak",
     "free_gpu_memory_pool",
     "Communicator",
     "SelfCommunicator",

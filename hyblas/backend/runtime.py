@@ -7,6 +7,7 @@ functions here are for code that runs on the ``'cuda'`` backend.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import os
@@ -47,6 +48,8 @@ __all__ = [
     "translate_oom",
     "gpu_memory_pool_bytes",
     "free_gpu_memory_pool",
+    "MemoryPeak",
+    "device_memory_peak",
 ]
 
 _LOG = logging.getLogger("hyblas")
@@ -555,6 +558,46 @@ def gpu_memory_pool_bytes() -> int:
     """
     cp = cupy_module() if "cupy" in sys.modules else None
     return int(cp.get_default_memory_pool().total_bytes()) if cp is not None else 0
+
+
+@dataclasses.dataclass
+class MemoryPeak:
+    """Device memory in use through CuPy's default pool: at the start of a block
+    (``start_bytes``) and its highest point inside it (``peak_bytes``)."""
+
+    start_bytes: int = 0
+    peak_bytes: int = 0
+
+    @property
+    def above_start(self) -> int:
+        """The most the block held at once beyond what was in use when it began."""
+        return max(self.peak_bytes - self.start_bytes, 0)
+
+
+@contextlib.contextmanager
+def device_memory_peak() -> Iterator[MemoryPeak]:
+    """Track the peak of device memory in use (CuPy's default pool, this thread's
+    allocations) while the block runs; zeros without CuPy.
+
+    A CuPy memory hook reads the pool's bytes in use after every allocation: the pool's own
+    total keeps freed blocks and, split as they are, cannot be emptied back to what is in
+    use, so it is no high-water mark of one block's needs.
+    """
+    cp = cupy_module() if "cupy" in sys.modules else None
+    if cp is None:
+        yield MemoryPeak()
+        return
+    pool = cp.get_default_memory_pool()
+    peak = MemoryPeak(int(pool.used_bytes()), int(pool.used_bytes()))
+
+    class _PeakHook(cp.cuda.MemoryHook):
+        name = "hyblas-device-memory-peak"
+
+        def malloc_postprocess(self, **kwargs: Any) -> None:  # noqa: ARG002 - CuPy's keywords
+            peak.peak_bytes = max(peak.peak_bytes, int(pool.used_bytes()))
+
+    with _PeakHook():
+        yield peak
 
 
 def free_gpu_memory_pool() -> None:
