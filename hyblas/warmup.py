@@ -24,6 +24,7 @@ from . import algorithms, generators, monoid, ops
 from . import semiring as _semiring
 from .backend import cupy_module, synchronize, using_backend
 from .backend.warmth import kernel_cache_dir, mark_warm
+from .containers.matrix import Matrix
 from .containers.vector import Vector
 from .errors import BackendError
 from .executors import registry
@@ -53,8 +54,7 @@ class WarmupReport:
     marker: str
 
 
-def _algorithm_steps() -> Iterator[WarmupStep]:
-    A = generators.kronecker(_SCALE, 16, seed=0)  # noqa: N806 - the demo's graph type
+def _algorithm_steps(A: Matrix) -> Iterator[WarmupStep]:  # noqa: N803 - math spelling
     W = generators.random_weights(A, 1.0, 10.0, seed=1, dtype=np.float64)  # noqa: N806
     degrees = ops.reduce_rows(A, monoid.plus[np.int64])  # as the demo finds its source
     hub = int(np.argmax(degrees.to_dense(fill_value=0)))
@@ -80,8 +80,7 @@ def _algorithm_steps() -> Iterator[WarmupStep]:
     )
 
 
-def _product_steps() -> Iterator[WarmupStep]:
-    A = generators.kronecker(_SCALE, 16, seed=0)  # noqa: N806
+def _product_steps(A: Matrix) -> Iterator[WarmupStep]:  # noqa: N803
     n = A.nrows
     rng = np.random.default_rng(0)
     for dtype in PRODUCT_TYPES:
@@ -103,9 +102,10 @@ def _product_steps() -> Iterator[WarmupStep]:
 
 def steps(products: bool = True) -> Iterator[WarmupStep]:
     """The warmup's work, in order (the products' only with ``products``)."""
-    yield from _algorithm_steps()
+    A = generators.kronecker(_SCALE, 16, seed=0)  # noqa: N806 - the demo's graph type
+    yield from _algorithm_steps(A)
     if products:
-        yield from _product_steps()
+        yield from _product_steps(A)
 
 
 def _cache_files(cp: Any) -> int:
