@@ -315,7 +315,7 @@ def _kronecker(
         keys = (src << scale) | dst
     del src, dst
     # key (row << scale) | col equals row * n + col: the linear key the CSR builder expects
-    return _pattern_matrix(xp, _prim.sorted_unique(xp, keys), n, dtype, name)
+    return _pattern_matrix(xp, _prim.sorted_unique(xp, keys, overwrite=True), n, dtype, name)
 
 
 _LEVELS_PER_HASH = 4  # one 64-bit hash gives four 16-bit uniform numbers

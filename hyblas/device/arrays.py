@@ -47,6 +47,8 @@ __all__ = [
 ]
 
 _INT32_MAX = np.iinfo(np.int32).max
+# entries a step of the in-place compaction and of the GPU's CSR build handles at a time
+UNIQUE_CHUNK = 1 << 27
 
 
 def index_dtype(*extents: int) -> np.dtype:
@@ -226,15 +228,39 @@ def _csr_from_sorted_rows(
     return indptr, cols.astype(idx_dtype)
 
 
-def sorted_unique(xp: ModuleType, keys: Any) -> Any:
-    """Sort ``keys`` and keep one of each value (one sort, one compaction)."""
-    keys = xp.sort(keys)
-    if keys.size < 2:
-        return keys
-    keep = xp.empty(keys.size, dtype=bool)
-    keep[0] = True
-    xp.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys[keep]
+def sorted_unique(xp: ModuleType, keys: Any, *, overwrite: bool = False) -> Any:
+    """Sort ``keys`` and keep one of each value.
+
+    By default one sort and one compaction into new arrays (``keys`` untouched). With
+    ``overwrite=True`` (``keys`` is the caller's to give up) it sorts in place and compacts
+    chunk by chunk into the front of ``keys``, returning a view of it: a graph of billions
+    of entries then needs ``keys`` and one chunk, not three arrays of ``keys``'s size.
+    """
+    if not overwrite:
+        keys = xp.sort(keys)
+        if keys.size < 2:
+            return keys
+        keep = xp.empty(keys.size, dtype=bool)
+        keep[0] = True
+        xp.not_equal(keys[1:], keys[:-1], out=keep[1:])
+        return keys[keep]
+    keys.sort()
+    written = 0
+    previous = None  # the value before the chunk, read before any write reaches it
+    for start in range(0, keys.size, UNIQUE_CHUNK):
+        chunk = keys[start : start + UNIQUE_CHUNK]
+        keep = xp.empty(chunk.size, dtype=bool)
+        if previous is None:
+            keep[0] = True
+        else:
+            xp.not_equal(chunk[:1], previous, out=keep[:1])
+        xp.not_equal(chunk[1:], chunk[:-1], out=keep[1:])
+        previous = chunk[-1:].copy()
+        kept = chunk[keep]
+        # writes stay at or before the chunk's start: no later chunk is overwritten
+        keys[written : written + kept.size] = kept
+        written += int(kept.size)
+    return keys[:written]
 
 
 def csr_from_sorted_keys(
@@ -249,8 +275,20 @@ def csr_from_sorted_keys(
     """
     check_keys_fit(nrows, ncols)
     ncols64 = np.int64(max(ncols, 1))
-    rows = keys // ncols64
-    return _csr_from_sorted_rows(xp, rows, keys - rows * ncols64, nrows, idx_dtype)
+    if xp is np:
+        rows = keys // ncols64
+        return _csr_from_sorted_rows(xp, rows, keys - rows * ncols64, nrows, idx_dtype)
+    # on the GPU no row id per entry: each row's start is a search for its first key, and the
+    # column ids are written chunk by chunk (keys of billions of entries leave little room)
+    check_fits(nrows + 1, np.int64, f"building the {nrows + 1} row pointers of a CSR matrix")
+    firsts = xp.arange(nrows + 1, dtype=np.int64) * ncols64
+    indptr = xp.searchsorted(keys, firsts).astype(idx_dtype)
+    del firsts
+    indices = xp.empty(keys.size, dtype=idx_dtype)
+    for start in range(0, keys.size, UNIQUE_CHUNK):
+        stop = start + UNIQUE_CHUNK
+        indices[start:stop] = keys[start:stop] % ncols64
+    return indptr, indices
 
 
 def transpose_csr(
@@ -266,8 +304,15 @@ def transpose_csr(
         return _transpose_csr_numpy(indptr, indices, values, nrows, ncols)
     rows = row_ids(xp, indptr, nrows)
     if keys_fit(nrows, ncols):
-        keys_t = indices.astype(np.int64) * np.int64(max(nrows, 1)) + rows
-        keys_t, values_t = sort_by_keys(xp, keys_t, values)
+        keys_t = indices.astype(np.int64)
+        keys_t *= np.int64(max(nrows, 1))
+        keys_t += rows
+        del rows
+        # the keys are distinct (one entry per position): a plain argsort, no tie order to fix
+        order = xp.argsort(keys_t)
+        keys_t = keys_t[order]
+        values_t = values[order]
+        del order
         indptr_t, indices_t = csr_from_sorted_keys(xp, keys_t, ncols, nrows, indptr.dtype)
         return indptr_t, indices_t, values_t
     cols_t, rows_t, values_t = sort_by_keys(xp, indices.astype(np.int64), rows, values)

@@ -264,7 +264,7 @@ class DistMatrix(LocallyHeld):
         width = np.int64(max(c1 - c0, 1))
         keys = (src.astype(np.int64) - r0) * width + (dst.astype(np.int64) - c0)
         del src, dst
-        keys = _prim.sorted_unique(xp, keys)  # repeated edges merged
+        keys = _prim.sorted_unique(xp, keys, overwrite=True)  # repeated edges merged
         idx = _prim.index_dtype(int(keys.size), r1 - r0, c1 - c0)
         indptr, indices = _prim.csr_from_sorted_keys(xp, keys, r1 - r0, c1 - c0, idx)
         values = xp.ones(keys.size, dtype=_dt.lookup(dtype))
