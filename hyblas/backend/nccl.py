@@ -130,13 +130,19 @@ class NCCLCommunicator(Communicator):
         nccl_environment()
         super().__init__(bootstrap.rank, bootstrap.size, "cuda")
         self.bootstrap = bootstrap
-        uid = np.zeros(128, dtype=np.int8)
+        # NCCL's id (128 bytes) and, last, whether this CuPy gives it as bytes (CuPy 14) or as
+        # a tuple of ints (earlier): the communicator takes it back in the same form
+        uid = np.zeros(129, dtype=np.int8)
         if bootstrap.rank == 0:
-            uid[:] = np.asarray(nccl.get_unique_id(), dtype=np.int64).astype(np.int8)
+            raw = nccl.get_unique_id()
+            if isinstance(raw, bytes | bytearray):
+                uid[:128] = np.frombuffer(bytes(raw), dtype=np.int8)
+                uid[128] = 1
+            else:
+                uid[:128] = np.asarray(raw, dtype=np.int64).astype(np.int8)
         uid = bootstrap.broadcast(uid, 0)
-        self.comm = nccl.NcclCommunicator(
-            bootstrap.size, tuple(int(b) for b in uid), bootstrap.rank
-        )
+        unique_id = uid[:128].tobytes() if uid[128] else tuple(int(b) for b in uid[:128])
+        self.comm = nccl.NcclCommunicator(bootstrap.size, unique_id, bootstrap.rank)
         self._nccl = nccl
 
     def _stream(self) -> int:

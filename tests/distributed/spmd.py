@@ -29,9 +29,13 @@ def mpiexec() -> str:
 
 
 def environment() -> dict[str, str]:
-    """This environment, with the tree on the path and NVLink multicast off."""
+    """This environment, with the tree on the path, NVLink multicast off, and Open MPI allowed
+    to run as root (the GPU machines run commands as root)."""
     path = [str(ROOT), os.environ.get("PYTHONPATH", "")]
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in path if p), NCCL_NVLS_ENABLE="0")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in path if p), NCCL_NVLS_ENABLE="0")
+    if os.geteuid() == 0:  # Open MPI's mpiexec (the GPU machines' image) refuses root otherwise
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return env
 
 
 def run(nprocs: int, module: str, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
