@@ -17,8 +17,8 @@ from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..dtypes import short_repr
 from ..errors import InvalidValue, NotConverged
-from ..graph import Graph
-from ._checks import adjacency, count, flag, real
+from ..graph import Graph, as_graph
+from ._checks import count, flag, real
 from .reporting import ProgressBar, check_progress, finish, progress_bar
 
 __all__ = ["pagerank"]
@@ -131,7 +131,8 @@ def pagerank(
     1.0
     """
     name = "pagerank"
-    A = adjacency(A, name)  # noqa: N806
+    graph = as_graph(A, name)
+    A = graph.A  # noqa: N806
     damping = real(damping, name, "damping")
     if not 0.0 <= damping <= 1.0:  # NaN too
         raise InvalidValue(f"pagerank: damping must lie in [0, 1], got {damping}")
@@ -157,7 +158,7 @@ def pagerank(
     if n == 0:
         empty = Vector.new(dtype, 0, backend=A.backend)
         return (empty, 0) if return_iterations else empty
-    shares = _shares(A, damping, dtype)
+    shares = _shares(A, damping, dtype, undirected=graph.kind == "undirected")
     total = iterations if iterations is not None else max_iter
     unit = "iteration" if variant == "power" else "round"
     with progress_bar(progress, total=total, desc="pagerank", unit=unit) as bar:
@@ -184,9 +185,13 @@ class _Shares(NamedTuple):
     edge: Vector  # α / out-weight of every vertex that sends along edges, 0 for the others
     dangling: Vector  # 1 for every vertex whose out-weight is 0 (dangling), 0 for the others
     dtype: np.dtype  # of the ranks and every product
+    # an undirected Graph's A is its own transpose: the ranks travel by mxv over A, whose
+    # rows are at hand, instead of vxm, which reads A by columns (a transpose, or a layout
+    # of one, as large as A)
+    undirected: bool
 
 
-def _shares(A: Matrix, alpha: float, dtype: np.dtype) -> _Shares:  # noqa: N803
+def _shares(A: Matrix, alpha: float, dtype: np.dtype, *, undirected: bool) -> _Shares:  # noqa: N803
     """What each vertex passes along each of its out-edges per unit of rank, damping included
     (one multiply per vertex and iteration does both). Both vectors are full: a full rank
     vector then gives a full input, the case cuSPARSE serves, and the dangling rank is the
@@ -198,7 +203,8 @@ def _shares(A: Matrix, alpha: float, dtype: np.dtype) -> _Shares:  # noqa: N803
     damped = ops.apply(inverse, _binary["times"], right=alpha)
     dangling = _full(1.0, A, dtype)
     ops.assign(dangling, 0.0, None, mask=senders.S)
-    return _Shares(ops.ewise_add(damped, _full(0.0, A, dtype), _binary["first"]), dangling, dtype)
+    edge = ops.ewise_add(damped, _full(0.0, A, dtype), _binary["first"])
+    return _Shares(edge, dangling, dtype, undirected)
 
 
 def _check_weights(A: Matrix, out_weights: Vector) -> None:  # noqa: N803
@@ -236,11 +242,25 @@ def _push(
     everywhere = alpha * float(ops.inner(rank, shares.dangling, semiring)) / A.nrows
     share = ops.ewise_mult(rank, shares.edge, _binary["times"])
     if base is None:
-        return ops.vxm(share, A, semiring, executor=executor), everywhere
+        return _along_edges(A, share, shares, semiring, executor), everywhere
     out = _full(base + everywhere, A, shares.dtype)  # out + product, as ewise_add's would be
-    return ops.vxm(
-        share, A, semiring, out=out, accum=_binary["plus"], executor=executor
-    ), everywhere
+    return _along_edges(A, share, shares, semiring, executor, out=out), everywhere
+
+
+def _along_edges(
+    A: Matrix,  # noqa: N803
+    share: Vector,
+    shares: _Shares,
+    semiring: Any,
+    executor: str,
+    out: Vector | None = None,
+) -> Vector:
+    """``share A`` (added into ``out`` if given): what every vertex receives along its
+    in-edges."""
+    accum = _binary["plus"] if out is not None else None
+    if shares.undirected:
+        return ops.mxv(A, share, semiring, out=out, accum=accum, executor=executor)
+    return ops.vxm(share, A, semiring, out=out, accum=accum, executor=executor)
 
 
 def _full(value: float, A: Matrix, dtype: np.dtype) -> Vector:  # noqa: N803

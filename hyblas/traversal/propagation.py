@@ -470,16 +470,33 @@ def _entering(
         edges = frontier_facts(A, frontier)[0]
     pull = pulls(sr, levels) and A.nrows == A.ncols
     if edges > limit:
-        return _Entering(A.T, True) if pull and _same_index_types(A, A.T) else None
+        if not pull:
+            return None
+        transpose = _pull_matrix(A, sr, compute=True)
+        return _Entering(transpose, True) if _same_index_types(A, transpose) else None
     if state is not None:
         values, present = state
         ids, x = frontier.as_sparse()
         if not bool(A.xp.all(present[ids] & (values[ids] == x))):
             return None
-    transpose = A.transpose_at_hand() if pull else None
+    transpose = _pull_matrix(A, sr, compute=False) if pull else None
     return _Entering(
         transpose if transpose is not None and _same_index_types(A, transpose) else None
     )
+
+
+# set on a matrix by hyblas.Graph for an undirected graph (checked, or vouched by check=False)
+_SYMMETRIC_STRUCTURE = ("graph", "is_symmetric_structure")
+
+
+def _pull_matrix(A: Matrix, sr: Semiring, *, compute: bool) -> Matrix | None:  # noqa: N803
+    """The matrix a pull reads: ``A``'s transpose (computed if ``compute``, else only if at
+    hand), or ``A`` itself where its structure is symmetric (an undirected Graph's) and the
+    multiply reads neither value: the pull then needs only the pattern of ``A.T``, which is
+    ``A``'s (no transpose is built: on the largest graphs there is no room for one)."""
+    if A.cache.get(_SYMMETRIC_STRUCTURE) and re.search(r"\by\b", sr.binaryop.cuda) is None:
+        return A
+    return A.T if compute else A.transpose_at_hand()
 
 
 def _same_index_types(A: Matrix, B: Matrix) -> bool:  # noqa: N803

@@ -21,6 +21,7 @@ from hyblas.errors import (
     InvalidValue,
     NotConverged,
 )
+from hyblas.traversal import loop_params
 from tests.support.graph_strategies import as_dict as _as_dict
 from tests.support.graph_strategies import check_bfs_tree as _check_bfs_tree
 from tests.support.graph_strategies import graphs
@@ -236,3 +237,30 @@ def test_pagerank_bool_and_int_matrices() -> None:
     G = nx.from_scipy_sparse_array(sp.csr_array(A.to_scipy(), dtype=float), create_using=nx.DiGraph)
     _assert_matches_networkx(pagerank(A), nx.pagerank(G))
     _assert_matches_networkx(pagerank(A.dup(np.int32)), nx.pagerank(G))
+
+
+@pytest.mark.parametrize("executor", ["auto", "loop"])
+def test_bfs_on_an_undirected_graph_builds_no_transpose(backend: str, executor: str) -> None:
+    """An undirected Graph's A is its own pattern transpose: the device loop's pull rounds
+    read A, and no transpose is built (on the largest graphs there is no room for one)."""
+    A = hb.generators.kronecker(10, 16, seed=4, backend=backend)
+    want = bfs(A.dup(), 0, executor=executor).to_coo()
+    G = hb.Graph(A, "undirected", check=False)
+    with loop_params(exit_edges=0):  # every round a pull round in the loop
+        got = bfs(G, 0, executor=executor).to_coo()
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert A.transpose_at_hand() is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pagerank_on_an_undirected_graph_reads_rows(backend: str, dtype: type) -> None:
+    """On an undirected Graph the ranks travel by ``mxv`` over A (its own transpose): the
+    ranks of the Matrix taken as directed, and no transpose built."""
+    A = hb.generators.random_weights(hb.generators.kronecker(9, seed=3, backend=backend), 1, 4)
+    A = hb.ops.ewise_add(A, hb.ops.transpose(A), "max")  # symmetric weights  # noqa: N806
+    want = pagerank(A.dup(), iterations=30, dtype=dtype).to_dense()
+    G = hb.Graph(A, "undirected", check=False)  # built symmetric; the check caches a transpose
+    got = pagerank(G, iterations=30, dtype=dtype).to_dense()
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    assert A.transpose_at_hand() is None
