@@ -256,6 +256,15 @@ def choose(product: Product, mask: Mask | None) -> Choice:
         choice = _beamer(facts)
     else:
         choice = _sampling(facts)
+    no_room = product.edges.cache.get(_NO_ROOM, ())
+    if choice.executor in no_room:
+        choice = Choice(
+            "reference",
+            "",
+            f"no room on this device for the {choice.executor} layout (its build ran out of "
+            "memory on this matrix)",
+            choice.estimates_us,
+        )
     choice.policy = name
     choice.allowed = facts.allowed_count if facts.mask is not None else None
     choice.frontier_edges = facts.frontier_edges if facts._frontier is not None else 0.0
@@ -385,6 +394,23 @@ def _pull_edges(f: _Facts) -> float:
         cap=PULL_WALK_CAP,
     )
     return float(examined_per_row(xp, walk).mean()) * f.allowed_count
+
+
+# the executors whose layout of a matrix could not be built for lack of memory (in its cache)
+_NO_ROOM = "layouts_without_room"
+
+
+def builds_layout(edges: Any, executor: str) -> bool:
+    """Whether running ``executor`` on the edge matrix ``edges`` builds a layout first (one it
+    needs and ``edges`` does not have yet)."""
+    return not _has_layout(edges, executor)
+
+
+def no_room_for(edges: Any, executor: str) -> None:
+    """Remember that ``executor``'s layout of ``edges`` did not fit the device: ``auto`` then
+    runs the products of ``edges`` on the reference executor instead (until the matrix
+    changes, which drops its cache)."""
+    edges.cache[_NO_ROOM] = (*edges.cache.get(_NO_ROOM, ()), executor)
 
 
 def _has_layout(edges: Any, executor: str) -> bool:

@@ -10,7 +10,7 @@ from ..backend import translate_oom
 from ..containers.derived import column_counts
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
-from ..errors import ExecutorFallback
+from ..errors import ExecutorFallback, OutOfMemory
 from ..ops import dispatch
 from ..ops.dispatch import MatrixProduct, Product
 from ..ops.spec import OutputSpec
@@ -41,12 +41,25 @@ class ProductRunner:
             return self._product(product, spec, executor)
 
     def _product(self, product: Product, spec: OutputSpec, executor: str) -> Vector:
-        if executor == "auto":
-            choice = policy.choose(product, spec.mask)
-            name = choice.executor
-        else:
+        if executor != "auto":
             registry.require(executor, spec.backend)
-            choice, name = None, executor
+            return self._run(product, spec, executor, None)
+        choice = policy.choose(product, spec.mask)
+        building = policy.builds_layout(product.edges, choice.executor)
+        try:
+            return self._run(product, spec, executor, choice)
+        except (MemoryError, OutOfMemory):  # CuPy's OutOfMemoryError is a MemoryError
+            if not building or choice.executor == "reference":
+                raise
+        # the layout did not fit (its temporaries are freed by now): the products of this
+        # matrix run without it; an executor that raises leaves the output unchanged
+        policy.no_room_for(product.edges, choice.executor)
+        return self._run(product, spec, executor, policy.choose(product, spec.mask))
+
+    def _run(
+        self, product: Product, spec: OutputSpec, executor: str, choice: policy.Choice | None
+    ) -> Vector:
+        name = choice.executor if choice is not None else executor
         run = registry.get(name).run
         if not trace.tracing():
             return run(product, spec, may_build=choice is None)

@@ -16,6 +16,7 @@ from hyblas.containers.derived import column_counts
 from hyblas.errors import InvalidValue, MissingDependency
 from hyblas.executors import policy as hybrid
 from hyblas.executors import suitesparse
+from hyblas.executors.dense import layout as dense_layout
 from hyblas.executors.sparse.layout import layout_key as sparse_layout_key
 from hyblas.executors.sparse.params import current_params as sparse_current_params
 from hyblas.ops.dispatch import Product
@@ -246,3 +247,38 @@ def test_a_few_entries_held_in_a_bitmap_are_sampled_as_entries(backend: str) -> 
         got = hybrid.choose(Product("vxm", A.T, held, sr), None)
         degrees = to_numpy(column_counts(A.T))
     assert got.frontier_edges == want.frontier_edges == float(degrees[ids].sum())
+
+
+def test_a_layout_without_room_falls_back_to_the_reference(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``auto`` chose the dense executor and its layout build ran out of memory: the product
+    runs on the reference executor (same result, the output written once), the matrix
+    remembers there is no room (no second try), and the trace says why; an executor asked
+    for by name raises instead."""
+    tries = []
+
+    def no_room(matrix: hb.Matrix, params: object) -> None:
+        tries.append(matrix)
+        raise MemoryError("no room")  # as CuPy's OutOfMemoryError is one
+
+    monkeypatch.setattr(dense_layout, "build_layout", no_room)
+    monkeypatch.setattr(hybrid, "_sampling", lambda f: hybrid.Choice("dense", "", "asked"))
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(8, 8, seed=2)
+        u = hb.Vector.from_dense(np.arange(A.nrows, dtype=np.float32))
+        want = hb.ops.mxv(A, u, "plus_times", executor="reference")
+        out = hb.Vector.from_scalar(1.0, A.nrows, dtype=np.float32)
+        with hb.trace() as t:
+            got = hb.ops.mxv(A, u, "plus_times", out=out, accum=hb.binary.plus)
+            again = hb.ops.mxv(A, u, "plus_times")
+        assert got is out
+        np.testing.assert_allclose(
+            to_numpy(got.to_dense()), to_numpy(want.to_dense(fill_value=0.0)) + 1.0
+        )
+        assert again.isequal(want)
+        assert len(tries) == 1
+        assert [row.executor for row in t] == ["reference", "reference"]
+        assert "no room" in t[0].reason and "dense" in t[0].reason
+        with pytest.raises(hb.errors.OutOfMemory, match="dense executor's layout"):
+            hb.ops.mxv(A, u, "plus_times", executor="dense")
