@@ -57,7 +57,9 @@ def _components(G: HyblasGraph, executor: str) -> list[set]:
 
 
 def _count(G: HyblasGraph, executor: str) -> int:
-    return int(np.unique(_labels(G, executor)).size)
+    """The number of components: of vertices that are their component's label."""
+    labels = _labels(G, executor)
+    return int(np.count_nonzero(labels == np.arange(labels.size)))
 
 
 def _one_component(G: HyblasGraph, executor: str) -> bool:
