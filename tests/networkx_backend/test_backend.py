@@ -365,3 +365,59 @@ def test_vertices_are_nodes_only_where_each_node_is_its_id(nodes: list, identity
         for c, d in zip(got, nx.connected_components(H))
         for n, m in zip(sorted(c, key=str), sorted(d, key=str))
     )
+
+
+def _mostly_isolated(kind: type, keys: str, seed: int) -> nx.Graph:
+    """Many isolated nodes, a few pairs and triples, and a few large components whose nodes
+    are spread over the node order (as in a Kronecker graph): ``keys`` 'ids' (every node its
+    vertex id), 'shuffled' (integers in another order) or 'mixed' (strings and tuples)."""
+    rng = random.Random(seed)
+    n = 400
+    order = list(range(n))
+    if keys != "ids":
+        rng.shuffle(order)
+    names = {
+        "ids": order,
+        "shuffled": order,
+        "mixed": [f"v{k}" if k % 2 else (k, "x") for k in order],
+    }[keys]
+    G = kind()
+    G.add_nodes_from(names)
+    vertices = list(range(n))
+    rng.shuffle(vertices)
+    start = 0
+    for size in (120, 60, 25, 3, 3, 2, 2, 2):  # the rest (183 nodes) stay isolated
+        part = vertices[start : start + size]
+        start += size
+        for k, v in enumerate(part[1:], 1):  # a random tree, then a few more edges
+            G.add_edge(names[v], names[part[rng.randrange(k)]])
+        for _ in range(size // 4):
+            G.add_edge(names[rng.choice(part)], names[rng.choice(part)])
+    return G
+
+
+@pytest.mark.parametrize("keys", ["ids", "shuffled", "mixed"])
+def test_components_of_mostly_isolated_nodes_match_networkx(on_hyblas: str, keys: str) -> None:
+    """The sets, and their order (by each component's first node in the graph's order), of a
+    graph of mostly single-node components; the same with every node isolated, and with
+    none."""
+    for seed in range(3):
+        G = _mostly_isolated(nx.Graph, keys, seed)
+        D = _mostly_isolated(nx.DiGraph, keys, seed)
+        alone = nx.Graph()
+        alone.add_nodes_from(G)
+        joined = G.copy()
+        joined.remove_nodes_from([v for v in G if G.degree(v) == 0])
+        for H in (G, alone, joined):
+            ours = list(nx.connected_components(H, backend="hyblas"))
+            theirs = list(nx.connected_components(H))
+            assert [{(type(n), n) for n in c} for c in ours] == [
+                {(type(n), n) for n in c} for c in theirs
+            ]
+            assert nx.number_connected_components(H, backend="hyblas") == len(ours)
+        assert list(nx.weakly_connected_components(D, backend="hyblas")) == list(
+            nx.weakly_connected_components(D)
+        )
+        assert nx.number_weakly_connected_components(D, backend="hyblas") == (
+            nx.number_weakly_connected_components(D)
+        )

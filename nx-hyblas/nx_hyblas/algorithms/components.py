@@ -23,30 +23,43 @@ def _labels(G: HyblasGraph, executor: str) -> np.ndarray:
 
 def _components(G: HyblasGraph, executor: str) -> list[set]:
     """The components as sets of nodes, in the order networkx finds them: by their first node
-    in the graph's node order (a label is the smallest vertex of its component)."""
+    in the graph's node order (a label is the smallest vertex of its component).
+
+    A vertex alone in its component (most of them, in a graph of many isolated vertices) is
+    its component's label: those sets are made straight from the vertices whose label counts
+    one vertex, in one pass. Only the vertices of the larger components are sorted by label
+    (stable: each component's vertices ascending), each such component one slice of their
+    nodes; the larger components are then put among the single-vertex ones by their labels.
+    """
     labels = _labels(G, executor)
     n = labels.size
     if n == 0:
         return []
-    # row ``label`` of the transpose of M[v, label[v]] lists the component's vertices in
-    # ascending order, and its rows come in networkx's order of the components (on the host:
-    # the sets are built there)
-    M = hb.Matrix.from_coo(
-        np.arange(n), labels, True, nrows=n, ncols=n, dtype=bool, backend="cpu"
-    ).T
-    indptr = M.indptr
-    members = nodes_of(G, M.indices)  # every node once, grouped by component
-    starts = indptr[:-1][indptr[1:] > indptr[:-1]].tolist()
-    ends = [*starts[1:], n]
+    sizes = np.bincount(labels, minlength=n)  # a component's size at its label
+    alone = np.flatnonzero(sizes == 1)  # the single-vertex components' vertices, ascending
+    roots = np.flatnonzero(sizes > 1)  # the larger components' labels, ascending
     with many_small_objects():
-        return [
-            {members[start]} if end - start == 1 else set(members[start:end])
-            for start, end in zip(starts, ends)
-        ]
+        singles = [{node} for node in nodes_of(G, alone)]
+        if roots.size == 0:
+            return singles
+        grouped = np.flatnonzero(sizes[labels] > 1)
+        members = nodes_of(G, grouped[np.argsort(labels[grouped], kind="stable")])
+        ends = np.cumsum(sizes[roots]).tolist()
+        cuts = np.searchsorted(alone, roots).tolist()  # the single-vertex ones before each
+        found: list[set] = []
+        start = done = 0
+        for cut, end in zip(cuts, ends, strict=True):
+            found += singles[done:cut]
+            found.append(set(members[start:end]))
+            start, done = end, cut
+        found += singles[done:]
+        return found
 
 
 def _count(G: HyblasGraph, executor: str) -> int:
-    return int(np.unique(_labels(G, executor)).size)
+    """The number of components: of vertices that are their component's label."""
+    labels = _labels(G, executor)
+    return int(np.count_nonzero(labels == np.arange(labels.size)))
 
 
 def _one_component(G: HyblasGraph, executor: str) -> bool:
