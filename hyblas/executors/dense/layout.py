@@ -296,6 +296,15 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     counts = np.int32 if 2 * nnz < _SLOT_LIMIT else np.int64
     position_in_block = xp.arange(nnz, dtype=counts) - block_start[block].astype(counts)
     entry_heavy = heavy_block[block]
+    # the light entries' share of the per-entry arrays, taken now: the per-entry arrays are
+    # freed before the heavy units' build, whose temporaries are the largest of the layout's
+    light = ~entry_heavy
+    l_block = block[light]
+    l_position = position_in_block[light]
+    l_dst = dst[light]
+    l_src = src[light]
+    l_weights = None if weights is None else weights[light]
+    del light
 
     # --- heavy units --------------------------------------------------------------------------
     units_per_block = xp.where(heavy_block, -(-block_count // params.heavy_unit_edges), 0)
@@ -305,15 +314,26 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     # where it fits; temporaries are dropped as soon as they are used)
     unit_size = -(-block_count // xp.maximum(units_per_block, 1))
     h_block = block[entry_heavy]
-    h_unit = unit_base[h_block] + position_in_block[entry_heavy] // unit_size[h_block]
+    del block
+    # unit ids in the counts type (int32 while twice nnz fits; units never outnumber entries)
+    h_unit = position_in_block[entry_heavy]
+    del position_in_block
+    h_unit //= unit_size.astype(counts)[h_block]
+    h_unit += unit_base.astype(counts)[h_block]
     del h_block, unit_size
     h_dst = dst[entry_heavy]
+    del dst
     h_src = src[entry_heavy]
+    del src
+    h_weights = None if weights is None else weights[entry_heavy]
+    del weights, entry_heavy
     unit_entries = (
         xp.bincount(h_unit, minlength=heavy_units) if heavy_units else xp.zeros(0, dtype=np.int64)
     )
     unit_start = _exclusive_cumsum(xp, unit_entries)
-    pos_in_unit = (xp.arange(h_unit.size, dtype=np.int64) - unit_start[h_unit]).astype(np.int32)
+    pos_in_unit = (xp.arange(h_unit.size, dtype=counts) - unit_start[h_unit].astype(counts)).astype(
+        np.int32
+    )
     per_thread = (-(-unit_entries // threads)).astype(np.int32)[h_unit]  # entries per thread
     thread = pos_in_unit // per_thread
     pos_in_thread = pos_in_unit - thread * per_thread
@@ -328,7 +348,7 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     # tokens so far in this thread: entries before it plus markers up to it
     markers_before = xp.cumsum(run_start, dtype=counts) - 1
     columns = counts if heavy_units * threads < _SLOT_LIMIT else np.int64
-    thread_id = (h_unit * threads).astype(columns) + thread
+    thread_id = h_unit.astype(columns) * threads + thread
     thread_first = xp.zeros(heavy_units * threads + 1, dtype=counts)
     if h_unit.size:
         starts = xp.flatnonzero(thread_start)
@@ -351,7 +371,9 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     steps = -(-longest // VECTOR)
     heavy_offset = _exclusive_cumsum(xp, steps * threads * VECTOR)
     table = xp.full(int(heavy_offset[-1]), PAD, dtype=np.int16)
-    base = heavy_offset[h_unit] + thread * VECTOR
+    # table positions in int32 where the table allows (every term of one is below its size)
+    position_type = np.int32 if int(heavy_offset[-1]) < _SLOT_LIMIT else np.int64
+    base = heavy_offset.astype(position_type)[h_unit] + (thread * VECTOR).astype(position_type)
     del thread
     at = tile_position(base, token, threads)
     table[at] = h_src
@@ -361,10 +383,10 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     ).astype(np.int16)
     del base, token, run_start
     heavy_weights = None
-    if weights is not None:
+    if h_weights is not None:
         heavy_weights = xp.zeros(table.size, dtype=values.dtype)
-        heavy_weights[at] = weights[entry_heavy]
-    del at
+        heavy_weights[at] = h_weights
+    del at, h_weights
     slot_count = (
         xp.bincount(h_unit[unit_new_dst], minlength=heavy_units)
         if heavy_units
@@ -396,9 +418,10 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         slots_before = _exclusive_cumsum(xp, slot_count)[:-1]
         within_block = slots_before - slots_before[unit_base[unit_block]]
         heavy_slot_base = block_slot_base[unit_block] + within_block
-        slot_rank = xp.cumsum(unit_new_dst) - 1
-        slot_rank = slot_rank - slot_rank[unit_start[h_unit]]
-        owned = heavy_slot_base[h_unit] + slot_rank
+        # slot ids fit int32 (total_slots was checked above)
+        slot_rank = xp.cumsum(unit_new_dst, dtype=np.int32) - 1
+        slot_rank -= slot_rank[unit_start[h_unit]]
+        owned = heavy_slot_base.astype(np.int32)[h_unit] + slot_rank
         slot_dst[owned[unit_new_dst]] = h_dst[unit_new_dst].astype(np.uint16)
 
     phase2_chunks = _phase2_chunks(xp, slot_ptr, params.reduce_chunk_slots)
@@ -425,10 +448,8 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     )
 
     # --- light stream --------------------------------------------------------------------------
-    light = ~entry_heavy
-    l_block = block[light]
-    light_slot = (block_slot_base[l_block] + position_in_block[light]).astype(np.int32)
-    slot_dst[light_slot] = dst[light].astype(np.uint16)
+    light_slot = (block_slot_base[l_block] + l_position).astype(np.int32)
+    slot_dst[light_slot] = l_dst.astype(np.uint16)
     l_panel = l_block // row_panels
     panel_count = (
         xp.bincount(l_panel, minlength=column_panels)
@@ -468,9 +489,9 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         light_panel=light_panel.astype(np.int32),
         light_begin=light_begin,
         light_end=light_end,
-        light_src=src[light],
+        light_src=l_src,
         light_slot=light_slot,
-        light_weights=None if weights is None else weights[light],
+        light_weights=l_weights,
         slot_ptr=slot_ptr,
         slot_dst=slot_dst,
         **phase2_chunks,
