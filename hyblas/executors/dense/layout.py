@@ -177,7 +177,11 @@ class DenseLayout:
 def tile_position(column_base: Any, token: Any, threads: int) -> Any:
     """Where token ``token`` of a tile column lives: columns advance ``VECTOR`` tokens at a
     time, so one step of a thread is a 16-byte load and one step of a warp is 512 bytes."""
-    return column_base + (token // VECTOR) * (threads * VECTOR) + token % VECTOR
+    position = column_base + token % VECTOR
+    step = token // VECTOR
+    step *= threads * VECTOR
+    position += step  # in place: the layout build calls this on every heavy entry
+    return position
 
 
 def layout_key(params: DenseParams) -> tuple[Any, ...]:
@@ -273,20 +277,37 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
 
     iso_value = derived.iso_value(matrix)
 
-    # one sort puts entries in (column panel, row panel, destination, source) order
-    block = (cols // width) * row_panels + rows // height
-    key = block.astype(np.int64) * np.int64(height * width)
-    key += (rows % height).astype(np.int64) * width
-    key += cols % width
-    order = xp.argsort(key)
-    del key
-    block = block[order]
-    dst = (rows[order] % height).astype(np.int32)
+    # one sort puts entries in (column panel, row panel, destination, source) order. The key
+    # is distinct per entry and holds all three: after the sort the ids are freed and each
+    # entry's block, destination and source are read back from it. Built and read in place:
+    # an int64 temporary of nnz entries is the size of the CSR itself.
+    panel = np.int64(height * width)
+    key = cols // width
+    key *= row_panels
+    key += rows // height
+    key = key.astype(np.int64)
+    key *= panel
+    within = rows % height  # a panel's positions (height * width) fit the ids' type
     del rows
-    src = (cols[order] % width).astype(np.int16)
+    within *= width
+    within += cols % width
     del cols
-    weights = None if iso_value is not None else values[order]
-    del order
+    key += within
+    del within
+    weights = None
+    if iso_value is not None:
+        key.sort()  # no permutation to carry: values are all one
+    else:
+        order = xp.argsort(key)
+        key = key[order]
+        weights = values[order]
+        del order
+    block = (key // panel).astype(ids)
+    key %= panel
+    dst = (key // width).astype(np.int32)
+    key %= width
+    src = key.astype(np.int16)
+    del key
 
     nblocks = row_panels * column_panels
     block_count = xp.bincount(block, minlength=nblocks) if nnz else xp.zeros(nblocks, np.int64)
@@ -354,8 +375,14 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         starts = xp.flatnonzero(thread_start)
         thread_first[thread_id[starts]] = markers_before[starts]
         del starts
-    token = (pos_in_thread + (markers_before - thread_first[thread_id]) + 1).astype(np.int32)
-    del markers_before, thread_first, pos_in_thread
+    token = thread_first[thread_id]
+    del thread_first
+    xp.subtract(markers_before, token, out=token)
+    del markers_before
+    token += pos_in_thread
+    token += 1
+    del pos_in_thread
+    token = token.astype(np.int32, copy=False)
     tokens_per_thread = xp.zeros(heavy_units * threads, dtype=np.int64)
     if h_unit.size:
         last = xp.ones(h_unit.size, dtype=bool)
@@ -373,7 +400,9 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     table = xp.full(int(heavy_offset[-1]), PAD, dtype=np.int16)
     # table positions in int32 where the table allows (every term of one is below its size)
     position_type = np.int32 if int(heavy_offset[-1]) < _SLOT_LIMIT else np.int64
-    base = heavy_offset.astype(position_type)[h_unit] + (thread * VECTOR).astype(position_type)
+    base = heavy_offset.astype(position_type)[h_unit]
+    thread *= VECTOR
+    base += thread
     del thread
     at = tile_position(base, token, threads)
     table[at] = h_src
