@@ -88,8 +88,11 @@ def cdlp(
         most = ops.reduce_rows(counts, "max")
         spread = ops.mxm(_diagonal(most), counts, _semiring["any_first"][np.int64])
         tied = ops.select(ops.ewise_mult(counts, spread, "eq"), "valueeq", True)
+        del most, spread, L
         smallest = ops.mxv(tied, ids, _semiring["min_second"][np.int64], executor=executor)
         ops.assign(labels, smallest, None, mask=smallest.S)
+        # this round's matrices (each of up to one entry per edge) freed before the next's
+        del counts, tied, smallest
     return labels
 
 

@@ -126,6 +126,13 @@ def ewise_union(
     )
 
 
+def ewise_aligned(a_vals: Any, b_vals: Any, op: BinaryOp) -> Any:
+    """``op(a, b)`` entry by entry, for two operands of one structure (their union and their
+    intersection are that structure: GrB eWiseAdd and eWiseMult agree there)."""
+    op_type = op.input_type(a_vals.dtype, b_vals.dtype)
+    return _cast(op.numpy(_cast(a_vals, op_type), _cast(b_vals, op_type)), op.output_type(op_type))
+
+
 def ewise_intersection(
     xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any, b_vals: Any, op: BinaryOp
 ) -> tuple[Any, Any]:

@@ -53,8 +53,26 @@ def _ewise(
             return new_sparse_vector(spec, x.size, keys, values)
         out_values, present = _prim.to_bitmap(xp, x.size, keys, values)
         return write_vector(spec, out_values, present)
+    if spec.bare and _same_structure(x, y):
+        # one pass over the values: no linear keys, no merge (e.g. a matrix and another of
+        # its own pattern, as mxm with a diagonal makes)
+        values = _red.ewise_aligned(x.values, y.values, bop)
+        indptr, indices = x.indptr.copy(), x.indices.copy()
+        return Matrix(indptr, indices, values, x.shape, backend=spec.backend)
     keys, values = combine(xp, matrix_keys(x), x.values, matrix_keys(y), y.values, bop)
     return write_matrix(spec, keys, values, x.shape)
+
+
+def _same_structure(x: Matrix, y: Matrix) -> bool:
+    """Whether two matrices of one shape store the same positions (a pass over the row
+    pointers, and over the column ids only where those agree)."""
+    if x.nnz != y.nnz:
+        return False
+    xp = x.xp
+    for a, b in ((x.indptr, y.indptr), (x.indices, y.indices)):
+        if a is not b and not bool(xp.array_equal(a, b)):
+            return False
+    return True
 
 
 def _ewise_bitmaps(

@@ -15,6 +15,7 @@ from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..device import arrays as _prim
 from ..errors import DomainMismatch, InvalidValue
+from ..operators import catalogue as _catalogue
 from ..operators.classes import BinaryOp, IndexUnaryOp, UnaryOp
 from ..operators.registry import NAMESPACES
 from . import checks
@@ -47,10 +48,29 @@ def _rebuild(x: Any, keep: Any, values: Any, spec: OutputSpec) -> Any:
             return new_sparse_vector(spec, x.size, idx, values)
         out_values, present = _prim.to_bitmap(xp, x.size, idx, values)
         return write_vector(spec, out_values, present)
+    if spec.bare:
+        return _compacted(x, keep, values)
     keys = matrix_keys(x)
     if keep is not None:
         keys = keys[keep]
     return write_matrix(spec, keys, values, x.shape)
+
+
+def _compacted(x: Matrix, keep: Any, values: Any) -> Matrix:
+    """A new Matrix of the entries of ``x`` selected by ``keep`` (None: all), with ``values``:
+    its CSR compacted as it is (each row's kept entries are in order already), not rebuilt
+    from linear keys (three int64 arrays of ``x``'s entries less)."""
+    xp = x.xp
+    if keep is None:
+        indptr, indices = x.indptr.copy(), x.indices.copy()
+        return Matrix(indptr, indices, values.copy(), x.shape, backend=x.backend)
+    kept_before = xp.zeros(keep.size + 1, dtype=np.int64)
+    xp.cumsum(keep, dtype=np.int64, out=kept_before[1:])
+    indptr = kept_before[x.indptr]
+    del kept_before
+    idx = _prim.index_dtype(int(values.size), *x.shape)
+    indices = x.indices[keep].astype(idx, copy=False)
+    return Matrix(indptr.astype(idx, copy=False), indices, values, x.shape, backend=x.backend)
 
 
 def _quiet(placeholders: bool) -> Any:
@@ -191,9 +211,22 @@ def select(
         found, thunk = _checked_thunk(found, thunk, x)
     if isinstance(x, Vector) and x.format == "bitmap":  # it stays one: no compaction
         return _select_bitmap(x, found, thunk, spec)
-    rows, cols, values = entries(x)
-    keep = x.xp.asarray(found.numpy(values, rows, cols, thunk)).astype(bool)
+    if isinstance(x, Matrix) and not _reads_indices(found):
+        values = x.values  # a value test: no row and column id per entry to build
+        keep = x.xp.asarray(found.numpy(values, None, None, thunk)).astype(bool)
+    else:
+        rows, cols, values = entries(x)
+        keep = x.xp.asarray(found.numpy(values, rows, cols, thunk)).astype(bool)
+        del rows, cols
     return _rebuild(x, keep, values[keep], spec)
+
+
+def _reads_indices(op: IndexUnaryOp) -> bool:
+    """Whether ``op``'s NumPy function reads the row and column ids: all but the built-in
+    value tests (``valueeq`` ... ``valuege``), which compare the values with the thunk only."""
+    return not (
+        op.thunk == "value" and getattr(op.numpy, "__module__", None) == _catalogue.__name__
+    )
 
 
 def _select_bitmap(x: Vector, op: IndexUnaryOp, thunk: Any, spec: OutputSpec) -> Vector:

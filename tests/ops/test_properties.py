@@ -182,6 +182,27 @@ def test_ewise(backend: str, which: str, data: st.DataObject) -> None:
 
 
 @pytest.mark.parametrize("which", ["ewise_add", "ewise_mult"])
+@given(data=st.data())
+def test_ewise_of_one_structure(backend: str, which: str, data: st.DataObject) -> None:
+    """Two matrices storing the same positions (the values-only path when nothing else is
+    asked for): as the model, with and without write controls."""
+    arg, op, dtype = data.draw(binary_and_dtype())
+    x = data.draw(S.matrices(dtype=dtype))
+    y_dtype = data.draw(st.sampled_from([dtype] * 3 + served(op)))
+    y_values = np.array([data.draw(S.values_of(y_dtype)) for _ in x.values], dtype=y_dtype)
+    y = S.MatrixData(x.nrows, x.ncols, x.rows, x.cols, y_values)
+    t = getattr(model, which)(model.of(x), model.of(y), op)
+    bare = data.draw(st.booleans())
+    ctl = (
+        S.WriteControls("none", None, "object", None, False, None)
+        if bare
+        else data.draw(S.write_controls(x.shape, t.dtype))
+    )
+    result = run_op(getattr(hb.ops, which), ctl, backend, x.hyblas(backend), y.hyblas(backend), arg)
+    assert_matches(result, expected_after(ctl, t))
+
+
+@pytest.mark.parametrize("which", ["ewise_add", "ewise_mult"])
 @pytest.mark.parametrize("full", ["both", "x", "neither"])
 def test_ewise_of_full_bitmaps_knows_its_count(backend: str, which: str, full: str) -> None:
     """Full operands (their counts known) give a result whose count is known without counting
