@@ -18,6 +18,7 @@ import numpy as np
 from . import binary as _binary
 from . import ops
 from . import unary as _unary
+from .containers.derived import SYMMETRIC_STRUCTURE
 from .containers.matrix import Matrix
 from .containers.vector import Vector
 from .dtypes import short_repr
@@ -78,7 +79,7 @@ class Graph:
         if check:
             self.check()
         elif kind == "undirected":
-            A.cache[("graph", "is_symmetric_structure")] = True
+            A.cache[SYMMETRIC_STRUCTURE] = True
 
     # --- construction ------------------------------------------------------------------------
 

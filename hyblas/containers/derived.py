@@ -15,7 +15,25 @@ import numpy as np
 
 from ..device.segments import HEAVY_ROW
 
-__all__ = ["iso_value", "nonempty_rows", "heavy_rows", "column_counts", "values_as"]
+__all__ = [
+    "iso_value",
+    "nonempty_rows",
+    "heavy_rows",
+    "column_counts",
+    "values_as",
+    "SYMMETRIC_STRUCTURE",
+    "known_symmetric",
+]
+
+# the cache key of whether the matrix's structure is symmetric, as hyblas.Graph stores it
+SYMMETRIC_STRUCTURE = ("graph", "is_symmetric_structure")
+
+
+def known_symmetric(matrix: Any) -> bool:
+    """Whether ``matrix`` is known to be structurally symmetric without a check: an undirected
+    :class:`~hyblas.Graph` found it so, or was told so (``check=False``), and the matrix has
+    not changed since. Then the matrix is its own transpose's pattern."""
+    return bool(matrix.cache.get(SYMMETRIC_STRUCTURE))
 
 
 def iso_value(matrix: Any) -> Any:

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backend import names_oom
+from ..containers.derived import known_symmetric
 from ..containers.matrix import Matrix
 from ..containers.vector import SPARSE_BELOW, Vector
 from ..device import arrays as primitives
@@ -485,16 +486,12 @@ def _entering(
     )
 
 
-# set on a matrix by hyblas.Graph for an undirected graph (checked, or vouched by check=False)
-_SYMMETRIC_STRUCTURE = ("graph", "is_symmetric_structure")
-
-
 def _pull_matrix(A: Matrix, sr: Semiring, *, compute: bool) -> Matrix | None:  # noqa: N803
     """The matrix a pull reads: ``A``'s transpose (computed if ``compute``, else only if at
     hand), or ``A`` itself where its structure is symmetric (an undirected Graph's) and the
     multiply reads neither value: the pull then needs only the pattern of ``A.T``, which is
     ``A``'s (no transpose is built: on the largest graphs there is no room for one)."""
-    if A.cache.get(_SYMMETRIC_STRUCTURE) and re.search(r"\by\b", sr.binaryop.cuda) is None:
+    if known_symmetric(A) and re.search(r"\by\b", sr.binaryop.cuda) is None:
         return A
     return A.T if compute else A.transpose_at_hand()
 
