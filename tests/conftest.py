@@ -8,8 +8,9 @@ Profiles (pick with ``HYPOTHESIS_PROFILE``; else ``ci`` when ``CI`` is set, else
   machine (``HYPOTHESIS_PROFILE=long scripts/gpu-check --skip-bench -- tests/ops
   tests/executors -k "model or property or test_mxv or test_vxm or test_mxm"``); a failure it
   finds becomes a regular test.
-* ``long-share`` -- 2,000 examples: one share of a long run split over processes, each with
-  its own ``HYBLAS_TEST_SEED`` (five seeds make one property's 10,000 examples, in parallel).
+* ``long-share`` -- 2,000 examples (``HYBLAS_SHARE_EXAMPLES`` to change it): one share of a
+  long run split over processes, each with its own ``HYBLAS_TEST_SEED`` (five seeds make one
+  property's 10,000 examples, in parallel).
 
 ``HYBLAS_TEST_SEED=<int>`` replays a run: every hypothesis test is seeded with that value
 (the same as ``pytest --hypothesis-seed=<int>``) and the example database is not consulted.
@@ -47,7 +48,11 @@ settings.register_profile(
     **_REPLAY,
 )
 settings.register_profile("long", settings.get_profile("ci"), max_examples=10_000)
-settings.register_profile("long-share", settings.get_profile("ci"), max_examples=2_000)
+settings.register_profile(
+    "long-share",
+    settings.get_profile("ci"),
+    max_examples=int(os.environ.get("HYBLAS_SHARE_EXAMPLES", "2000")),
+)
 
 
 def _profile_name() -> str:

@@ -6,9 +6,10 @@ the speed any GPU library's ``cc`` is measured against.
   int32 pairs; the timed run starts every vertex as its own parent, links the two ends of
   every edge (one thread per edge: find both roots with path halving, hook the larger root
   under the smaller with ``atomicCAS``, and on a lost race go on from the new parent), then
-  points every vertex at its root in a final compression pass. Three launches, no host read.
-  Roots only ever go under a smaller vertex, so each label is the smallest vertex of its
-  component.
+  points every vertex at its root in a final compression pass, which walks without halving
+  (a halving write from another thread landing after a vertex's final write would leave it
+  pointing at an ancestor that is no root). Three launches, no host read. Roots only ever go
+  under a smaller vertex, so each label is the smallest vertex of its component.
 
 :func:`model_labels` is the same algorithm in plain Python (edges one after the other), which
 the tests check on the CPU; ``OPS`` runs the kernels with CuPy.
@@ -59,10 +60,15 @@ extern "C" __global__ void uf_link(long long edges, const int* __restrict__ rows
     }
 }
 
+// The compression walks without halving: a halving write from another thread (parent[v] =
+// its grandparent, read before v's own root was written) could land after that write and
+// leave v pointing at an ancestor that is no root. Each thread writes only its own entry.
 extern "C" __global__ void uf_compress(long long n, int* parent) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
-        parent[v] = uf_find(parent, (int)v);
+        int root = parent[v], next;
+        while (root > (next = parent[root])) root = next;
+        parent[v] = root;
     }
 }
 """
@@ -100,7 +106,13 @@ def model_labels(rows: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray:
                 parent[a] = b
                 break
             a = parent[a]
-    return np.array([find(v) for v in range(n)], dtype=np.int64)
+
+    def root(v: int) -> int:
+        while v > parent[v]:
+            v = parent[v]
+        return v
+
+    return np.array([root(v) for v in range(n)], dtype=np.int64)
 
 
 @functools.lru_cache(maxsize=2)

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import functools
 import sys
+from types import SimpleNamespace
 from typing import Any
 
 import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.sparse import csgraph
 
 import hyblas
 from benchmarks import peers
@@ -427,6 +429,29 @@ def test_gpu_peers(name: str, cuda_usable: bool) -> None:
             result = make(graphs()[name])()
             assert isinstance(result, cupy.ndarray), (module.NAME, op, type(result))
             check(name, op, module.to_numpy(op, result), rtol=1e-5)
+
+
+@pytest.mark.gpu
+def test_unionfind_on_a_large_grid_equals_csgraph(cuda_usable: bool) -> None:
+    """A grid's long paths make the link pass's halving writes race with one another and,
+    before the compression walked without halving, with the final writes (a few thousand
+    vertices of a 2048 x 2048 grid kept a parent that was no root): every run gives the
+    smallest vertex of each component."""
+    if not cuda_usable:
+        pytest.skip("needs CuPy and a usable GPU; hyblas.cuda_available() is False")
+    side = 1024
+    grid = hyblas.generators.grid_2d(side, side, backend="cpu").to_scipy()
+    upper = sp.triu(grid, k=1, format="coo")
+    kept = np.arange(upper.nnz) % 97 != 0  # cut some edges: several components, not one
+    upper = sp.coo_array((upper.data[kept], (upper.row[kept], upper.col[kept])), shape=grid.shape)
+    pattern = sp.csr_array(upper + upper.T)
+    n = pattern.shape[0]
+    _, labels = csgraph.connected_components(pattern, directed=False)
+    smallest = np.full(labels.max() + 1, n)
+    np.minimum.at(smallest, labels, np.arange(n))
+    run = unionfind.OPS["cc"](SimpleNamespace(csr=pattern, n=n))
+    for _ in range(5):
+        assert np.array_equal(unionfind.to_numpy("cc", run()), smallest[labels])
 
 
 # --------------------------------------------------------------------------------------------
