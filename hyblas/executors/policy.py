@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from ..containers.derived import column_counts
+from ..containers.derived import column_counts, iso_value
 from ..containers.mask import Mask
 from ..dtypes import short_repr
 from ..errors import InvalidObject, InvalidValue
@@ -111,13 +111,31 @@ PULL_WALK_CAP = 512  # a sampled row is walked at most this far (beyond: assumed
 # about 4.5 ms on SuiteSparse's two threads against scipy's 8 ms, but a core busy with other
 # work costs each product a scheduler quantum or more (12 to 24 ms measured), where scipy's
 # one thread is not held up: a product scipy serves in one pass stays on scipy (0.85e-3 <
-# 1.1e-3 per entry).
+# 1.1e-3 per entry). "valued_entries" / "valued_pull_edges" are what reading a value per
+# entry adds where the matrix is not iso (BFS's matrices are: the fit above has no value
+# reads): from SSSP's min_plus products over float32 weights on kron24 (H100; the reference's
+# generic path, the dense layout's weights, the pull reading every entry of its rows).
 COSTS: dict[str, dict[str, dict[str, float]]] = {
     "cuda": {
-        "reference": {"fixed": 340.0, "entries_cusparse": 1.4e-5, "entries_generic": 1.2e-5},
-        "dense": {"fixed": 220.0, "entries_full_input": 5e-6, "entries_partial_input": 4.9e-6},
+        "reference": {
+            "fixed": 340.0,
+            "entries_cusparse": 1.4e-5,
+            "entries_generic": 1.2e-5,
+            "valued_entries": 6.8e-6,
+        },
+        "dense": {
+            "fixed": 220.0,
+            "entries_full_input": 5e-6,
+            "entries_partial_input": 4.9e-6,
+            "valued_entries": 2.4e-6,
+        },
         "sparse": {"fixed": 300.0, "frontier_edges": 5.5e-5},
-        "pull": {"fixed": 670.0, "pull_edges": 1.2e-5, "allowed": 7.7e-6},
+        "pull": {
+            "fixed": 670.0,
+            "pull_edges": 1.2e-5,
+            "allowed": 7.7e-6,
+            "valued_pull_edges": 1.3e-5,
+        },
     },
     "cpu": {
         "reference": {
@@ -290,6 +308,19 @@ class _Facts:
         self._allowed: tuple[Any, int] | None = None
         self._rng: np.random.Generator | None = None
         self._scipy_passes: int | None = None
+        self._pull_edges: float | None = None
+
+    @property
+    def pull_edges(self) -> float:
+        """Edges the pull would examine (estimated once per call: see :func:`_pull_edges`)."""
+        if self._pull_edges is None:
+            self._pull_edges = _pull_edges(self)
+        return self._pull_edges
+
+    @property
+    def valued(self) -> bool:
+        """Whether the matrix's entries hold values to read (it is not iso)."""
+        return iso_value(self.edges) is None
 
     @property
     def scipy_passes(self) -> int:
@@ -364,7 +395,9 @@ def _frontier_edges(f: _Facts) -> float:
 
 def _pull_edges(f: _Facts) -> float:
     """Edges the pull would examine: the allowed outputs' rows walked to their early exit,
-    estimated from a sample of allowed outputs."""
+    estimated from a sample of allowed outputs. Without a mask every row is walked: the stored
+    entries times the share of its rows' entries the sample's walks examined (a skewed graph's
+    few heavy rows make a sample's mean degree far too low)."""
     xp, edges = f.xp, f.edges
     if f.allowed_count == 0 or f.nnz == 0:
         return 0.0
@@ -379,6 +412,8 @@ def _pull_edges(f: _Facts) -> float:
     out_type = f.semiring.output_type(op_type)
     stops = f.semiring.monoid.name == "any" or f.semiring.monoid.terminal(out_type) is not None
     if not stops or f.input_nnz == 0:
+        if f.mask is None:  # every row walked to its end
+            return float(f.nnz)
         degrees = edges.indptr[rows + 1].astype(np.int64) - edges.indptr[rows]
         return float(degrees.mean()) * f.allowed_count
     values, present = f.u.as_bitmap()
@@ -393,7 +428,11 @@ def _pull_edges(f: _Facts) -> float:
         flip=f.flip,
         cap=PULL_WALK_CAP,
     )
-    return float(examined_per_row(xp, walk).mean()) * f.allowed_count
+    examined = examined_per_row(xp, walk)
+    if f.mask is None:
+        walked = float(walk.degrees.sum())
+        return f.nnz * float(examined.sum()) / walked if walked else 0.0
+    return float(examined.mean()) * f.allowed_count
 
 
 # the executors whose layout of a matrix could not be built for lack of memory (in its cache)
@@ -464,7 +503,11 @@ def _feature(f: _Facts, name: str) -> float:
     if name == "frontier_edges":
         return f.frontier_edges
     if name == "pull_edges":
-        return _pull_edges(f)
+        return f.pull_edges
+    if name == "valued_entries":
+        return float(f.nnz) if f.valued else 0.0
+    if name == "valued_pull_edges":
+        return f.pull_edges if f.valued else 0.0
     if name == "allowed_edges":
         if f.mask is None:
             return float(f.nnz)

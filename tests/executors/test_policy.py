@@ -225,6 +225,28 @@ def test_vxm_pushes_over_the_matrix_itself_without_building_a_layout(backend: st
         assert "sparse" in {row.executor for row in rows}
 
 
+def test_the_model_counts_what_the_pull_and_the_values_cost(backend: str) -> None:
+    """Without a mask, a monoid with no early exit (min) has the pull walk every row to its
+    end: its edges are the stored entries, counted, not a sample's mean (which a skewed
+    graph's few heavy rows make far too low); with an early exit (any) they are sampled, and
+    no more. A matrix of one value (an unweighted graph) reads none per entry; a weighted
+    one does, which the value features count."""
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(12, 16, seed=1)  # noqa: N806 - every value 1.0: iso
+        W = hb.generators.random_weights(A, 1.0, 64.0, seed=2)  # noqa: N806
+        u = hb.Vector.from_coo(np.arange(0, A.nrows, 3), 1.0, size=A.nrows)
+        for matrix, valued in ((A, False), (W, True)):
+            min_plus = hybrid._Facts(
+                Product("mxv", matrix, u, hb.semiring.min_plus[np.float32]), None
+            )
+            assert min_plus.pull_edges == float(matrix.nnz)
+            assert min_plus.valued is valued
+            assert hybrid._feature(min_plus, "valued_entries") == (matrix.nnz if valued else 0)
+            assert hybrid._feature(min_plus, "valued_pull_edges") == (matrix.nnz if valued else 0)
+        any_pair = hybrid._Facts(Product("mxv", A, u, hb.semiring.any_pair[np.float32]), None)
+        assert 0 < any_pair.pull_edges < A.nnz
+
+
 def _layouts(A: hb.Matrix) -> list:  # noqa: N803
     sparse = sparse_layout_key(sparse_current_params())
     return [k for k in A.cache if k == sparse or isinstance(k, tuple) and k[0] == "dense_layout"]
