@@ -509,8 +509,11 @@ def out_of_memory(exc: BaseException, what: str) -> OutOfMemory | None:
     if isinstance(exc, OutOfMemory):
         return None
     if type(exc).__name__ == "OutOfMemoryError":  # CuPy's (a MemoryError too)
-        free, _total = xp_for("cuda").cuda.runtime.memGetInfo()
-        return OutOfMemory(getattr(exc, "_size", None), free, what)
+        return OutOfMemory(getattr(exc, "_size", None), _device_free(), what)
+    if isinstance(exc, MemoryError) and _raised_in_cupy(exc):
+        # a failed device allocation inside Thrust (CuPy's sorts) comes back as a plain
+        # MemoryError ("std::bad_alloc"): the device ran out, not the host
+        return OutOfMemory(None, _device_free(), what)
     if isinstance(exc, MemoryError):  # NumPy's _ArrayMemoryError knows the bytes
         return OutOfMemory(getattr(exc, "_total_size", None), _host_free(), what)
     if type(exc) is ValueError and str(exc).startswith(_TOO_BIG):
@@ -540,6 +543,23 @@ def names_oom(what: str) -> Callable[[_F], _F]:
 
 
 _TOO_BIG = ("array is too big", "Maximum allowed size exceeded", "Maximum allowed dimension")
+
+
+def _raised_in_cupy(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised inside CuPy's code (a frame of a file in a ``cupy`` folder,
+    its Cython modules' included)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if "cupy" in tb.tb_frame.f_code.co_filename.replace("\\", "/").split("/"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _device_free() -> int | None:
+    """Bytes of device memory free now (None without CuPy)."""
+    cp = cupy_module() if "cupy" in sys.modules else None
+    return int(cp.cuda.runtime.memGetInfo()[0]) if cp is not None else None
 
 
 def _host_free() -> int | None:

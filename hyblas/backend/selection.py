@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import platform
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -48,6 +50,16 @@ __all__ = [
 BACKENDS = ("cpu", "cuda")
 _ENV_VAR = "HYBLAS_BACKEND"
 _state = threading.local()
+_LOG = logging.getLogger("hyblas")
+# Before CuPy 14.1 a sort whose Thrust workspace could not be allocated returned wrong results
+# instead of raising (cupy#9894, fixed by #9899): the graph builds and layouts sort.
+SAFE_CUPY = (14, 1)
+
+
+def cupy_too_old(version: str) -> bool:
+    """Whether CuPy ``version`` (its major.minor) is older than :data:`SAFE_CUPY`."""
+    found = re.match(r"(\d+)\.(\d+)", version)
+    return found is not None and (int(found[1]), int(found[2])) < SAFE_CUPY
 
 
 @functools.lru_cache(maxsize=1)
@@ -63,6 +75,13 @@ def cupy_module() -> ModuleType | None:
         cupy.zeros(1).sum().item()
     except Exception:  # any failure (no module, no driver, no device) means no CUDA backend
         return None
+    if cupy_too_old(cupy.__version__):
+        _LOG.warning(
+            "hyblas: CuPy %s is older than %d.%d: a sort that runs out of device memory may "
+            "return wrong results instead of raising (cupy#9894); upgrade CuPy",
+            cupy.__version__,
+            *SAFE_CUPY,
+        )
     announce_first_use(cupy)
     return cupy
 

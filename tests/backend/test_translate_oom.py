@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hyblas.backend import names_oom, translate_oom
+from hyblas.backend import names_oom, runtime, translate_oom
 from hyblas.errors import HyblasError, OutOfMemory
 
 HUGE = 2**40  # 8 TiB of int64: NumPy refuses it at once
@@ -37,6 +37,24 @@ def test_other_errors_pass_and_inner_translations_stand() -> None:
     assert raised.value.what == "the inner one"
     with translate_oom("nothing"):
         pass
+
+
+def test_a_device_allocation_failing_in_a_sort_reports_the_device(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CuPy's sorts (Thrust) raise a plain MemoryError from a failed device allocation: it
+    is the device's free memory the error reports, not the host's. (Raised here from code
+    compiled under the file name of CuPy's Thrust module, as its Cython frame would be.)"""
+    monkeypatch.setattr(runtime, "_device_free", lambda: 5 * 2**30)
+    monkeypatch.setattr(runtime, "_host_free", lambda: 100 * 2**30)
+    thrust = compile("raise MemoryError('std::bad_alloc')", "cupy/cuda/thrust.pyx", "exec")
+    with pytest.raises(OutOfMemory, match="while a sort, 5.0 GiB free") as raised:
+        with translate_oom("a sort"):
+            exec(thrust)  # noqa: S102
+    assert raised.value.free_bytes == 5 * 2**30
+    with pytest.raises(OutOfMemory, match="while a host array, 100.0 GiB free"):
+        with translate_oom("a host array"):
+            raise MemoryError("no room")
 
 
 def test_the_message_without_known_sizes() -> None:
