@@ -35,15 +35,24 @@ def experiment_out(path: str | None, name: str) -> Path:
 
 
 def commit_id() -> str:
-    """``HYBLAS_COMMIT`` if set (the GPU machine's copy of the tree has no .git), else HEAD."""
+    """``HYBLAS_COMMIT`` if set, else HEAD, with ``+dirty`` where tracked files differ from it
+    (the GPU machine's copy of the tree carries a .git that may be older than its files: its
+    HEAD alone would name a commit the measured code is not)."""
     if os.environ.get("HYBLAS_COMMIT"):
         return os.environ["HYBLAS_COMMIT"]
     try:
-        return subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
+        head = _git("rev-parse", "HEAD")
+        changed = _git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+    return head + ("+dirty" if changed else "")
+
+
+def _git(*args: str) -> str:
+    root = Path(__file__).resolve().parents[1]
+    return subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def device_kind(device: str) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import report
+from benchmarks import meta, report
 from benchmarks import run as harness
 from benchmarks.meta import RESULTS_DIR, device_kind, experiment_out
 
@@ -207,3 +207,21 @@ def test_canonical_run_writes_the_set_and_resumes_what_was_cut(tmp_path: Path) -
 
     with pytest.raises(SystemExit, match="ops"):
         harness.run(harness.Settings(**{**vars(settings), "ops": ("bfs",)}), resume=True)
+
+
+def test_the_commit_says_when_the_measured_files_are_not_the_commits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A tree whose tracked files differ from HEAD (the GPU machine's copy, whose .git can be
+    older than its files) is recorded as HEAD+dirty; HYBLAS_COMMIT, where set, is taken as is."""
+    answers = {
+        ("rev-parse", "HEAD"): "abc123",
+        ("status", "--porcelain", "--untracked-files=no"): "",
+    }
+    monkeypatch.delenv("HYBLAS_COMMIT", raising=False)
+    monkeypatch.setattr(meta, "_git", lambda *args: answers[args])
+    assert meta.commit_id() == "abc123"
+    answers[("status", "--porcelain", "--untracked-files=no")] = " M hyblas/graph.py"
+    assert meta.commit_id() == "abc123+dirty"
+    monkeypatch.setenv("HYBLAS_COMMIT", "def456")
+    assert meta.commit_id() == "def456"
