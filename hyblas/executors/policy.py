@@ -430,8 +430,8 @@ def _pull_edges(f: _Facts) -> float:
     )
     examined = examined_per_row(xp, walk)
     if f.mask is None:
-        walked = float(walk.degrees.sum())
-        return f.nnz * float(examined.sum()) / walked if walked else 0.0
+        walked = float(walk.degrees.sum())  # 0: the sample met no entry; assume full walks
+        return f.nnz * float(examined.sum()) / walked if walked else float(f.nnz)
     return float(examined.mean()) * f.allowed_count
 
 
