@@ -245,6 +245,12 @@ def test_the_model_counts_what_the_pull_and_the_values_cost(backend: str) -> Non
             assert hybrid._feature(min_plus, "valued_pull_edges") == (matrix.nnz if valued else 0)
         any_pair = hybrid._Facts(Product("mxv", A, u, hb.semiring.any_pair[np.float32]), None)
         assert 0 < any_pair.pull_edges < A.nnz
+        # a sample that meets no entry (two in a million rows) tells nothing: full walks
+        n = 2**20
+        few = hb.Matrix.from_coo([5, 9], [7, 3], [1.0, 2.0], nrows=n, ncols=n)
+        v = hb.Vector.from_coo([3, 7], [1.0, 1.0], size=n)
+        lone = hybrid._Facts(Product("mxv", few, v, hb.semiring.any_pair[np.float64]), None)
+        assert lone.pull_edges == 2.0
 
 
 def _layouts(A: hb.Matrix) -> list:  # noqa: N803
