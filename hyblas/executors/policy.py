@@ -41,6 +41,7 @@ Every choice is recorded by an open :func:`hyblas.trace` with the estimates and 
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import time
 from collections.abc import Iterator
@@ -308,14 +309,11 @@ class _Facts:
         self._allowed: tuple[Any, int] | None = None
         self._rng: np.random.Generator | None = None
         self._scipy_passes: int | None = None
-        self._pull_edges: float | None = None
 
-    @property
+    @functools.cached_property
     def pull_edges(self) -> float:
         """Edges the pull would examine (estimated once per call: see :func:`_pull_edges`)."""
-        if self._pull_edges is None:
-            self._pull_edges = _pull_edges(self)
-        return self._pull_edges
+        return _pull_edges(self)
 
     @property
     def valued(self) -> bool:
