@@ -11,7 +11,6 @@ import dataclasses
 import functools
 import logging
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,7 +19,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..errors import BackendError, OutOfMemory
-from .selection import cupy_module, synchronize, xp_for
+from .selection import cupy_module, loaded_cupy, synchronize, xp_for
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -558,7 +557,7 @@ def _raised_in_cupy(exc: BaseException) -> bool:
 
 def _device_free() -> int | None:
     """Bytes of device memory free now (None without CuPy)."""
-    cp = cupy_module() if "cupy" in sys.modules else None
+    cp = loaded_cupy()
     return int(cp.cuda.runtime.memGetInfo()[0]) if cp is not None else None
 
 
@@ -576,7 +575,7 @@ def gpu_memory_pool_bytes() -> int:
     The pool keeps freed blocks for reuse, so between two :func:`free_gpu_memory_pool` calls
     this is the high-water mark of device memory allocated through CuPy.
     """
-    cp = cupy_module() if "cupy" in sys.modules else None
+    cp = loaded_cupy()
     return int(cp.get_default_memory_pool().total_bytes()) if cp is not None else 0
 
 
@@ -603,7 +602,7 @@ def device_memory_peak() -> Iterator[MemoryPeak]:
     total keeps freed blocks and, split as they are, cannot be emptied back to what is in
     use, so it is no high-water mark of one block's needs.
     """
-    cp = cupy_module() if "cupy" in sys.modules else None
+    cp = loaded_cupy()
     if cp is None:
         yield MemoryPeak()
         return
@@ -622,7 +621,7 @@ def device_memory_peak() -> Iterator[MemoryPeak]:
 
 def free_gpu_memory_pool() -> None:
     """Return every unused block of CuPy's memory pools to the device (no-op without CuPy)."""
-    cp = cupy_module() if "cupy" in sys.modules else None
+    cp = loaded_cupy()
     if cp is not None:
         cp.get_default_memory_pool().free_all_blocks()
         cp.get_default_pinned_memory_pool().free_all_blocks()

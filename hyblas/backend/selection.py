@@ -35,6 +35,7 @@ __all__ = [
     "resolve",
     "cuda_available",
     "cupy_module",
+    "loaded_cupy",
     "xp_for",
     "is_cuda_array",
     "backend_of",
@@ -84,6 +85,12 @@ def cupy_module() -> ModuleType | None:
         )
     announce_first_use(cupy)
     return cupy
+
+
+def loaded_cupy() -> ModuleType | None:
+    """CuPy where a usable one is already imported, else None (never imports CuPy: cheap on
+    a machine that has not touched the GPU)."""
+    return cupy_module() if "cupy" in sys.modules else None
 
 
 def cuda_available() -> bool:
@@ -201,7 +208,7 @@ def xp_for(name: str) -> ModuleType:
 
 def is_cuda_array(obj: Any) -> bool:
     """Whether ``obj`` is a CuPy ndarray (False, cheaply, when CuPy never loaded)."""
-    cp = cupy_module() if "cupy" in sys.modules else None
+    cp = loaded_cupy()
     return cp is not None and isinstance(obj, cp.ndarray)
 
 
@@ -267,5 +274,6 @@ def device_name() -> str:
 
 def synchronize() -> None:
     """Wait for queued GPU work (no-op on the CPU)."""
-    if "cupy" in sys.modules and cupy_module() is not None:
-        cupy_module().cuda.get_current_stream().synchronize()
+    cp = loaded_cupy()
+    if cp is not None:
+        cp.cuda.get_current_stream().synchronize()
