@@ -15,6 +15,7 @@ from ..backend import Communicator, MPICommunicator, NCCLCommunicator, SelfCommu
 from .bfs import bfs
 from .components import connected_components
 from .exchange import Choice, choose, concatenate, decode, encode, gather, permute, reduce
+from .frontier import Frontier, FrontierExchange, SlotLayout, level_volume
 from .grid import Partition, ProcessGrid
 from .launch import init
 from .matrix import DistMatrix
@@ -48,6 +49,10 @@ __all__ = [
     "gather",
     "reduce",
     "permute",
+    "Frontier",
+    "FrontierExchange",
+    "SlotLayout",
+    "level_volume",
     "trace",
     "ExchangeTrace",
     "ExchangeRow",

@@ -1,15 +1,15 @@
-"""Breadth-first search on a partitioned graph: one masked ``vxm`` per level."""
+"""Breadth-first search on a partitioned graph: one masked local ``vxm`` and three
+collectives per level."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import ops
-from .. import semiring as _semiring
+from ..containers.vector import Vector
 from ..dtypes import short_repr
 from ..errors import DimensionMismatch, IndexOutOfBounds, InvalidObject
+from .frontier import Frontier, FrontierExchange
 from .matrix import DistMatrix
-from .products import vxm
 from .vector import DistVector
 
 __all__ = ["bfs"]
@@ -18,11 +18,14 @@ __all__ = ["bfs"]
 def bfs(A: DistMatrix, source: int, *, executor: str = "auto") -> DistVector:  # noqa: N803
     """BFS levels from ``source``, as :func:`hyblas.algorithms.bfs`. *Collective.*
 
-    Each level is ``frontier = frontier any.pair A`` masked by the unvisited vertices: the
-    frontier's pieces travel along the grid rows as index lists while it is narrow and as
-    bitmaps once it is wide, and the mask reaches each block, so that each block's product
-    runs on whichever executor the local policy picks (push on the frontier's rows, or pull
-    on the unvisited columns: direction-optimizing per block).
+    Each level is ``frontier = frontier any.pair A`` masked by the unvisited vertices. Every
+    process keeps the frontier and the visited set over all vertices, so a level costs three
+    collectives and one host read (:class:`~hyblas.distributed.FrontierExchange`): the local
+    product, the new frontier's flags reduce-scattered along the grid columns, and its pieces
+    all-gathered as index lists while it is narrow and as bitmaps once it is wide. The local
+    product sees the frontier over its row block and the unvisited vertices of its column
+    block, so it runs on whichever executor the local policy picks (push on the frontier's
+    rows, or pull on the unvisited columns: direction-optimizing per block).
 
     Parameters
     ----------
@@ -59,16 +62,22 @@ def bfs(A: DistMatrix, source: int, *, executor: str = "auto") -> DistVector:  #
     if not 0 <= source < n:
         raise IndexOutOfBounds(f"bfs: source {source} is not a vertex of a graph of {n}")
     comm = A.comm
-    mine = [source] if A.rows.owner(np.asarray([source]))[0] == comm.rank else []
-    levels = DistVector.from_coo(comm, mine, [0] * len(mine), n, dtype=np.int64, grid=A.grid)
-    frontier = DistVector.from_coo(comm, mine, [True] * len(mine), n, dtype=bool, grid=A.grid)
-    any_pair = _semiring["any_pair"][np.bool_]
+    xp = comm.xp
+    walk = FrontierExchange(A, executor)
+    frontier = walk.start(int(source))
+    visited = Frontier(frontier.flags.copy(), frontier.counts.copy())
+    levels = xp.where(walk.own(frontier), 0, -1).astype(np.int64)
     depth = 0
     while frontier.nnz:
         depth += 1
-        frontier = vxm(frontier, A, any_pair, mask=~levels.S, replace=True, executor=executor)
-        ops.assign(levels.local, depth, None, mask=frontier.local.S)
-    return levels
+        frontier = walk.level(frontier, visited)
+        visited.flags |= frontier.flags
+        visited.counts += frontier.counts
+        xp.copyto(levels, depth, where=walk.own(frontier))
+    reached = Vector.wrap_bitmap(
+        levels, levels >= 0, backend=comm.backend, nnz=int(visited.counts[comm.rank])
+    )
+    return DistVector(comm, A.rows, reached)
 
 
 def _square(A: DistMatrix, name: str) -> int:  # noqa: N803

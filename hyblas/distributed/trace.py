@@ -144,7 +144,7 @@ def trace() -> Iterator[ExchangeTrace]:
     >>> with hb.distributed.trace() as t:
     ...     levels = hb.distributed.bfs(A, 0)
     >>> sorted({row.step for row in t.rows})
-    ['edges', 'gather', 'local', 'mask', 'reduce']
+    ['gather', 'local', 'reduce']
     """
     found = ExchangeTrace()
     _open.append(found)

@@ -157,6 +157,34 @@ def test_containers_refuse_what_does_not_fit() -> None:
         hd.pagerank(hd.DistMatrix.from_edges(comm, [0], [1], nrows=2), dtype=np.int32)
 
 
+@pytest.mark.parametrize(("n", "p"), [(10, 4), (3, 4), (17, 2), (64, 1)])
+def test_slot_layout_puts_each_piece_in_a_slot_and_back(n: int, p: int) -> None:
+    part = hd.Partition(n, hd.ProcessGrid.for_size(p))
+    layout = hd.SlotLayout.of(part)
+    assert layout.slot % 8 == 0 and layout.slot >= max(layout.lengths.tolist() + [1])
+    values = np.arange(1, n + 1, dtype=np.uint8)
+    flat = layout.slots(values, 0, p)
+    assert flat.size == p * layout.slot
+    for k in range(p):  # piece k's elements at the start of slot k, zeros after them
+        start, stop = part.piece(k)
+        slot = flat[k * layout.slot : (k + 1) * layout.slot]
+        assert slot[: stop - start].tolist() == values[start:stop].tolist()
+        assert not slot[stop - start :].any()
+    assert layout.block(flat, 0, p).tolist() == values.tolist()
+    if p > 1:  # a block of consecutive pieces, as a grid row or column holds them
+        start, _ = part.piece(1)
+        _, stop = part.piece(p - 1)
+        assert layout.block(flat, 1, p - 1).tolist() == values[start:stop].tolist()
+
+
+def test_bfs_level_volume_counts_the_reduce_the_counts_and_the_bits() -> None:
+    # 2 x 1 grid, slots of 2**19: one slot of presence bytes, 16 bytes of counts, one slot of bits
+    part = hd.Partition(1 << 20, hd.ProcessGrid(2, 1))
+    assert hd.level_volume(part) == (1 << 19) + 16 + (1 << 16)
+    one = hd.Partition(1 << 20, hd.ProcessGrid(1, 1))
+    assert hd.level_volume(one) == 0.0
+
+
 def test_one_process_runs_the_same_program() -> None:
     comm = hd.init("cpu")
     assert isinstance(comm, hd.SelfCommunicator)

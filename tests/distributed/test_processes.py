@@ -156,13 +156,31 @@ def test_the_exchange_picks_the_smaller_encoding_and_counts_bytes(results: dict)
     if results["nprocs"] == 1:  # a group of one keeps everything: nothing is encoded or sent
         assert list(trace["encodings"]) == [] and int(trace["bytes"]) == 0
         return
-    # a BFS on the Kronecker graph has narrow and wide frontiers: both encodings travel
+    # a BFS of masked vxm on the Kronecker graph has narrow and wide frontiers: both
+    # encodings travel
     assert list(trace["encodings"]) == ["bitmap", "sparse"]
     assert bool(trace["chosen_smaller"])
     # the partial results: index lists while narrow, a dense reduce-scatter once wide
     assert {"sparse", "dense"} <= set(trace["reduce_encodings"]) <= {"sparse", "bitmap", "dense"}
     assert int(trace["bytes"]) > 0
     assert int(trace["traffic"]) >= int(trace["bytes"])
+
+
+def test_a_bfs_level_is_three_collectives_in_the_smaller_encoding(results: dict) -> None:
+    trace = results["bfs_trace"]
+    assert bool(trace["equal"])
+    levels = int(trace["levels"])
+    assert levels >= 3
+    if results["nprocs"] == 1:  # nothing to exchange
+        assert int(trace["calls"]) == 0
+        return
+    # narrow levels travel as index lists, wide ones as bitmaps, each the smaller
+    assert list(trace["encodings"]) == ["bitmap", "sparse"]
+    assert bool(trace["chosen_smaller"])
+    assert list(trace["reduce_encodings"]) == ["dense"]
+    # a reduce-scatter, the counts' all-reduce and an all-gather a level (the last level,
+    # empty everywhere, gathers nothing)
+    assert int(trace["calls"]) == 3 * levels - 1
 
 
 @pytest.mark.parametrize(

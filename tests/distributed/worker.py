@@ -141,7 +141,7 @@ def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict
         }  # fmt: skip
     A = hd.DistMatrix.from_matrix(comm, GRAPHS["kron"]().to_backend(backend))
     with hd.trace() as t:
-        hd.bfs(A, 1)
+        _masked_vxm_levels(A, 1)
     # the pieces that travelled (a group of one sends nothing: a p x 1 grid's rows)
     gathers = [row for row in t.rows if row.step in ("gather", "mask") and row.group > 1]
     found["trace"] = {
@@ -155,7 +155,47 @@ def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict
             all((r.sparse_bytes <= r.bitmap_bytes) == (r.encoding == "sparse") for r in gathers)
         ),
     }
+    found["bfs_trace"] = _bfs_trace(comm, backend)
     return found
+
+
+def _masked_vxm_levels(A: hd.DistMatrix, source: int) -> None:  # noqa: N803
+    """A BFS written with the general masked ``vxm``: its narrow and wide levels exercise
+    every encoding of the general exchange."""
+    comm = A.comm
+    mine = [source] if A.rows.owner(np.asarray([source]))[0] == comm.rank else []
+    seen = hd.DistVector.from_coo(comm, mine, [True] * len(mine), A.nrows, dtype=bool)
+    frontier = seen.dup()
+    while frontier.nnz:
+        frontier = hd.vxm(frontier, A, hb.semiring.any_pair[bool], mask=~seen.S, replace=True)
+        hb.ops.assign(seen.local, True, None, mask=frontier.local.S)
+
+
+def _bfs_trace(comm: hd.Communicator, backend: str) -> dict[str, np.ndarray]:
+    """What ``hd.bfs`` sent from a low-degree source of a Kronecker graph (narrow levels
+    first, then wide ones): the encodings, whether each was the smaller, collectives a
+    level."""
+    K = hb.generators.kronecker(12, 8, seed=3, backend="cpu")
+    degrees = np.diff(K.indptr)
+    A = hd.DistMatrix.from_matrix(comm, K.to_backend(backend))
+    source = int(np.flatnonzero(degrees == degrees[degrees > 0].min())[0])
+    calls = comm.traffic.calls
+    with hd.trace() as t:
+        levels = hd.bfs(A, source)
+    calls = comm.traffic.calls - calls
+    gathers = [row for row in t.rows if row.step == "gather" and row.op == "bfs"]
+    return {
+        "equal": np.array(
+            levels.gather().isequal(hb.algorithms.bfs(K.to_backend(backend), source))
+        ),
+        "encodings": np.array(sorted({row.encoding for row in gathers})),
+        "reduce_encodings": np.array(sorted({r.encoding for r in t.rows if r.step == "reduce"})),
+        "chosen_smaller": np.array(
+            all((r.sparse_bytes < r.bitmap_bytes) == (r.encoding == "sparse") for r in gathers)
+        ),
+        "levels": np.array(len(gathers)),
+        "calls": np.array(calls),
+    }
 
 
 def collectives(comm: hb.distributed.Communicator) -> dict[str, bool]:

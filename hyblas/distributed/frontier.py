@@ -1,0 +1,269 @@
+"""A BFS level's exchange in fixed-size slots: the frontier and the visited set kept whole on
+every process, so that a level needs no size negotiation.
+
+Every process holds both as flags in the *slot layout*: piece ``k`` of the partition at
+``[k * L, k * L + len_k)``, ``L`` the longest piece rounded up to a multiple of 8, so that every
+piece fills one slot of the same size. A level of :func:`~hyblas.distributed.bfs` is then::
+
+    local    ops.vxm of the row block's frontier over this process's block, masked by the
+             column block's unvisited vertices (the local policy may push or pull)
+    reduce   the partial result's flags (a byte per column of the block) reduce-scattered
+             ("max") along the grid column: this process's slot of the new frontier
+             (piece ``j * pr + i``)
+    gather   the slots' counts all-reduced (the level's one host read: the loop's test and the
+             encoding), then every slot to every process, as packed bits (``L / 8`` bytes) or
+             as its indices padded to the widest slot's count, whichever is smaller
+
+Three collectives and one host read a level, against the ~12 collectives (and the host reads
+of their size exchanges) of a general masked :func:`~hyblas.distributed.vxm`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import ops
+from .. import semiring as _semiring
+from ..backend import backend_of, to_numpy, xp_for
+from ..containers.vector import Vector
+from .exchange import Choice
+from .matrix import DistMatrix
+from .trace import Timer
+
+__all__ = ["SlotLayout", "Frontier", "FrontierExchange", "level_volume"]
+
+
+@dataclass(frozen=True)
+class SlotLayout:
+    """Where each piece of a partition lies among the fixed-size slots.
+
+    Attributes
+    ----------
+    lengths : numpy.ndarray
+        Each piece's length (int64, one per process).
+    slot : int
+        Elements per slot: the longest piece, rounded up to a multiple of 8 (at least 8).
+
+    Examples
+    --------
+    >>> part = hb.distributed.Partition(10, hb.distributed.ProcessGrid(2, 1))
+    >>> layout = hb.distributed.SlotLayout.of(part)
+    >>> layout.lengths.tolist(), layout.slot
+    ([5, 5], 8)
+    """
+
+    lengths: np.ndarray
+    slot: int
+
+    @classmethod
+    def of(cls, part: Any) -> SlotLayout:
+        """The slots of ``part`` (a :class:`~hyblas.distributed.Partition`)."""
+        lengths = np.diff(part.bounds)
+        longest = int(lengths.max(initial=0))
+        return cls(lengths, max(8, -(-longest // 8) * 8))
+
+    @property
+    def count(self) -> int:
+        """The number of slots (pieces)."""
+        return int(self.lengths.size)
+
+    def block(self, flags: Any, first: int, count: int) -> Any:
+        """Pieces ``first`` to ``first + count - 1`` of slot-layout ``flags``, end to end
+        (their true lengths)."""
+        L = self.slot  # noqa: N806 - the module's name for it
+        parts = [flags[k * L : k * L + int(self.lengths[k])] for k in range(first, first + count)]
+        return parts[0] if count == 1 else _xp(flags).concatenate(parts)
+
+    def slots(self, block: Any, first: int, count: int) -> Any:
+        """The inverse of :meth:`block`: the pieces of ``block`` each in its slot (uint8,
+        zeros in the padding)."""
+        xp = _xp(block)
+        L = self.slot  # noqa: N806
+        out = xp.zeros(count * L, dtype=np.uint8)
+        start = 0
+        for s, k in enumerate(range(first, first + count)):
+            length = int(self.lengths[k])
+            out[s * L : s * L + length] = block[start : start + length]
+            start += length
+        return out
+
+
+@dataclass
+class Frontier:
+    """One BFS level on every process: the slot-layout flags and the count of each piece.
+
+    Attributes
+    ----------
+    flags : array
+        Bool, ``slots * L`` long (the same on every process).
+    counts : numpy.ndarray
+        Entries of each piece (int64, on the host).
+    """
+
+    flags: Any
+    counts: np.ndarray
+
+    @property
+    def nnz(self) -> int:
+        """Entries over all pieces."""
+        return int(self.counts.sum())
+
+
+class FrontierExchange:
+    """The level step of a BFS over ``A`` (square, rows = sources): see the module's text.
+
+    Parameters
+    ----------
+    A : DistMatrix
+    executor : str
+        The local products' executor.
+    """
+
+    def __init__(self, A: DistMatrix, executor: str = "auto") -> None:  # noqa: N803
+        self.A = A
+        self.comm = A.comm
+        self.executor = executor
+        self.layout = SlotLayout.of(A.rows)
+        grid = A.grid
+        self.i, self.j = grid.coords(self.comm.rank)
+        self.held = grid.column_piece(self.comm.rank)  # the slot this process reduces
+        # the allgathered slots arrive in rank order; piece k comes from column_holder(k)
+        holders = [grid.column_holder(k) for k in range(grid.size)]
+        self.holders = None if holders == list(range(grid.size)) else holders
+        self.any_pair = _semiring["any_pair"][np.bool_]
+
+    def start(self, source: int) -> Frontier:
+        """The frontier holding ``source`` alone."""
+        xp = self.comm.xp
+        layout = self.layout
+        piece = int(self.A.rows.owner(np.asarray([source]))[0])
+        start, _ = self.A.rows.piece(piece)
+        flags = xp.zeros(layout.count * layout.slot, dtype=bool)
+        flags[piece * layout.slot + source - start] = True
+        counts = np.zeros(layout.count, dtype=np.int64)
+        counts[piece] = 1
+        return Frontier(flags, counts)
+
+    def own(self, frontier: Frontier) -> Any:
+        """This process's piece of ``frontier``'s flags."""
+        return self.layout.block(frontier.flags, self.comm.rank, 1)
+
+    def level(self, frontier: Frontier, visited: Frontier) -> Frontier:
+        """The next level: the unvisited vertices one edge from ``frontier``. *Collective.*"""
+        A, grid, layout = self.A, self.A.grid, self.layout
+        rows = range(self.i * grid.cols, (self.i + 1) * grid.cols)
+        cols = range(self.j * grid.rows, (self.j + 1) * grid.rows)
+        timer = Timer()
+        x = _flags_vector(layout.block(frontier.flags, rows[0], len(rows)),
+                          int(frontier.counts[rows].sum()), self.comm.backend)  # fmt: skip
+        seen = _flags_vector(layout.block(visited.flags, cols[0], len(cols)),
+                             int(visited.counts[cols].sum()), self.comm.backend)  # fmt: skip
+        partial = ops.vxm(x, A.local, self.any_pair, mask=~seen.S, executor=self.executor)
+        timer.done("bfs", "local", nnz=x.nnz, size=partial.size)
+        mine = self._reduce(partial.presence(), cols)
+        return self._gather(mine)
+
+    def _reduce(self, presence: Any, cols: range) -> Any:
+        """This process's slot of the new frontier: the column block's flags combined along
+        the grid column (uint8, ``L`` long)."""
+        group = self.A.col_group
+        layout = self.layout
+        timer = Timer(group)
+        block = layout.slots(presence.view(np.uint8), cols[0], len(cols))
+        mine = block if group.size == 1 else group.reduce_scatter(
+            block, [layout.slot] * group.size, "max"
+        )  # fmt: skip
+        timer.done("bfs", "reduce", encoding="dense", size=block.size)
+        return mine
+
+    def _gather(self, mine: Any) -> Frontier:
+        """Every slot on every process, in the smaller encoding the slots' counts allow."""
+        comm, layout = self.comm, self.layout
+        xp = comm.xp
+        L = layout.slot  # noqa: N806
+        timer = Timer(comm)
+        counts = xp.zeros(layout.count, dtype=np.int64)
+        counts[self.held] = xp.count_nonzero(mine)
+        if comm.size > 1:
+            counts = comm.allreduce(counts, "sum")
+        counts = to_numpy(counts)
+        widest = int(counts.max(initial=0))
+        index = np.dtype(np.int32) if L < 2**31 else np.dtype(np.int64)
+        choice = Choice(
+            "sparse" if widest * index.itemsize < L // 8 else "bitmap",
+            widest * index.itemsize,
+            L // 8,
+        )
+        if comm.size == 1:
+            flags = mine.view(bool)
+        elif widest == 0:  # the search is over
+            flags = xp.zeros(layout.count * L, dtype=bool)
+        elif choice.encoding == "bitmap":
+            flags = self._in_piece_order(
+                xp.unpackbits(comm.allgather(xp.packbits(mine))).view(bool).reshape(-1, L)
+            )
+        else:
+            flags = self._scatter(comm.allgather(_padded_ids(mine, widest, index)), widest)
+        timer.done("bfs", "gather", choice=choice, nnz=int(counts[self.held]), size=L)
+        return Frontier(flags, counts)
+
+    def _in_piece_order(self, by_rank: Any) -> Any:
+        """Slots received in rank order (one row each) put in piece order, flattened."""
+        if self.holders is not None:
+            by_rank = by_rank[_xp(by_rank).asarray(self.holders)]
+        return by_rank.reshape(-1)
+
+    def _scatter(self, ids: Any, widest: int) -> Any:
+        """The flags of the slots' index lists (``widest`` per process, -1 past the end)."""
+        xp = _xp(ids)
+        layout = self.layout
+        L = layout.slot  # noqa: N806
+        grid = self.A.grid
+        pieces = xp.asarray([grid.column_piece(r) for r in range(grid.size)], dtype=np.int64)
+        ids = ids.reshape(grid.size, widest).astype(np.int64)
+        spill = layout.count * L  # where the padding's entries land, cut off below
+        where = xp.where(ids >= 0, pieces[:, None] * L + ids, spill)
+        flags = xp.zeros(spill + 1, dtype=bool)
+        flags[where.reshape(-1)] = True
+        return flags[:spill]
+
+
+def _padded_ids(mine: Any, widest: int, index: np.dtype) -> Any:
+    """The positions of ``mine``'s entries, then -1 up to ``widest``."""
+    xp = _xp(mine)
+    ids = xp.flatnonzero(mine).astype(index)
+    out = xp.full(widest, -1, dtype=index)
+    out[: ids.size] = ids
+    return out
+
+
+def _flags_vector(flags: Any, nnz: int, backend: str) -> Vector:
+    """A bool vector whose entries are ``flags``'s set elements (values true)."""
+    return Vector.wrap_bitmap(flags, flags, backend=backend, nnz=nnz)
+
+
+def level_volume(part: Any) -> float:
+    """Bytes one process sends in a BFS level whose frontier travels as bitmaps: its column
+    block's slots in the reduce-scatter, the counts, its slot's bits in the all-gather (the
+    ring algorithms). An upper bound: narrow levels send index lists.
+
+    Examples
+    --------
+    >>> part = hb.distributed.Partition(1 << 20, hb.distributed.ProcessGrid(2, 1))
+    >>> hb.distributed.level_volume(part)
+    589840.0
+    """
+    layout = SlotLayout.of(part)
+    grid = part.grid
+    p = grid.size
+    reduce = (grid.rows - 1) * layout.slot
+    counts = 2 * (p - 1) * 8  # an all-reduce of p int64 counts
+    gather = (p - 1) * layout.slot / 8
+    return float(reduce + counts + gather)
+
+
+def _xp(array: Any) -> Any:
+    return xp_for(backend_of(array))
