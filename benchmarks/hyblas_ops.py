@@ -145,16 +145,27 @@ def _with_derived(*matrices: hb.Matrix) -> list[hb.Matrix]:
     return found
 
 
-def settle(run: Callable[[], Any], graph: BenchGraph) -> int:
+def settle(
+    run: Callable[[], Any],
+    graph: BenchGraph | Callable[[], list[hb.Matrix]],
+    agree: Callable[[bool], bool] = bool,
+) -> int:
     """Run ``run`` until a run adds nothing to the graph's caches and no layout is pending (at
     most ``SETTLE_RUNS`` times): ``executor='auto'`` builds a layout only once its savings pay
     for it, so the steady state the timed runs measure may take several runs to reach.
-    Returns the runs."""
-    cached = sum(len(m.cache) for m in _with_derived(graph.A, graph.weights))
+
+    ``graph`` is the benchmark graph, or a function giving the matrices to watch; ``agree``
+    turns this process's verdict into the one every process shares (several processes must
+    stop together). Returns the runs."""
+
+    def watched() -> list[hb.Matrix]:
+        return [graph.A, graph.weights] if isinstance(graph, BenchGraph) else graph()
+
+    cached = sum(len(m.cache) for m in _with_derived(*watched()))
     for runs in range(1, SETTLE_RUNS + 1):
         run()
-        matrices = _with_derived(graph.A, graph.weights)
+        matrices = _with_derived(*watched())
         before, cached = cached, sum(len(m.cache) for m in matrices)
-        if cached == before and not any(pending_layouts(m) for m in matrices):
+        if agree(cached == before and not any(pending_layouts(m) for m in matrices)):
             return runs
     return SETTLE_RUNS

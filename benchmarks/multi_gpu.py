@@ -7,10 +7,12 @@ Two commands. ``run`` is the program every process runs (under ``mpiexec -n P``)
 It builds ``DistMatrix.kronecker(scale, edge_factor)`` in parallel (each process generates its
 share of the edge stream), then times PageRank (``--iterations`` power iterations, float32 as
 cuGraph) and BFS from ``--sources`` seeded sources (median of ``--repeats`` runs each, every
-process started together after a barrier); one more run of each inside
-:func:`hyblas.distributed.trace` splits the time into the local products, the exchange and the
-host (the rest), and counts the bytes every process sent (the communicators' counts: the ring
-algorithms' volume, not read from NVLink counters). Rank 0 writes ``p<P>.json``.
+process started together after a barrier, once the untimed runs of :func:`_settle` have let
+the policy build the layouts whose savings pay for them, on one process as on several); one
+more run of each inside :func:`hyblas.distributed.trace` splits the time into the local
+products, the exchange and the host (the rest), and counts the bytes every process sent (the
+communicators' counts: the ring algorithms' volume, not read from NVLink counters). Rank 0
+writes ``p<P>.json``.
 
 ``report`` merges the ``p*.json`` of one folder into ``multi-gpu.json`` and ``multi-gpu.md``:
 per algorithm and process count the time, GTEPS (stored entries traversed per second: every
@@ -39,6 +41,8 @@ import hyblas as hb
 from hyblas import distributed as hd
 from hyblas.backend import device_name, synchronize
 
+from .hyblas_ops import settle
+
 EXCHANGE_STEPS = ("gather", "mask", "reduce", "permute")
 
 
@@ -50,6 +54,17 @@ def _timed(comm: hd.Communicator, fn: Any) -> float:
     synchronize()
     elapsed = time.perf_counter() - start
     return float(comm.allreduce_scalar(elapsed, "max", np.float64))
+
+
+def _settle(comm: hd.Communicator, fn: Any, local: hb.Matrix) -> int:
+    """Run ``fn`` until its local products have settled on every process (the layouts the
+    policy builds once their savings pay for them: the timed runs measure the steady state,
+    on one process as on several). Returns the runs."""
+
+    def everywhere(quiet: bool) -> bool:
+        return bool(comm.allreduce_scalar(int(quiet), "min", np.int64))
+
+    return settle(fn, lambda: [local], everywhere)
 
 
 def _split(comm: hd.Communicator, fn: Any) -> dict[str, float]:
@@ -118,14 +133,6 @@ def agreement(docs: list[dict[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def _bfs_level_volume(part: hd.Partition) -> float:
-    """Bytes one process sends in a BFS level whose frontier and visited set travel as
-    bitmaps (presence only): the gather, reduce and permute of the frontier, and the permute
-    and gather of the mask. An upper bound: narrow levels send index lists."""
-    volume = part.dense_volume(0.0, presence=True)
-    return sum(volume.values()) + volume["gather"] + volume["permute"]
-
-
 def _sources(n: int, degrees: hd.DistVector, count: int, seed: int) -> list[int]:
     """``count`` seeded vertices with at least one edge (the same on every process)."""
     dense = degrees.to_numpy_dense(0)
@@ -153,7 +160,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     def pagerank() -> Any:
         return hd.pagerank(A, iterations=args.iterations, dtype=dtype)
 
-    results = {"pagerank": _sample(pagerank(), args.seed)}  # warm-up: kernels, layouts
+    settled = {"pagerank": _settle(comm, pagerank, A.local)}  # warm-up: kernels, layouts
+    results = {"pagerank": _sample(pagerank(), args.seed)}
     seconds = statistics.median(_timed(comm, pagerank) for _ in range(args.repeats))
     split = _split(comm, pagerank)
     volume = A.rows.dense_volume(dtype.itemsize, presence=True)
@@ -168,7 +176,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         }
     )
     for source in _sources(n, degrees, args.sources, args.seed):
-        levels = hd.bfs(A, source)  # warm-up, and the reached vertices
+        settled[f"bfs {source}"] = _settle(comm, lambda s=source: hd.bfs(A, s), A.local)
+        levels = hd.bfs(A, source)  # the reached vertices
         results[f"bfs {source}"] = _digest(levels)
         reached = hd.DistVector(comm, A.rows, hb.ops.apply(levels.local, "one", mask=None))
         touched = int(
@@ -191,7 +200,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "seconds": seconds,
                 "gteps": touched / seconds / 1e9,
                 "bytes_per_iteration": split["bytes_sent"] / depth,
-                "predicted_bytes_per_iteration": p * _bfs_level_volume(A.rows),
+                "predicted_bytes_per_iteration": p * hd.level_volume(A.rows),
                 **split,
             }
         )
@@ -209,6 +218,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "dtype": dtype.name,
         "build_s": build_s,
         "results": results,
+        "settle_runs": settled,
         "rows": rows,
     }
     if comm.rank == 0:
@@ -232,12 +242,12 @@ def _single_device_rows(
     def pagerank() -> Any:
         return hb.algorithms.pagerank(A, iterations=args.iterations, dtype=dtype)
 
-    pagerank()
+    _settle(comm, pagerank, A)
     seconds = statistics.median(_timed(comm, pagerank) for _ in range(args.repeats))
     rows = [{"algorithm": f"pagerank-{args.iterations} (hb.algorithms)", "seconds": seconds,
              "gteps": A.nnz * args.iterations / seconds / 1e9}]  # fmt: skip
     for row in bfs_rows:
-        hb.algorithms.bfs(A, row["source"])
+        _settle(comm, lambda s=row["source"]: hb.algorithms.bfs(A, s), A)
         seconds = statistics.median(
             _timed(comm, lambda s=row["source"]: hb.algorithms.bfs(A, s))
             for _ in range(args.repeats)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import multi_gpu
+from benchmarks.hyblas_ops import SETTLE_RUNS
 
 from ..distributed import spmd
 
@@ -42,6 +43,10 @@ def test_runs_on_one_and_two_processes_and_reports(tmp_path: Path) -> None:
     assert "BFS levels identical" in (tmp_path / "multi-gpu.md").read_text()
     table = (tmp_path / "multi-gpu.md").read_text()
     assert "| pagerank-20 | 2 | 2x1 |" in table
+    for nprocs in (1, 2):  # the untimed runs before the timed ones: PageRank's, each source's
+        settled = json.loads((tmp_path / f"p{nprocs}.json").read_text())["settle_runs"]
+        assert len(settled) == 1 + 2 and "pagerank" in settled
+        assert all(1 <= runs <= SETTLE_RUNS for runs in settled.values())
 
 
 def test_agreement_sees_a_difference() -> None:
