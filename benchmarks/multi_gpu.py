@@ -18,8 +18,9 @@ writes ``p<P>.json``.
 per algorithm and process count the time, GTEPS (stored entries traversed per second: every
 entry per PageRank iteration, the entries out of reached vertices for BFS), the speedup over
 one process of the same job and the scaling efficiency, the bytes moved per iteration against
-the volume the partition predicts (:meth:`hyblas.distributed.Partition.dense_volume`, dense
-vectors), and where the time goes.
+the volume the partition predicts (:func:`hyblas.distributed.vxm_volume` for PageRank's full
+vectors, :func:`hyblas.distributed.level_volume` for a BFS level sent as bits), and where the
+time goes.
 
 ``scripts/multi-gpu`` runs ``run`` on 1, 2, 4 GPUs in one job, then ``report``.
 """
@@ -164,14 +165,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     results = {"pagerank": _sample(pagerank(), args.seed)}
     seconds = statistics.median(_timed(comm, pagerank) for _ in range(args.repeats))
     split = _split(comm, pagerank)
-    volume = A.rows.dense_volume(dtype.itemsize, presence=True)
     rows.append(
         {
             "algorithm": f"pagerank-{args.iterations}",
             "seconds": seconds,
             "gteps": nnz * args.iterations / seconds / 1e9,
             "bytes_per_iteration": split["bytes_sent"] / max(args.iterations, 1),
-            "predicted_bytes_per_iteration": p * sum(volume.values()),
+            "predicted_bytes_per_iteration": p * hd.vxm_volume(A.rows, dtype.itemsize),
             **split,
         }
     )
@@ -330,8 +330,8 @@ def markdown(doc: dict[str, Any]) -> str:
     )
     lines.append(
         "\nBFS rows: summed over the sources. MB/iter: bytes all processes sent (the "
-        "communicators' counts) per PageRank iteration or BFS level; predicted: the volume of "
-        "the partition's dense exchange (for BFS, bitmaps every level: an upper bound). The "
+        "communicators' counts) per PageRank iteration or BFS level; predicted: the volume the "
+        "partition gives full slots (for BFS, bitmaps every level: an upper bound). The "
         "split (local / exchange / host) comes from one traced run each, whose steps wait for "
         "the device."
     )

@@ -221,15 +221,26 @@ class Communicator:
             self._count(x.nbytes * (self.size > 1))
         return self._broadcast(_as_bytes(x).copy(), int(root)).view(x.dtype)
 
-    def alltoallv(self, chunks: list[Any]) -> list[Any]:
+    def alltoallv(self, chunks: list[Any], counts: list[int] | None = None) -> list[Any]:
         """Send ``chunks[k]`` to process ``k``; return what each process sent here, by rank.
 
         Every chunk has the same dtype (on every process); lengths may differ. The lengths
-        are exchanged first (one all-gather of ``size`` counts).
+        are exchanged first (one all-gather of ``size`` counts, read on the host), unless the
+        caller knows them.
+
+        Parameters
+        ----------
+        chunks : list of arrays
+            One per process (empty where nothing goes to it).
+        counts : list of int, optional
+            Elements this process receives from each process, where every process knows
+            what the others send it (fixed-size pieces): no size exchange.
 
         Examples
         --------
         >>> hb.distributed.SelfCommunicator("cpu").alltoallv([np.array([3, 1])])
+        [array([3, 1])]
+        >>> hb.distributed.SelfCommunicator("cpu").alltoallv([np.array([3, 1])], counts=[2])
         [array([3, 1])]
         """
         if not isinstance(chunks, list | tuple) or len(chunks) != self.size:
@@ -242,11 +253,17 @@ class Communicator:
             raise InvalidValue(
                 f"alltoallv: chunks of one dtype, got {sorted({str(c.dtype) for c in chunks})}"
             )
-        sizes = self.xp.asarray([c.size for c in chunks], dtype=np.int64)
-        matrix = _host(self.allgather(sizes)).reshape(self.size, self.size)
+        if counts is None:
+            sizes = self.xp.asarray([c.size for c in chunks], dtype=np.int64)
+            counts = _host(self.allgather(sizes)).reshape(self.size, self.size)[:, self.rank]
+        elif len(counts) != self.size or chunks[self.rank].size != counts[self.rank]:
+            raise DimensionMismatch(
+                f"alltoallv: one count per process ({self.size}), its own chunk's length at "
+                f"rank {self.rank}; got {short_repr(counts)}"
+            )
         self._count(sum(c.nbytes for k, c in enumerate(chunks) if k != self.rank))
         received = self._alltoallv(
-            [_as_bytes(c) for c in chunks], [int(n) * dtype.itemsize for n in matrix[:, self.rank]]
+            [_as_bytes(c) for c in chunks], [int(n) * dtype.itemsize for n in counts]
         )
         return [r.view(dtype) for r in received]
 

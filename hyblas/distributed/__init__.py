@@ -14,13 +14,15 @@ from __future__ import annotations
 from ..backend import Communicator, MPICommunicator, NCCLCommunicator, SelfCommunicator, Traffic
 from .bfs import bfs
 from .components import connected_components
+from .dense import DenseExchange, vxm_volume
 from .exchange import Choice, choose, concatenate, decode, encode, gather, permute, reduce
-from .frontier import Frontier, FrontierExchange, SlotLayout, level_volume
+from .frontier import Frontier, FrontierExchange, level_volume
 from .grid import Partition, ProcessGrid
 from .launch import init
 from .matrix import DistMatrix
 from .pagerank import pagerank
 from .products import mxv, vxm
+from .slots import SlotLayout
 from .trace import ExchangeRow, ExchangeTrace, trace
 from .vector import DistMask, DistVector
 
@@ -49,6 +51,8 @@ __all__ = [
     "gather",
     "reduce",
     "permute",
+    "DenseExchange",
+    "vxm_volume",
     "Frontier",
     "FrontierExchange",
     "SlotLayout",

@@ -207,14 +207,14 @@ def gather(
     return result
 
 
-def _dense_reduction(monoid: Monoid, dtype: np.dtype) -> str | None:
+def dense_reduction(monoid: Monoid, dtype: np.dtype) -> str | None:
     """The collective's reduction that computes ``monoid`` on ``dtype``, or None."""
     if dtype == np.bool_:
         return _DENSE_BOOL.get(monoid.name)
     return _DENSE.get(monoid.name) if dtype.kind in "iuf" else None
 
 
-def _fill(reduction: str, dtype: np.dtype) -> Any:
+def dense_identity(reduction: str, dtype: np.dtype) -> Any:
     """The identity of the collective's ``reduction`` on ``dtype``."""
     if reduction in ("sum", "prod"):
         return dtype.type(0 if reduction == "sum" else 1)
@@ -256,7 +256,7 @@ def reduce(
     xp = partial.xp
     dtype = partial.dtype
     value_bytes = dtype.itemsize if with_values else 0
-    reduction = _dense_reduction(monoid, dtype)
+    reduction = dense_reduction(monoid, dtype)
     block = partial.size
     nnz = partial.nnz
     dense_bytes = block * (value_bytes + 1) * (group.size - 1) // max(group.size, 1)
@@ -267,7 +267,7 @@ def reduce(
         values, present = partial.as_bitmap()
         present = group.reduce_scatter(present.view(np.uint8), lengths, "max").view(bool)
         if with_values:
-            full = xp.where(partial.as_bitmap()[1], values, _fill(reduction, dtype))
+            full = xp.where(partial.as_bitmap()[1], values, dense_identity(reduction, dtype))
             values = group.reduce_scatter(full.astype(dtype, copy=False), lengths, reduction)
         else:
             values = xp.ones(mine, dtype=dtype)

@@ -31,64 +31,10 @@ from ..backend import backend_of, to_numpy, xp_for
 from ..containers.vector import Vector
 from .exchange import Choice
 from .matrix import DistMatrix
+from .slots import SlotLayout
 from .trace import Timer
 
-__all__ = ["SlotLayout", "Frontier", "FrontierExchange", "level_volume"]
-
-
-@dataclass(frozen=True)
-class SlotLayout:
-    """Where each piece of a partition lies among the fixed-size slots.
-
-    Attributes
-    ----------
-    lengths : numpy.ndarray
-        Each piece's length (int64, one per process).
-    slot : int
-        Elements per slot: the longest piece, rounded up to a multiple of 8 (at least 8).
-
-    Examples
-    --------
-    >>> part = hb.distributed.Partition(10, hb.distributed.ProcessGrid(2, 1))
-    >>> layout = hb.distributed.SlotLayout.of(part)
-    >>> layout.lengths.tolist(), layout.slot
-    ([5, 5], 8)
-    """
-
-    lengths: np.ndarray
-    slot: int
-
-    @classmethod
-    def of(cls, part: Any) -> SlotLayout:
-        """The slots of ``part`` (a :class:`~hyblas.distributed.Partition`)."""
-        lengths = np.diff(part.bounds)
-        longest = int(lengths.max(initial=0))
-        return cls(lengths, max(8, -(-longest // 8) * 8))
-
-    @property
-    def count(self) -> int:
-        """The number of slots (pieces)."""
-        return int(self.lengths.size)
-
-    def block(self, flags: Any, first: int, count: int) -> Any:
-        """Pieces ``first`` to ``first + count - 1`` of slot-layout ``flags``, end to end
-        (their true lengths)."""
-        L = self.slot  # noqa: N806 - the module's name for it
-        parts = [flags[k * L : k * L + int(self.lengths[k])] for k in range(first, first + count)]
-        return parts[0] if count == 1 else _xp(flags).concatenate(parts)
-
-    def slots(self, block: Any, first: int, count: int) -> Any:
-        """The inverse of :meth:`block`: the pieces of ``block`` each in its slot (uint8,
-        zeros in the padding)."""
-        xp = _xp(block)
-        L = self.slot  # noqa: N806
-        out = xp.zeros(count * L, dtype=np.uint8)
-        start = 0
-        for s, k in enumerate(range(first, first + count)):
-            length = int(self.lengths[k])
-            out[s * L : s * L + length] = block[start : start + length]
-            start += length
-        return out
+__all__ = ["Frontier", "FrontierExchange", "level_volume"]
 
 
 @dataclass

@@ -7,16 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import binary as _binary
 from .. import ops
 from .. import semiring as _semiring
-from .. import unary as _unary
 from ..containers.vector import Vector
 from ..dtypes import short_repr
 from ..errors import InvalidValue
 from .bfs import _square
+from .dense import DenseExchange
 from .matrix import DistMatrix
-from .products import mxv, vxm
+from .products import mxv
 from .vector import DistVector
 
 __all__ = ["pagerank"]
@@ -33,9 +32,10 @@ def pagerank(
     """PageRank by ``iterations`` power iterations from the uniform vector, as
     ``hb.algorithms.pagerank(A, damping, iterations=iterations)``. *Collective.*
 
-    Each iteration is one partitioned ``vxm`` (dense: the pieces travel as bitmaps and the
-    partial sums as a reduce-scatter) and one all-reduce of the rank held by dangling
-    vertices.
+    Each iteration is one partitioned ``vxm`` of full vectors
+    (:class:`~hyblas.distributed.DenseExchange`: the row block's pieces all-gathered, the
+    partial sums reduce-scattered, on a square grid a move to the owners) and one all-reduce
+    of the rank held by dangling vertices, with no host read.
 
     Parameters
     ----------
@@ -84,25 +84,27 @@ def pagerank(
     lowest = A.comm.allreduce_scalar(_lowest(A), "min", np.float64)
     if lowest < 0:
         raise InvalidValue(f"pagerank: edge weights must be non-negative; A holds {lowest}")
+    comm = A.comm
+    xp = comm.xp
     plus_times = _semiring["plus_times"][found]
-    ones = DistVector.from_scalar(A.comm, 1.0, n, dtype=found, grid=A.grid)
-    out_weights = mxv(A, ones, plus_times, executor=executor)
-    senders = ops.select(out_weights.local, "valuene", 0.0)
-    damped = ops.apply(ops.apply(senders, _unary["minv"][found]), _binary["times"], right=alpha)
-    full_zero = Vector.from_scalar(0.0, senders.size, dtype=found, backend=A.backend)
-    edge_share = ops.ewise_add(damped, full_zero, _binary["first"])
-    dangling = Vector.from_scalar(1.0, senders.size, dtype=found, backend=A.backend)
-    ops.assign(dangling, 0.0, None, mask=senders.S)
-    ranks = DistVector.from_scalar(A.comm, 1.0 / n, n, dtype=found, grid=A.grid)
+    ones = DistVector.from_scalar(comm, 1.0, n, dtype=found, grid=A.grid)
+    weights, sends = mxv(A, ones, plus_times, executor=executor).local.as_bitmap()
+    sends = sends & (weights != 0)
+    # alpha / out-weight along each sender's edges, computed as hb.algorithms does (the
+    # weight's inverse, then times alpha); the dangling vertices' rank goes to every vertex
+    inverse = 1 / xp.where(sends, weights, 1).astype(found, copy=False)
+    edge_share = xp.where(sends, inverse * found.type(alpha), 0).astype(found, copy=False)
+    dangling = (~sends).astype(found)
+    product = DenseExchange(A, plus_times, found, executor)
+    ranks = xp.full(weights.size, 1.0 / n, dtype=found)
     for _ in range(int(iterations)):
-        held = float(ops.inner(ranks.local, dangling, plus_times))
-        everywhere = alpha * float(A.comm.allreduce_scalar(held, "sum", np.float64)) / n
-        share = ranks.like(ops.ewise_mult(ranks.local, edge_share, _binary["times"]))
-        base = DistVector.from_scalar(
-            A.comm, (1.0 - alpha) / n + everywhere, n, dtype=found, grid=A.grid
-        )
-        ranks = vxm(share, A, plus_times, accum=_binary["plus"], out=base, executor=executor)
-    return ranks
+        held = xp.dot(ranks, dangling).astype(np.float64).reshape(1)
+        total = comm.allreduce(held, "sum") if comm.size > 1 else held
+        base = ((1.0 - alpha) / n + alpha * total / n).astype(found)
+        ranks = product.vxm(ranks * edge_share) + base
+    everywhere = xp.ones(ranks.size, dtype=bool)
+    local = Vector.wrap_bitmap(ranks, everywhere, backend=A.backend, nnz=ranks.size)
+    return DistVector(comm, A.rows, local)
 
 
 def _lowest(A: DistMatrix) -> float:  # noqa: N803

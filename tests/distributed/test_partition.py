@@ -185,6 +185,24 @@ def test_bfs_level_volume_counts_the_reduce_the_counts_and_the_bits() -> None:
     assert hd.level_volume(one) == 0.0
 
 
+def test_alltoallv_of_known_counts_checks_them() -> None:
+    comm = hd.SelfCommunicator("cpu")
+    assert comm.alltoallv([np.arange(3)], counts=[3])[0].tolist() == [0, 1, 2]
+    with pytest.raises(DimensionMismatch, match="one count per process"):
+        comm.alltoallv([np.arange(3)], counts=[2])
+    with pytest.raises(DimensionMismatch):
+        comm.alltoallv([np.arange(3)], counts=[3, 0])
+
+
+def test_dense_exchange_needs_a_monoid_a_collective_computes() -> None:
+    comm = hd.init("cpu")
+    A = hd.DistMatrix.from_edges(comm, [0, 1], [1, 2], [True, True], nrows=3)
+    with pytest.raises(InvalidValue, match="lxor"):
+        hd.DenseExchange(A, hb.semiring.lxor_land, bool)
+    product = hd.DenseExchange(A, hb.semiring.lor_land, bool)
+    assert product.vxm(np.array([True, False, True])).tolist() == [False, True, False]
+
+
 def test_one_process_runs_the_same_program() -> None:
     comm = hd.init("cpu")
     assert isinstance(comm, hd.SelfCommunicator)

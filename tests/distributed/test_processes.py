@@ -207,4 +207,4 @@ def test_input_refused_on_one_process_raises_on_every_process(
 def test_every_collective_gives_what_it_must_on_every_rank(results: dict) -> None:
     for rank, checks in enumerate(results["collectives"]):
         failed = [name for name, passed in checks.items() if not passed]
-        assert len(checks) == 17 and not failed, f"rank {rank}: {failed}"
+        assert len(checks) == 18 and not failed, f"rank {rank}: {failed}"

@@ -225,6 +225,11 @@ def collectives(comm: hb.distributed.Communicator) -> dict[str, bool]:
     checks["alltoallv"] = [a.tolist() for a in arrived] == [
         [10 * s + r] * ((s + r) % 3) for s in range(p)
     ]
+    calls = comm.traffic.calls
+    known = comm.alltoallv(chunks, counts=[(s + r) % 3 for s in range(p)])
+    checks["alltoallv of known counts"] = comm.traffic.calls == calls + 1 and [
+        a.tolist() for a in known
+    ] == [[10 * s + r] * ((s + r) % 3) for s in range(p)]
     half = comm.split(r % 2, r)
     checks["split"] = (half.size, half.rank) == (len(range(r % 2, p, 2)), r // 2)
     checks["split allreduce"] = comm.allreduce_scalar(1, "sum", np.int64) == p and (
