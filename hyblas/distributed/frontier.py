@@ -106,7 +106,8 @@ class FrontierExchange:
         x = _flags_vector(layout.block(frontier.flags, rows[0], len(rows)),
                           int(frontier.counts[rows].sum()), self.comm.backend)  # fmt: skip
         seen = _flags_vector(layout.block(visited.flags, cols[0], len(cols)),
-                             int(visited.counts[cols].sum()), self.comm.backend)  # fmt: skip
+                             int(visited.counts[cols].sum()), self.comm.backend,
+                             settle=False)  # fmt: skip
         partial = ops.vxm(x, A.local, self.any_pair, mask=~seen.S, executor=self.executor)
         timer.done("bfs", "local", nnz=x.nnz, size=partial.size)
         mine = self._reduce(partial.presence(), cols)
@@ -186,9 +187,12 @@ def _padded_ids(mine: Any, widest: int, index: np.dtype) -> Any:
     return out
 
 
-def _flags_vector(flags: Any, nnz: int, backend: str) -> Vector:
-    """A bool vector whose entries are ``flags``'s set elements (values true)."""
-    return Vector.wrap_bitmap(flags, flags, backend=backend, nnz=nnz)
+def _flags_vector(flags: Any, nnz: int, backend: str, *, settle: bool = True) -> Vector:
+    """A bool vector whose entries are ``flags``'s set elements (values true); kept as flags
+    without ``settle`` (a mask's complement reads flags: no round trip through indices)."""
+    if settle:
+        return Vector.wrap_bitmap(flags, flags, backend=backend, nnz=nnz)
+    return Vector(flags.size, np.bool_, backend=backend, bitmap=(flags, flags), nnz=nnz)
 
 
 def level_volume(part: Any) -> float:
