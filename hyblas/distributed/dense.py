@@ -23,6 +23,7 @@ from .. import ops
 from ..containers.vector import Vector
 from ..errors import InvalidValue
 from ..operators import Semiring
+from ..ops.checks import operator
 from .exchange import dense_identity, dense_reduction
 from .matrix import DistMatrix
 from .slots import SlotLayout
@@ -37,7 +38,7 @@ class DenseExchange:
     Parameters
     ----------
     A : DistMatrix
-    semiring : Semiring
+    semiring : Semiring or str
         Its monoid must be one of the collective's reductions (plus, times, min, max).
     dtype : dtype
         The input vectors' dtype.
@@ -65,6 +66,7 @@ class DenseExchange:
         dtype: Any,
         executor: str = "auto",  # noqa: N803
     ) -> None:
+        semiring = operator(semiring, (Semiring,), "semiring")
         self.A = A
         self.semiring = semiring
         self.executor = executor
@@ -89,7 +91,15 @@ class DenseExchange:
 
     def vxm(self, piece: Any) -> Any:
         """This process's piece of ``u ⊕.⊗ A``, for ``u``'s piece ``piece`` (a full array of
-        this process's piece length). *Collective.*"""
+        this process's piece length). *Collective.*
+
+        Examples
+        --------
+        >>> comm = hb.distributed.init("cpu")
+        >>> A = hb.distributed.DistMatrix.from_edges(comm, [0, 0], [1, 2], [1.0, 4.0], nrows=3)
+        >>> hb.distributed.DenseExchange(A, "plus_times", np.float64).vxm(np.ones(3))
+        array([0., 1., 4.])
+        """
         x = self._gather(piece)
         timer = Timer()
         u = Vector.wrap_bitmap(x, self.present, backend=self.A.comm.backend, nnz=x.size)

@@ -66,6 +66,15 @@ class FrontierExchange:
     A : DistMatrix
     executor : str
         The local products' executor.
+
+    Examples
+    --------
+    >>> comm = hb.distributed.init("cpu")
+    >>> A = hb.distributed.DistMatrix.from_edges(comm, [0, 1], [1, 2], nrows=3)
+    >>> walk = hb.distributed.FrontierExchange(A)
+    >>> first = walk.start(0)
+    >>> walk.level(first, first).counts.tolist()  # vertex 1, one edge from 0
+    [1]
     """
 
     def __init__(self, A: DistMatrix, executor: str = "auto") -> None:  # noqa: N803
@@ -82,7 +91,15 @@ class FrontierExchange:
         self.any_pair = _semiring["any_pair"][np.bool_]
 
     def start(self, source: int) -> Frontier:
-        """The frontier holding ``source`` alone."""
+        """The frontier holding ``source`` alone.
+
+        Examples
+        --------
+        >>> comm = hb.distributed.init("cpu")
+        >>> A = hb.distributed.DistMatrix.from_edges(comm, [0], [1], nrows=3)
+        >>> hb.distributed.FrontierExchange(A).start(2).nnz
+        1
+        """
         xp = self.comm.xp
         layout = self.layout
         piece = int(self.A.rows.owner(np.asarray([source]))[0])
@@ -94,11 +111,30 @@ class FrontierExchange:
         return Frontier(flags, counts)
 
     def own(self, frontier: Frontier) -> Any:
-        """This process's piece of ``frontier``'s flags."""
+        """This process's piece of ``frontier``'s flags.
+
+        Examples
+        --------
+        >>> comm = hb.distributed.init("cpu")
+        >>> A = hb.distributed.DistMatrix.from_edges(comm, [0], [1], nrows=3)
+        >>> walk = hb.distributed.FrontierExchange(A)
+        >>> walk.own(walk.start(2)).tolist()
+        [False, False, True]
+        """
         return self.layout.block(frontier.flags, self.comm.rank, 1)
 
     def level(self, frontier: Frontier, visited: Frontier) -> Frontier:
-        """The next level: the unvisited vertices one edge from ``frontier``. *Collective.*"""
+        """The next level: the unvisited vertices one edge from ``frontier``. *Collective.*
+
+        Examples
+        --------
+        >>> comm = hb.distributed.init("cpu")
+        >>> A = hb.distributed.DistMatrix.from_edges(comm, [0, 0, 1], [1, 2, 2], nrows=3)
+        >>> walk = hb.distributed.FrontierExchange(A)
+        >>> first = walk.start(0)
+        >>> walk.own(walk.level(first, first)).tolist()
+        [False, True, True]
+        """
         A, grid, layout = self.A, self.A.grid, self.layout
         rows = range(self.i * grid.cols, (self.i + 1) * grid.cols)
         cols = range(self.j * grid.rows, (self.j + 1) * grid.rows)

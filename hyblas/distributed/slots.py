@@ -39,7 +39,14 @@ class SlotLayout:
 
     @classmethod
     def of(cls, part: Any) -> SlotLayout:
-        """The slots of ``part`` (a :class:`~hyblas.distributed.Partition`)."""
+        """The slots of ``part`` (a :class:`~hyblas.distributed.Partition`).
+
+        Examples
+        --------
+        >>> part = hb.distributed.Partition(20, hb.distributed.ProcessGrid(3, 1))
+        >>> hb.distributed.SlotLayout.of(part).slot  # pieces of 6, 7, 7
+        8
+        """
         lengths = np.diff(part.bounds)
         longest = int(lengths.max(initial=0))
         return cls(lengths, max(8, -(-longest // 8) * 8))
@@ -51,7 +58,15 @@ class SlotLayout:
 
     def block(self, slots: Any, first: int, count: int, *, at: int = 0) -> Any:
         """Pieces ``first`` to ``first + count - 1`` of ``slots`` (whose first slot holds piece
-        ``at``), end to end at their true lengths: a view where ``count`` is 1."""
+        ``at``), end to end at their true lengths: a view where ``count`` is 1.
+
+        Examples
+        --------
+        >>> layout = hb.distributed.SlotLayout(np.array([2, 3]), 8)
+        >>> slots = np.arange(16)
+        >>> layout.block(slots, 0, 2).tolist(), layout.block(slots[8:], 1, 1, at=1).tolist()
+        ([0, 1, 8, 9, 10], [8, 9, 10])
+        """
         L = self.slot  # noqa: N806 - the module's name for it
         parts = [
             slots[(k - at) * L : (k - at) * L + int(self.lengths[k])]
@@ -62,7 +77,14 @@ class SlotLayout:
     def slots(self, block: Any, first: int, count: int) -> Any:
         """The inverse of :meth:`block`: the pieces ``first`` to ``first + count - 1`` that
         ``block`` holds end to end, each in its slot (``count * L`` elements of ``block``'s
-        dtype, zeros in the padding)."""
+        dtype, zeros in the padding).
+
+        Examples
+        --------
+        >>> layout = hb.distributed.SlotLayout(np.array([2, 3]), 8)
+        >>> layout.slots(np.array([1, 2, 3, 4, 5]), 0, 2).tolist()
+        [1, 2, 0, 0, 0, 0, 0, 0, 3, 4, 5, 0, 0, 0, 0, 0]
+        """
         xp = _xp(block)
         L = self.slot  # noqa: N806
         out = xp.zeros(count * L, dtype=block.dtype)
