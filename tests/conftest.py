@@ -100,19 +100,23 @@ def backend(request: pytest.FixtureRequest, cuda_usable: bool) -> str:
 # Skip reasons that say the 'cuda' backend is unusable here (the gpu-marked tests, and tests that
 # skip themselves without a GPU), grouped into one count
 _NO_GPU = re.compile(
-    r"no usable GPU|needs? CuPy and a usable GPU|needs the 'cuda' backend"
+    r"no usable GPU|needs? CuPy and a usable GPU|CuPy or a usable GPU|needs? the 'cuda' backend"
     r"|cuda_available\(\) is False"
 )
 _NOT_IMPORTED = re.compile(r"could not import '([\w.]+)'")
 
 
 def _skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
+    """The summary's group of a skipped test: its own reason, except the ways of saying that
+    the 'cuda' backend is unusable (one group). A gpu-marked test skipped for another reason
+    (a multi-GPU case on a one-GPU machine) keeps that reason."""
     longrepr = report.longrepr
     reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
     reason = reason.removeprefix("Skipped: ")
-    if "gpu" in getattr(report, "keywords", ()) or _NO_GPU.search(reason):
-        return "need the 'cuda' backend (no usable GPU)"
     missing = _NOT_IMPORTED.search(reason)
+    gpu = "gpu" in getattr(report, "keywords", ())
+    if _NO_GPU.search(reason) or (gpu and missing and missing[1].startswith("cupy")):
+        return "need the 'cuda' backend (no usable GPU)"
     return f"need {missing[1]} (not installed)" if missing else reason
 
 
