@@ -1,5 +1,5 @@
 """A partitioned ``vxm`` of full vectors (every element present), in fixed-size slots: what
-PageRank sends each iteration, with no encoding, no size exchanged and no host read.
+PageRank sends each iteration, with no encoding, no size exchanged and no host read of its own.
 
 Each process holds its piece of the input and of the result as a plain array (the row
 layout: piece ``k`` on rank ``k``). A product is::

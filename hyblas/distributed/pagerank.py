@@ -35,7 +35,8 @@ def pagerank(
     Each iteration is one partitioned ``vxm`` of full vectors
     (:class:`~hyblas.distributed.DenseExchange`: the row block's pieces all-gathered, the
     partial sums reduce-scattered, on a square grid a move to the owners) and one all-reduce
-    of the rank held by dangling vertices, with no host read.
+    of the rank held by dangling vertices, reading nothing on the host (the local products'
+    policy may).
 
     Parameters
     ----------
