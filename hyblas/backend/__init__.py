@@ -42,6 +42,7 @@ from .runtime import (
 )
 from .selection import (
     BACKENDS,
+    array_module,
     backend,
     backend_of,
     cuda_available,
@@ -71,6 +72,7 @@ __all__ = [
     "xp_for",
     "is_cuda_array",
     "backend_of",
+    "array_module",
     "to_numpy",
     "host_copy",
     "to_backend",

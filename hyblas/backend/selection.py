@@ -217,6 +217,18 @@ def backend_of(array: Any) -> str:
     return "cuda" if is_cuda_array(array) else "cpu"
 
 
+def array_module(array: Any) -> ModuleType:
+    """The array module ``array`` belongs to: cupy for a CuPy array, numpy for anything else.
+
+    Examples
+    --------
+    >>> from hyblas.backend import array_module
+    >>> array_module(np.zeros(2)).__name__
+    'numpy'
+    """
+    return xp_for(backend_of(array))
+
+
 def to_numpy(array: Any) -> np.ndarray:
     """A host NumPy copy (or view) of a NumPy or CuPy array."""
     if is_cuda_array(array):

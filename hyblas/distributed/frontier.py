@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import ops
 from .. import semiring as _semiring
-from ..backend import backend_of, to_numpy, xp_for
+from ..backend import to_numpy
 from ..containers.vector import Vector
 from .exchange import Choice
 from .matrix import DistMatrix
@@ -189,19 +189,19 @@ class FrontierExchange:
                 xp.unpackbits(comm.allgather(xp.packbits(mine))).view(bool).reshape(-1, L)
             )
         else:
-            flags = self._scatter(comm.allgather(_padded_ids(mine, widest, index)), widest)
+            flags = self._scatter(comm.allgather(_padded_ids(xp, mine, widest, index)), widest)
         timer.done("bfs", "gather", choice=choice, nnz=int(counts[self.held]), size=L)
         return Frontier(flags, counts)
 
     def _in_piece_order(self, by_rank: Any) -> Any:
         """Slots received in rank order (one row each) put in piece order, flattened."""
         if self.holders is not None:
-            by_rank = by_rank[_xp(by_rank).asarray(self.holders)]
+            by_rank = by_rank[self.comm.xp.asarray(self.holders)]
         return by_rank.reshape(-1)
 
     def _scatter(self, ids: Any, widest: int) -> Any:
         """The flags of the slots' index lists (``widest`` per process, -1 past the end)."""
-        xp = _xp(ids)
+        xp = self.comm.xp
         layout = self.layout
         L = layout.slot  # noqa: N806
         grid = self.A.grid
@@ -214,13 +214,14 @@ class FrontierExchange:
         return flags[:spill]
 
 
-def _padded_ids(mine: Any, widest: int, index: np.dtype) -> Any:
-    """The positions of ``mine``'s entries, then -1 up to ``widest``."""
-    xp = _xp(mine)
-    ids = xp.flatnonzero(mine).astype(index)
-    out = xp.full(widest, -1, dtype=index)
-    out[: ids.size] = ids
-    return out
+def _padded_ids(xp: Any, mine: Any, widest: int, index: np.dtype) -> Any:
+    """The positions of ``mine``'s entries, then -1 up to ``widest``: each entry's rank among
+    them places its position (no host read, where ``flatnonzero`` would wait for its count)."""
+    flags = mine.astype(bool, copy=False)
+    rank = xp.cumsum(flags, dtype=np.int64) - 1
+    out = xp.full(widest + 1, -1, dtype=index)
+    out[xp.where(flags, rank, widest)] = xp.arange(mine.size, dtype=index)  # the rest: spill
+    return out[:widest]
 
 
 def _flags_vector(flags: Any, nnz: int, backend: str, *, settle: bool = True) -> Vector:
@@ -249,7 +250,3 @@ def level_volume(part: Any) -> float:
     counts = 2 * (p - 1) * 8  # an all-reduce of p int64 counts
     gather = (p - 1) * layout.slot / 8
     return float(reduce + counts + gather)
-
-
-def _xp(array: Any) -> Any:
-    return xp_for(backend_of(array))

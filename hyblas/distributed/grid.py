@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import backend_of, xp_for
+from ..backend import array_module
 from ..errors import DimensionMismatch, InvalidValue
 
 __all__ = ["ProcessGrid", "Partition"]
@@ -207,7 +207,7 @@ class Partition:
         >>> part.owner(np.array([0, 4, 9]))
         array([0, 1, 3])
         """
-        xp = _xp(indices)
+        xp = array_module(indices)
         bounds = xp.asarray(self.bounds)
         return xp.searchsorted(bounds, indices, side="right").astype(np.int64) - 1
 
@@ -263,7 +263,3 @@ class Partition:
             "reduce": (grid.rows - 1) * reduced,
             "permute": moved,
         }
-
-
-def _xp(array: Any) -> Any:
-    return xp_for(backend_of(array))

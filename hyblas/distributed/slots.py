@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import backend_of, xp_for
+from ..backend import array_module
 
 __all__ = ["SlotLayout"]
 
@@ -72,7 +72,7 @@ class SlotLayout:
             slots[(k - at) * L : (k - at) * L + int(self.lengths[k])]
             for k in range(first, first + count)
         ]
-        return parts[0] if count == 1 else _xp(slots).concatenate(parts)
+        return parts[0] if count == 1 else array_module(slots).concatenate(parts)
 
     def slots(self, block: Any, first: int, count: int) -> Any:
         """The inverse of :meth:`block`: the pieces ``first`` to ``first + count - 1`` that
@@ -85,7 +85,7 @@ class SlotLayout:
         >>> layout.slots(np.array([1, 2, 3, 4, 5]), 0, 2).tolist()
         [1, 2, 0, 0, 0, 0, 0, 0, 3, 4, 5, 0, 0, 0, 0, 0]
         """
-        xp = _xp(block)
+        xp = array_module(block)
         L = self.slot  # noqa: N806
         out = xp.zeros(count * L, dtype=block.dtype)
         start = 0
@@ -94,7 +94,3 @@ class SlotLayout:
             out[s * L : s * L + length] = block[start : start + length]
             start += length
         return out
-
-
-def _xp(array: Any) -> Any:
-    return xp_for(backend_of(array))
