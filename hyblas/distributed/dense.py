@@ -81,12 +81,11 @@ class DenseExchange:
         self.identity = dense_identity(reduction, self.dtype)
         self.layout = SlotLayout.of(A.rows)
         comm, grid = A.comm, A.grid
-        self.i, self.j = grid.coords(comm.rank)
-        self.rows = range(self.i * grid.cols, (self.i + 1) * grid.cols)
-        self.cols = range(self.j * grid.rows, (self.j + 1) * grid.rows)
+        i, j = grid.coords(comm.rank)
+        self.rows, self.cols = grid.row_pieces(i), grid.column_pieces(j)
         self.held = grid.column_piece(comm.rank)
         self.holder = grid.column_holder(comm.rank)
-        start, stop = A.rows.row_block(self.i)
+        start, stop = A.rows.row_block(i)
         self.present = comm.xp.ones(stop - start, dtype=bool)
 
     def vxm(self, piece: Any) -> Any:

@@ -83,11 +83,16 @@ class FrontierExchange:
         self.executor = executor
         self.layout = SlotLayout.of(A.rows)
         grid = A.grid
-        self.i, self.j = grid.coords(self.comm.rank)
+        i, j = grid.coords(self.comm.rank)
+        self.rows, self.cols = grid.row_pieces(i), grid.column_pieces(j)
         self.held = grid.column_piece(self.comm.rank)  # the slot this process reduces
-        # the allgathered slots arrive in rank order; piece k comes from column_holder(k)
+        # the allgathered slots arrive in rank order: piece k from column_holder(k), and
+        # rank r's slot is piece column_piece(r) (device copies, made once)
+        xp = self.comm.xp
         holders = [grid.column_holder(k) for k in range(grid.size)]
-        self.holders = None if holders == list(range(grid.size)) else holders
+        self.holders = None if holders == list(range(grid.size)) else xp.asarray(holders)
+        self.slot_pieces = xp.asarray([grid.column_piece(r) for r in range(grid.size)],
+                                      dtype=np.int64)  # fmt: skip
         self.any_pair = _semiring["any_pair"][np.bool_]
 
     def start(self, source: int) -> Frontier:
@@ -135,9 +140,8 @@ class FrontierExchange:
         >>> walk.own(walk.level(first, first)).tolist()
         [False, True, True]
         """
-        A, grid, layout = self.A, self.A.grid, self.layout
-        rows = range(self.i * grid.cols, (self.i + 1) * grid.cols)
-        cols = range(self.j * grid.rows, (self.j + 1) * grid.rows)
+        A, layout = self.A, self.layout
+        rows, cols = self.rows, self.cols
         timer = Timer()
         x = _flags_vector(layout.block(frontier.flags, rows[0], len(rows)),
                           int(frontier.counts[rows].sum()), self.comm.backend)  # fmt: skip
@@ -196,7 +200,7 @@ class FrontierExchange:
     def _in_piece_order(self, by_rank: Any) -> Any:
         """Slots received in rank order (one row each) put in piece order, flattened."""
         if self.holders is not None:
-            by_rank = by_rank[self.comm.xp.asarray(self.holders)]
+            by_rank = by_rank[self.holders]
         return by_rank.reshape(-1)
 
     def _scatter(self, ids: Any, widest: int) -> Any:
@@ -204,11 +208,9 @@ class FrontierExchange:
         xp = self.comm.xp
         layout = self.layout
         L = layout.slot  # noqa: N806
-        grid = self.A.grid
-        pieces = xp.asarray([grid.column_piece(r) for r in range(grid.size)], dtype=np.int64)
-        ids = ids.reshape(grid.size, widest).astype(np.int64)
+        ids = ids.reshape(layout.count, widest).astype(np.int64)
         spill = layout.count * L  # where the padding's entries land, cut off below
-        where = xp.where(ids >= 0, pieces[:, None] * L + ids, spill)
+        where = xp.where(ids >= 0, self.slot_pieces[:, None] * L + ids, spill)
         flags = xp.zeros(spill + 1, dtype=bool)
         flags[where.reshape(-1)] = True
         return flags[:spill]

@@ -91,6 +91,26 @@ class ProcessGrid:
         """
         return int(i) * self.cols + int(j)
 
+    def row_pieces(self, i: int) -> range:
+        """The pieces of grid row ``i``'s row block (``i * cols`` on).
+
+        Examples
+        --------
+        >>> hb.distributed.ProcessGrid(2, 2).row_pieces(1)
+        range(2, 4)
+        """
+        return range(int(i) * self.cols, (int(i) + 1) * self.cols)
+
+    def column_pieces(self, j: int) -> range:
+        """The pieces of grid column ``j``'s column block (``j * rows`` on).
+
+        Examples
+        --------
+        >>> hb.distributed.ProcessGrid(3, 1).column_pieces(0)
+        range(0, 3)
+        """
+        return range(int(j) * self.rows, (int(j) + 1) * self.rows)
+
     def column_piece(self, rank: int) -> int:
         """The piece process ``rank`` holds in the column layout (``j * rows + i``).
 
@@ -186,7 +206,8 @@ class Partition:
         >>> hb.distributed.Partition(8, hb.distributed.ProcessGrid(2, 2)).row_block(0)
         (0, 4)
         """
-        return self.pieces(i * self.grid.cols, self.grid.cols)
+        found = self.grid.row_pieces(i)
+        return self.pieces(found.start, len(found))
 
     def column_block(self, j: int) -> tuple[int, int]:
         """``(start, stop)`` of column block ``j`` (pieces ``j * rows`` on).
@@ -196,7 +217,8 @@ class Partition:
         >>> hb.distributed.Partition(8, hb.distributed.ProcessGrid(4, 1)).column_block(0)
         (0, 8)
         """
-        return self.pieces(j * self.grid.rows, self.grid.rows)
+        found = self.grid.column_pieces(j)
+        return self.pieces(found.start, len(found))
 
     def owner(self, indices: Any) -> Any:
         """The rank owning each index (an int64 array; NumPy or CuPy as ``indices``).
