@@ -8,10 +8,14 @@ PageRank, and prints sizes, times and rates. ``info`` prints the version, backen
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import platform
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,8 +23,9 @@ import numpy as np
 import hyblas as hb
 
 from .backend import device_name, synchronize
+from .backend.kernel_bundle import BUNDLE_ENV, active_bundle
 from .errors import HyblasError
-from .warmup import warmup
+from .warmup import build_bundle, warmup
 
 __all__ = ["main"]
 
@@ -99,16 +104,65 @@ def _info(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform handler si
     print(f"python   {platform.python_version()}, numpy {np.__version__}")
     print(f"backend  {hb.backend()} (cuda available: {hb.cuda_available()})")
     print(f"device   {device_name()}")
+    bundle = active_bundle()
+    if bundle is not None:
+        targets = sorted({c for m in bundle.modules.values() for c in m.cubins}, key=int)
+        print(
+            f"kernels  bundle {bundle.directory}: {len(bundle.modules)} modules, cubins for "
+            f"sm_{', sm_'.join(targets) or '-'}; CuPy cache files for CuPy {bundle.cupy_version}"
+            f" on sm_{bundle.cache_capability}"
+        )
     return 0
 
 
 def _warmup(args: argparse.Namespace) -> int:
+    if args.bundle is not None:
+        return _bundle(args)
     print(f"hyblas {hb.__version__} warmup on {device_name()}: compiling the common kernels")
     started = time.perf_counter()
     report = warmup(products=not args.algorithms_only, progress=print)
     print(
         f"done in {time.perf_counter() - started:.1f} s: {report.cache_files_added} kernel "
         f"files added to the cache; marker {report.marker}"
+    )
+    return 0
+
+
+@contextlib.contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    """``os.environ`` with ``values`` set within the block, as it was after."""
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _bundle(args: argparse.Namespace) -> int:
+    if "cupy" in sys.modules:  # its cache directory may already hold kernels of other work
+        raise HyblasError("warmup --bundle: run it in a process that has not used CuPy yet")
+    targets = [a.strip() for a in args.arch.split(",") if a.strip()]
+    with (
+        tempfile.TemporaryDirectory(prefix="hyblas-bundle-cache-") as cache,
+        # an empty cache: what the work compiles, nothing else; no bundle loaded or seeded
+        _environment(CUPY_CACHE_DIR=cache, **{BUNDLE_ENV: ""}),
+    ):
+        active_bundle.cache_clear()
+        print(f"hyblas {hb.__version__} kernel bundle on {device_name()} -> {args.bundle}")
+        started = time.perf_counter()
+        bundle = build_bundle(
+            args.bundle, targets, products=not args.algorithms_only, progress=print
+        )
+    active_bundle.cache_clear()
+    size = sum(p.stat().st_size for p in Path(args.bundle).rglob("*") if p.is_file())
+    print(
+        f"done in {time.perf_counter() - started:.1f} s: {len(bundle.modules)} modules, "
+        f"{len(bundle.cache_files)} CuPy cache files, {size / 2**20:.1f} MiB"
     )
     return 0
 
@@ -155,6 +209,19 @@ def _parser() -> argparse.ArgumentParser:
         "--algorithms-only",
         action="store_true",
         help="only the algorithms' kernels, not every executor's products",
+    )
+    warm.add_argument(
+        "--bundle",
+        metavar="DIR",
+        default=None,
+        help="write a kernel bundle to DIR instead (cubins of hyblas's kernels and CuPy's "
+        "cache files, for a package to ship: hyblas/_kernels)",
+    )
+    warm.add_argument(
+        "--arch",
+        default="80,90,100",
+        help="with --bundle: compute capabilities to compile for besides this GPU's "
+        "(default: 80,90,100)",
     )
     warm.set_defaults(handler=_warmup)
     return parser

@@ -19,12 +19,16 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..errors import BackendError, OutOfMemory
+from .kernel_bundle import LoadedModule, ModuleRequest, active_bundle
 from .selection import cupy_module, loaded_cupy, synchronize, xp_for
+from .warmth import kernel_cache_dir
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = [
     "compile_module",
+    "CompileRecord",
+    "recording_compiles",
     "binary_elementwise",
     "launch",
     "PreparedLaunch",
@@ -55,11 +59,81 @@ _LOG = logging.getLogger("hyblas")
 _state = threading.local()  # per thread: the count mailbox, the second stream and its work
 
 
+@dataclasses.dataclass
+class CompileRecord:
+    """What :func:`recording_compiles` saw: every module compiled from source, and the files
+    CuPy's kernel cache gained while compiling them (relative to the cache directory)."""
+
+    requests: list[ModuleRequest] = dataclasses.field(default_factory=list)
+    cache_files: set[str] = dataclasses.field(default_factory=set)
+
+
+_RECORDING: list[CompileRecord] = []  # at most one: the active recording
+_BUNDLE_MISS_TOLD = False
+
+
+@contextlib.contextmanager
+def recording_compiles() -> Iterator[CompileRecord]:
+    """Within the block every module is compiled from source (not loaded from a kernel
+    bundle, not taken from this process's memory) and recorded: what a bundle is built from."""
+    if _RECORDING:
+        raise BackendError("recording_compiles: a recording is already active")
+    record = CompileRecord()
+    _RECORDING.append(record)
+    _compile.cache_clear()
+    try:
+        yield record
+    finally:
+        _RECORDING.clear()
+        _compile.cache_clear()
+
+
+def _cache_listing(cp: Any) -> set[str]:
+    directory = kernel_cache_dir(cp)
+    if not directory.is_dir():
+        return set()
+    return {p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file()}
+
+
+def _bundled(cp: Any, request: ModuleRequest) -> LoadedModule | None:
+    """``request`` loaded from the kernel bundle's cubin for this device, or None (no bundle,
+    not in it, no cubin for this architecture, or a cubin the driver refuses)."""
+    bundle = active_bundle()
+    if bundle is None:
+        return None
+    found = bundle.cubin(request, cp.cuda.Device().compute_capability)
+    if found is None:
+        global _BUNDLE_MISS_TOLD  # noqa: PLW0603 - once per process
+        if not _BUNDLE_MISS_TOLD:
+            _BUNDLE_MISS_TOLD = True
+            _LOG.warning(
+                "hyblas: kernel %s is not in the kernel bundle for this GPU: compiling it "
+                "(seconds; later ones are logged at INFO)",
+                request.name_expressions[0],
+            )
+        return None
+    path, module = found
+    try:
+        raw = cp.RawModule(path=str(path), enable_cooperative_groups=request.cooperative)
+        raw.compile()  # loads the cubin now, so that a refusal falls back here
+    except Exception as exc:  # noqa: BLE001 - any load failure: compile instead
+        _LOG.warning("hyblas: bundled kernel %s did not load (%s): compiling", path.name, exc)
+        return None
+    return LoadedModule(raw, module.lowered)
+
+
 @functools.cache
 def _compile(
     source: str, name_expressions: tuple[str, ...], options: tuple[str, ...], cooperative: bool
 ) -> Any:
     cp = xp_for("cuda")
+    request = ModuleRequest(source, name_expressions, options, cooperative)
+    record = _RECORDING[0] if _RECORDING else None
+    if record is None:
+        loaded = _bundled(cp, request)
+        if loaded is not None:
+            return loaded
+    before = _cache_listing(cp) if record is not None else set()
     started = time.perf_counter()
     module = cp.RawModule(
         code=source,
@@ -70,6 +144,9 @@ def _compile(
     module.compile()
     # NVRTC, or a load from CuPy's on-disk cache (milliseconds): see backend.warmth
     _LOG.info("kernel %s ready in %.3f s", name_expressions[0], time.perf_counter() - started)
+    if record is not None:
+        record.requests.append(request)
+        record.cache_files |= _cache_listing(cp) - before
     return module
 
 
@@ -80,9 +157,11 @@ def compile_module(
     *,
     cooperative: bool = False,
 ) -> Any:
-    """Compile CUDA C++ ``source`` with NVRTC, cached per (source, names, options).
+    """Compile CUDA C++ ``source`` with NVRTC, cached per (source, names, options), or load it
+    from the kernel bundle where that holds it for this GPU (:mod:`.kernel_bundle`).
 
-    Returns a ``cupy.RawModule``; fetch kernels with ``module.get_function(name_expression)``.
+    Returns a ``cupy.RawModule`` (or the bundle's wrapper of one); fetch kernels with
+    ``module.get_function(name_expression)``.
     ``cooperative`` launches its kernels cooperatively (all blocks resident at once, so that
     ``cooperative_groups::this_grid().sync()`` may be used; the grid must fit the device).
     """

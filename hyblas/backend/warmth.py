@@ -10,8 +10,10 @@ hyblas warmup`` compiles the common kernels ahead and leaves a marker file in th
 directory; a process that finds no marker logs one warning (logger ``"hyblas"``) when it
 first takes the GPU, so that the wait is never silent.
 
-The marker's name holds a digest of hyblas's kernel files, CuPy's version and the device's
-compute capability: a new version of either, or another GPU, needs a warmup again. Clearing
+A kernel bundle (``kernel_bundle.py``, made by ``python -m hyblas warmup --bundle``) carries
+that marker among the CuPy cache files it seeds, so a machine with a matching bundle counts
+as warm. The marker's name holds a digest of hyblas's kernel files, CuPy's version and the
+device's compute capability: a new version of either, or another GPU, needs a warmup again. Clearing
 CuPy's cache (``CUPY_CACHE_DIR``, by default ``~/.cupy/kernel_cache``) removes the marker with
 the kernels.
 """
@@ -24,6 +26,8 @@ import logging
 import os
 from pathlib import Path
 from types import ModuleType
+
+from .kernel_bundle import active_bundle, seed_kernel_cache
 
 __all__ = ["kernel_cache_dir", "warm_marker", "is_warm", "mark_warm", "announce_first_use"]
 
@@ -76,11 +80,21 @@ _ANNOUNCED = False
 
 
 def announce_first_use(cp: ModuleType) -> None:
-    """Log the first-use warning once per process, where no warmup marker is found."""
+    """Once per process: seed CuPy's kernel cache from the kernel bundle (where it matches
+    this CuPy and GPU), then log the first-use warning where no warmup marker is found."""
     global _ANNOUNCED  # noqa: PLW0603 - once per process
     if _ANNOUNCED:
         return
     _ANNOUNCED = True
+    bundle = active_bundle()
+    if bundle is not None:
+        try:
+            copied = seed_kernel_cache(bundle, cp, kernel_cache_dir(cp))
+        except OSError as exc:  # an unwritable cache: kernels compile as without a bundle
+            _LOG.warning("hyblas: could not seed the kernel cache from the bundle: %s", exc)
+        else:
+            if copied:
+                _LOG.info("hyblas: %d kernel cache files taken from the bundle", copied)
     if is_warm(cp):
         return
     _LOG.warning(
