@@ -116,7 +116,7 @@ class KernelBundle:
             }
             cache = index["cupy_cache"]
             return cls(root, modules, cache["cupy"], cache["capability"], tuple(cache["files"]))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise BackendError(f"not a readable kernel bundle: {root} ({exc})") from exc
 
     def cubin(self, request: ModuleRequest, capability: str) -> tuple[Path, BundledModule] | None:
@@ -202,7 +202,17 @@ def write_bundle(
 ) -> KernelBundle:
     """Write a bundle into ``directory``: each request with its cubins (capability ->
     (bytes, lowered names)), and ``cache_files`` (name in CuPy's kernel cache -> the file) as
-    ``cupy-cache/``. Returns it as read back."""
+    ``cupy-cache/``. Returns it as read back.
+
+    A ``directory`` that holds a bundle has it replaced (its index, ``modules/`` and
+    ``cupy-cache/``; nothing else there is touched); one that holds anything else is refused.
+    """
+    if directory.is_dir() and any(directory.iterdir()):
+        if not (directory / "index.json").is_file():
+            raise BackendError(f"{directory} is not empty and holds no kernel bundle")
+        for part in ("modules", "cupy-cache"):
+            shutil.rmtree(directory / part, ignore_errors=True)
+        (directory / "index.json").unlink()
     (directory / "modules").mkdir(parents=True, exist_ok=True)
     entries: dict[str, dict[str, Any]] = {}
     for request, cubins in modules:

@@ -96,7 +96,7 @@ def test_a_written_bundle_reads_back(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "index", [None, "not json", json.dumps({"format": 99}), json.dumps({"format": 1})]
+    "index", [None, "not json", "[]", json.dumps({"format": 99}), json.dumps({"format": 1})]
 )
 def test_what_is_not_a_bundle_is_refused(tmp_path: Path, index: str | None) -> None:
     if index is not None:
@@ -336,3 +336,24 @@ def test_the_bundle_command_needs_a_gpu_and_leaves_the_environment(
     assert os.environ["CUPY_CACHE_DIR"] == "/mine"
     assert os.environ[BUNDLE_ENV] == ""  # as the fixture set it
     assert not (tmp_path / "b").exists()
+
+
+def test_a_bundle_is_written_over_a_bundle_but_not_over_other_files(tmp_path: Path) -> None:
+    def write(request: ModuleRequest) -> KernelBundle:
+        return write_bundle(tmp_path / "b", [(request, fake_cubins(("90",)))], {},
+                            cupy_version="x", cache_capability="90")  # fmt: skip
+
+    write(REQUEST)
+    (tmp_path / "b" / "README").write_text("the packager's note")
+    other = ModuleRequest(SOURCE, ("k",), ("-O3",), False)
+    bundle = write(other)
+    assert set(bundle.modules) == {other.key()}
+    assert [p.name for p in (tmp_path / "b" / "modules").iterdir()] == [
+        f"{other.key()}.sm_90.cubin"
+    ]  # the old module's cubin is gone with it
+    assert (tmp_path / "b" / "README").read_text() == "the packager's note"
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "thesis.tex").write_text("years of work")
+    with pytest.raises(BackendError, match="not empty"):
+        write_bundle(tmp_path / "c", [], {}, cupy_version="x", cache_capability="90")
+    assert [p.name for p in (tmp_path / "c").iterdir()] == ["thesis.tex"]
