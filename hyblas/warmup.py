@@ -34,7 +34,7 @@ from . import semiring as _semiring
 from .backend import cupy_module, synchronize, using_backend
 from .backend.kernel_bundle import KernelBundle, compile_for, write_bundle
 from .backend.runtime import recording_compiles
-from .backend.warmth import kernel_cache_dir, mark_warm
+from .backend.warmth import cache_files, kernel_cache_dir, mark_warm
 from .containers.matrix import Matrix
 from .containers.vector import Vector
 from .errors import BackendError
@@ -133,11 +133,6 @@ def steps(products: bool = True) -> Iterator[WarmupStep]:
         yield from _product_steps(A)
 
 
-def _cache_files(cp: Any) -> int:
-    directory = kernel_cache_dir(cp)
-    return sum(1 for p in directory.rglob("*") if p.is_file()) if directory.is_dir() else 0
-
-
 def warmup(*, products: bool = True, progress: Callable[[str], None] | None = None) -> WarmupReport:
     """Compile the common kernels on the GPU now, and mark this machine warm.
 
@@ -166,7 +161,7 @@ def warmup(*, products: bool = True, progress: Callable[[str], None] | None = No
     cp = cupy_module()
     if cp is None:
         raise BackendError("warmup: no usable GPU (the 'cpu' backend compiles no kernels)")
-    before = _cache_files(cp)
+    before = len(cache_files(cp))
     seconds: dict[str, float] = {}
     with using_backend("cuda"):
         for step in steps(products):
@@ -177,7 +172,7 @@ def warmup(*, products: bool = True, progress: Callable[[str], None] | None = No
             if progress is not None:
                 progress(f"  {step.name:<44} {seconds[step.name]:7.2f} s")
     marker = mark_warm(cp)
-    return WarmupReport(seconds, _cache_files(cp) - before, str(marker))
+    return WarmupReport(seconds, len(cache_files(cp)) - before, str(marker))
 
 
 def build_bundle(
@@ -223,7 +218,8 @@ def build_bundle(
         raise BackendError("build_bundle: no usable GPU (the warmup's work runs on it)")
     with recording_compiles() as record:
         warmup(products=products, progress=progress)
-    targets = sorted({cp.cuda.Device().compute_capability, *capabilities}, key=int)
+    capability = cp.cuda.Device().compute_capability
+    targets = sorted({capability, *capabilities}, key=int)
     if progress is not None:
         progress(f"  compiling {len(record.requests)} modules for sm_{', sm_'.join(targets)}")
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
@@ -236,14 +232,11 @@ def build_bundle(
             for request, jobs in zip(record.requests, cubins, strict=True)
         ]
     cache = kernel_cache_dir(cp)
-    others = {
-        path.relative_to(cache).as_posix(): path for path in cache.rglob("*") if path.is_file()
-    }
-    seed = {name: path for name, path in others.items() if name not in record.cache_files}
+    seed = {name: cache / name for name in cache_files(cp) - record.cache_files}
     return write_bundle(
         Path(directory),
         modules,
         seed,
         cupy_version=cp.__version__,
-        cache_capability=cp.cuda.Device().compute_capability,
+        cache_capability=capability,
     )

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import BackendError, OutOfMemory
 from .kernel_bundle import LoadedModule, ModuleRequest, active_bundle
 from .selection import cupy_module, loaded_cupy, synchronize, xp_for
-from .warmth import kernel_cache_dir
+from .warmth import cache_files
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -88,13 +88,6 @@ def recording_compiles() -> Iterator[CompileRecord]:
         _compile.cache_clear()
 
 
-def _cache_listing(cp: Any) -> set[str]:
-    directory = kernel_cache_dir(cp)
-    if not directory.is_dir():
-        return set()
-    return {p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file()}
-
-
 def _bundled(cp: Any, request: ModuleRequest) -> LoadedModule | None:
     """``request`` loaded from the kernel bundle's cubin for this device, or None (no bundle,
     not in it, no cubin for this architecture, or a cubin the driver refuses)."""
@@ -133,7 +126,7 @@ def _compile(
         loaded = _bundled(cp, request)
         if loaded is not None:
             return loaded
-    before = _cache_listing(cp) if record is not None else set()
+    before = cache_files(cp) if record is not None else set()
     started = time.perf_counter()
     module = cp.RawModule(
         code=source,
@@ -146,7 +139,7 @@ def _compile(
     _LOG.info("kernel %s ready in %.3f s", name_expressions[0], time.perf_counter() - started)
     if record is not None:
         record.requests.append(request)
-        record.cache_files |= _cache_listing(cp) - before
+        record.cache_files |= cache_files(cp) - before
     return module
 
 

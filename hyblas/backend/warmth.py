@@ -29,7 +29,14 @@ from types import ModuleType
 
 from .kernel_bundle import active_bundle, seed_kernel_cache
 
-__all__ = ["kernel_cache_dir", "warm_marker", "is_warm", "mark_warm", "announce_first_use"]
+__all__ = [
+    "kernel_cache_dir",
+    "cache_files",
+    "warm_marker",
+    "is_warm",
+    "mark_warm",
+    "announce_first_use",
+]
 
 _LOG = logging.getLogger("hyblas")
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -41,6 +48,14 @@ def kernel_cache_dir(cp: ModuleType) -> Path:
     if get is not None:
         return Path(get())
     return Path(os.environ.get("CUPY_CACHE_DIR", Path.home() / ".cupy" / "kernel_cache"))
+
+
+def cache_files(cp: ModuleType) -> set[str]:
+    """The files in CuPy's kernel cache, as paths relative to it (none where it is absent)."""
+    directory = kernel_cache_dir(cp)
+    if not directory.is_dir():
+        return set()
+    return {p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file()}
 
 
 @functools.cache
