@@ -1,13 +1,14 @@
 """NetworkX calls on NetworkX and on the hyblas backend, side by side, on one graph or more.
 
     python -m benchmarks.networkx_backend [--graph kron,osm-highways] [--scale 18]
-        [--device auto|cpu|cuda] [--repeats 3] [--out FILE]
+        [--device auto|cpu|cuda] [--functions pagerank,...] [--repeats 3] [--out FILE]
 
 ``kron`` is a Graph500 Kronecker graph of ``2**scale`` vertices (hyblas's generator, edge factor
 16), built as an ``nx.Graph`` with a weight uniform in [1, 10) on every edge; ``osm-highways``
 the OpenStreetMap world highway network of :mod:`benchmarks.graphs` (the ``bench`` extra),
 weighted by its lengths in km, its self loops and zero lengths kept. The source of the
-searches is the highest-degree node. For each function the table gives NetworkX's time,
+searches is the highest-degree node. For each function (``--functions``: all of them unless
+narrowed) the table gives NetworkX's time,
 hyblas's cold time (the conversion from the NetworkX graph included: ``G.__networkx_cache__``
 cleared first) and warm time (from NetworkX's cache of the converted graph, after
 ``--warmup`` untimed calls: hyblas's ``executor='auto'`` builds a layout, such as the
@@ -135,8 +136,9 @@ def measure(
     repeats: int,
     table: Table,
     warmup: int = 2,
+    functions: tuple[str, ...] = tuple(FUNCTIONS),
 ) -> None:
-    """Every function of FUNCTIONS on ``G``, then the conversion alone."""
+    """The ``functions`` of FUNCTIONS on ``G``, then the conversion alone."""
 
     def clear() -> None:
         G.__networkx_cache__.clear()
@@ -145,7 +147,8 @@ def measure(
         f"{'function':38s} {'networkx s':>11s} {'cold s':>9s} {'warm s':>9s} "
         f"{'cold x':>7s} {'warm x':>7s}  same"
     )
-    for name, function in FUNCTIONS.items():
+    for name in functions:
+        function = FUNCTIONS[name]
         t_nx, theirs = _median_s(
             lambda f=function: f(G, source, backend="networkx"), repeats, lambda: None
         )
@@ -176,6 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--scale", type=int, default=18, help="the kron graph's scale")
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    parser.add_argument(
+        "--functions",
+        default=",".join(FUNCTIONS),
+        help=f"comma list of {', '.join(FUNCTIONS)} (default: all)",
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument(
         "--warmup", type=int, default=2, help="untimed hyblas calls before the warm ones"
@@ -189,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     for graph in graphs:
         if reason := unavailable(graph):
             parser.error(reason)
+    functions = tuple(name.strip() for name in args.functions.split(",") if name.strip())
+    if not functions or set(functions) - set(FUNCTIONS):
+        parser.error(f"--functions: unknown {sorted(set(functions) - set(FUNCTIONS))}")
     out = args.out or Path(os.environ.get("OUT") or "out") / "networkx-backend.md"
     settings = nx.config.backends.hyblas
     settings.device, settings.min_edges = args.device, 0
@@ -212,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{graph}: {G.number_of_nodes():,} nodes, {G.number_of_edges():,} edges "
             f"(built in {time.perf_counter() - start:.1f} s)"
         )
-        measure(graph, G, source, args.repeats, table, args.warmup)
+        measure(graph, G, source, args.repeats, table, args.warmup, functions)
         del G
     print(f"table written to {out}")
     return 0
