@@ -6,11 +6,13 @@ parameter sets drawn small: ``test_products.py``.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 import hyblas as hb
 from hyblas.backend import to_numpy
@@ -18,7 +20,14 @@ from hyblas.errors import InvalidValue
 from hyblas.executors import policy as hybrid
 from hyblas.executors.dense import DenseParams, dense_params
 from hyblas.executors.dense.executor import heavy_groups
-from hyblas.executors.dense.layout import PAD, VECTOR, build_layout, layout_of, tile_position
+from hyblas.executors.dense.layout import (
+    PAD,
+    VECTOR,
+    DenseLayout,
+    build_layout,
+    layout_of,
+    tile_position,
+)
 from tests.support import strategies as S
 from tests.support.executors import (
     assert_products_equal_reference,
@@ -171,6 +180,63 @@ def test_layout_holds_every_entry_once(backend: str, A: S.MatrixData, params: De
         assert chunk_begin[mine][0] == slot_ptr[panel]
         assert chunk_end[mine][-1] == slot_ptr[panel + 1]
         assert (chunk_begin[mine][1:] == chunk_end[mine][:-1]).all()
+
+
+def assert_layouts_equal(got: DenseLayout, expected: DenseLayout) -> None:
+    """Every array (values and dtype) and number of two layouts is the same."""
+    for field in dataclasses.fields(DenseLayout):
+        if field.name in ("build_seconds", "plans"):
+            continue
+        mine, theirs = getattr(got, field.name), getattr(expected, field.name)
+        if theirs is None or isinstance(theirs, str | int | float | DenseParams | np.generic):
+            assert mine == theirs if theirs is not None else mine is None, field.name
+            continue
+        mine, theirs = to_numpy(mine), to_numpy(theirs)
+        assert mine.dtype == theirs.dtype, field.name
+        np.testing.assert_array_equal(mine, theirs, err_msg=field.name)
+
+
+@given(
+    A=S.matrices(dtype=np.float64),
+    params=small_dense_params(),
+    part_entries=st.integers(1, 30),
+    iso=st.booleans(),
+)
+def test_layout_does_not_depend_on_the_parts_it_is_built_in(
+    backend: str, A: S.MatrixData, params: DenseParams, part_entries: int, iso: bool
+) -> None:
+    matrix = A.hyblas(backend)
+    if iso:
+        matrix = hb.Matrix.from_coo(
+            A.rows, A.cols, np.ones(A.rows.size), nrows=A.nrows, ncols=A.ncols, backend=backend
+        )
+    whole = build_layout(matrix, params, part_entries=max(1, matrix.nnz))
+    assert_layouts_equal(build_layout(matrix, params, part_entries=part_entries), whole)
+
+
+def test_a_large_block_is_built_in_several_parts() -> None:
+    """A power-law graph's hub block holds most entries: the tile passes cut it at its units
+    (weighted, so that the weights follow the parts' sort)."""
+    A = hb.generators.kronecker(12, 16, seed=3, backend="cpu")
+    rows, cols, _ = A.to_coo()
+    weighted = hb.Matrix.from_coo(
+        rows, cols, np.random.default_rng(3).random(rows.size), nrows=A.nrows, ncols=A.ncols
+    )
+    params = DenseParams(
+        row_panel=1024, column_panel=2048, heavy_threshold=64, heavy_unit_edges=256
+    )
+    for matrix in (A, weighted):
+        whole = build_layout(matrix, params, part_entries=matrix.nnz)
+        assert_layouts_equal(build_layout(matrix, params, part_entries=997), whole)
+    # the hub block (internal ids: the renumbering by degree) holds many parts' worth
+    inner_row = to_numpy(whole.row_position)[rows]
+    column_at = np.empty(A.ncols, dtype=np.int64)
+    column_at[to_numpy(whole.column_order)] = np.arange(whole.column_order.size)
+    block = column_at[cols] // 2048 * whole.row_panels + inner_row // 1024
+    assert np.bincount(block).max() > 5 * 997
+    rows, cols, vals = decode(build_layout(weighted, params, part_entries=997))
+    order = np.lexsort((cols, rows))
+    np.testing.assert_array_equal(vals[order], weighted.to_coo()[2])
 
 
 def test_iso_matrix_keeps_no_weights() -> None:

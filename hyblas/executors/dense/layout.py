@@ -22,6 +22,9 @@ renumbering by descending degree (``DenseParams.reorder``).
 * **Chunks**: a row panel with more than ``reduce_chunk_slots`` slots is *split*: its slot range
   is cut into near-equal chunks, each reduced by a thread block of its own into the panel's
   accumulator (phase 2a); phase 2 then reads that accumulator instead of the slots.
+
+The build works on a part of the entries at a time: :mod:`.layout_order` brings the entries
+into the layout's order, :mod:`.layout_tiles` writes the heavy tiles and the light stream.
 """
 
 from __future__ import annotations
@@ -36,6 +39,16 @@ from ...backend import translate_oom
 from ...containers import derived
 from ...device import arrays as _prim
 from ...errors import InvalidValue
+from .layout_order import exclusive_cumsum, layout_keys, part_entries_for, sorted_entries
+from .layout_tiles import (
+    VECTOR,
+    TileTargets,
+    fill_tiles,
+    heavy_units,
+    measure_tiles,
+    tile_position,
+    tile_spans,
+)
 from .params import SKEWED, DenseParams
 
 __all__ = [
@@ -49,7 +62,6 @@ __all__ = [
 ]
 
 PAD = np.int16(-32768)
-VECTOR = 8  # int16 tokens per thread per step (one 16-byte load)
 _SLOT_LIMIT = np.iinfo(np.int32).max
 
 
@@ -174,16 +186,6 @@ class DenseLayout:
         }
 
 
-def tile_position(column_base: Any, token: Any, threads: int) -> Any:
-    """Where token ``token`` of a tile column lives: columns advance ``VECTOR`` tokens at a
-    time, so one step of a thread is a 16-byte load and one step of a warp is 512 bytes."""
-    position = column_base + token % VECTOR
-    step = token // VECTOR
-    step *= threads * VECTOR
-    position += step  # in place: the layout build calls this on every heavy entry
-    return position
-
-
 def layout_key(params: DenseParams) -> tuple[Any, ...]:
     """The key of a matrix's cached dense layout for ``params``."""
     return ("dense_layout", params)
@@ -216,19 +218,13 @@ def _skewed(xp: Any, matrix: Any) -> bool:
     return longest > SKEWED * matrix.nnz / matrix.nrows
 
 
-def _exclusive_cumsum(xp: Any, counts: Any) -> Any:
-    out = xp.zeros(counts.size + 1, dtype=np.int64)
-    xp.cumsum(counts, out=out[1:])
-    return out
-
-
 def _phase2_chunks(xp: Any, slot_ptr: Any, most: int) -> dict[str, Any]:
     """Split the row panels with more than ``most`` slots into near-equal chunks."""
     panel_slots = xp.diff(slot_ptr)
     panel_chunks = xp.where(panel_slots > most, -(-panel_slots // most), 0)
     split = panel_chunks > 0
     panel_split = xp.where(split, xp.cumsum(split) - 1, -1).astype(np.int32)
-    chunk_base = _exclusive_cumsum(xp, panel_chunks)
+    chunk_base = exclusive_cumsum(xp, panel_chunks)
     chunk_panel = _prim.expand(xp, panel_chunks)
     rank = xp.arange(chunk_panel.size, dtype=np.int64) - chunk_base[chunk_panel]
     size = -(-panel_slots[chunk_panel] // panel_chunks[chunk_panel])
@@ -243,8 +239,14 @@ def _phase2_chunks(xp: Any, slot_ptr: Any, most: int) -> dict[str, Any]:
     }
 
 
-def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
-    """Build the layout of ``matrix`` for ``params`` with vectorized array code (no row loops)."""
+def build_layout(
+    matrix: Any, params: DenseParams, *, part_entries: int | None = None
+) -> DenseLayout:
+    """Build the layout of ``matrix`` for ``params`` with vectorized array code (no row loops).
+
+    The entries are sorted and walked about ``part_entries`` at a time (default:
+    :func:`.layout_order.part_entries_for`), which bounds the build's temporaries; the layout
+    does not depend on it."""
     started = time.perf_counter()
     xp = matrix.xp
     m, n = matrix.shape
@@ -254,182 +256,77 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     column_panels = -(-n // width)
     # int32 ids while they fit: a kron24 build holds several arrays of nnz entries at once
     ids = np.int32 if max(m, n, row_panels * column_panels) < 2**31 - 1 else np.int64
-    rows = _prim.row_ids(xp, matrix.indptr, m).astype(ids)
-    cols = matrix.indices.astype(ids, copy=False)
+    nnz = matrix.nnz
+    part_entries = part_entries or part_entries_for(nnz)
     values = matrix.values
-    nnz = int(cols.size)
 
     reorder = params.reorder
     if reorder == "auto":
         reorder = "both" if _skewed(xp, matrix) else "none"
-    column_order = row_position = None
+    column_order = column_position = row_position = None
     if reorder in ("columns", "both") and n:
-        column_degrees = xp.bincount(cols, minlength=n)
+        column_degrees = xp.bincount(matrix.indices, minlength=n)
         column_order, column_position = _order_by_degree(xp, column_degrees)
         # the columns without entries, last in this order, are left out of the input's gather
         column_order = column_order[: int(xp.count_nonzero(column_degrees))].astype(ids)
         del column_degrees
-        cols = column_position.astype(ids)[cols]
-        del column_position
+        column_position = column_position.astype(ids)
     if reorder == "both" and m:
         row_position = _order_by_degree(xp, xp.diff(matrix.indptr))[1].astype(ids)
-        rows = row_position[rows]
 
     iso_value = derived.iso_value(matrix)
-
-    # one sort puts entries in (column panel, row panel, destination, source) order. The key
-    # is distinct per entry and holds all three: after the sort the ids are freed and each
-    # entry's block, destination and source are read back from it. Built and read in place:
-    # an int64 temporary of nnz entries is the size of the CSR itself.
-    panel = np.int64(height * width)
-    key = cols // width
-    key *= row_panels
-    key += rows // height
-    key = key.astype(np.int64)
-    key *= panel
-    within = rows % height  # a panel's positions (height * width) fit the ids' type
-    del rows
-    within *= width
-    within += cols % width
-    del cols
-    key += within
-    del within
-    weights = None
-    if iso_value is not None:
-        key.sort()  # no permutation to carry: values are all one
-    else:
-        order = xp.argsort(key)
-        key = key[order]
-        weights = values[order]
-        del order
-    block = (key // panel).astype(ids)
-    key %= panel
-    dst = (key // width).astype(np.int32)
-    key %= width
-    src = key.astype(np.int16)
-    del key
-
+    key = layout_keys(
+        xp,
+        matrix,
+        row_position,
+        column_position,
+        row_panel=height,
+        column_panel=width,
+        part_entries=part_entries,
+    )
+    del column_position
     nblocks = row_panels * column_panels
-    block_count = xp.bincount(block, minlength=nblocks) if nnz else xp.zeros(nblocks, np.int64)
-    block_start = _exclusive_cumsum(xp, block_count)
+    entries = sorted_entries(
+        xp,
+        key,
+        None if iso_value is not None else values,
+        nblocks=nblocks,
+        row_panel=height,
+        column_panel=width,
+        part_entries=part_entries,
+    )
+    del key
+    block_count = entries.block_count
     heavy_block = block_count >= params.heavy_threshold
     # counts within the layout (entries, tokens) in int32 while twice nnz fits
     counts = np.int32 if 2 * nnz < _SLOT_LIMIT else np.int64
-    position_in_block = xp.arange(nnz, dtype=counts) - block_start[block].astype(counts)
-    entry_heavy = heavy_block[block]
-    # the light entries' share of the per-entry arrays, taken now: the per-entry arrays are
-    # freed before the heavy units' build, whose temporaries are the largest of the layout's
-    light = ~entry_heavy
-    l_block = block[light]
-    l_position = position_in_block[light]
-    l_dst = dst[light]
-    l_src = src[light]
-    l_weights = None if weights is None else weights[light]
-    del light
 
-    # --- heavy units --------------------------------------------------------------------------
-    units_per_block = xp.where(heavy_block, -(-block_count // params.heavy_unit_edges), 0)
-    unit_base = _exclusive_cumsum(xp, units_per_block)
-    heavy_units = int(unit_base[-1])
-    # per heavy entry: its unit, its thread and its token in that thread's tile column (int32
-    # where it fits; temporaries are dropped as soon as they are used)
-    unit_size = -(-block_count // xp.maximum(units_per_block, 1))
-    h_block = block[entry_heavy]
-    del block
-    # unit ids in the counts type (int32 while twice nnz fits; units never outnumber entries)
-    h_unit = position_in_block[entry_heavy]
-    del position_in_block
-    h_unit //= unit_size.astype(counts)[h_block]
-    h_unit += unit_base.astype(counts)[h_block]
-    del h_block, unit_size
-    h_dst = dst[entry_heavy]
-    del dst
-    h_src = src[entry_heavy]
-    del src
-    h_weights = None if weights is None else weights[entry_heavy]
-    del weights, entry_heavy
-    unit_entries = (
-        xp.bincount(h_unit, minlength=heavy_units) if heavy_units else xp.zeros(0, dtype=np.int64)
-    )
-    unit_start = _exclusive_cumsum(xp, unit_entries)
-    pos_in_unit = (xp.arange(h_unit.size, dtype=counts) - unit_start[h_unit].astype(counts)).astype(
-        np.int32
-    )
-    per_thread = (-(-unit_entries // threads)).astype(np.int32)[h_unit]  # entries per thread
-    thread = pos_in_unit // per_thread
-    pos_in_thread = pos_in_unit - thread * per_thread
-    del per_thread
-    new_dst = xp.ones(h_unit.size, dtype=bool)
-    if h_unit.size:
-        new_dst[1:] = h_dst[1:] != h_dst[:-1]
-    thread_start = pos_in_thread == 0
-    run_start = new_dst | thread_start  # a marker precedes this entry
-    unit_new_dst = new_dst | (pos_in_unit == 0)  # this entry's destination gets a unit slot
-    del new_dst, pos_in_unit
-    # tokens so far in this thread: entries before it plus markers up to it
-    markers_before = xp.cumsum(run_start, dtype=counts) - 1
-    columns = counts if heavy_units * threads < _SLOT_LIMIT else np.int64
-    thread_id = h_unit.astype(columns) * threads + thread
-    thread_first = xp.zeros(heavy_units * threads + 1, dtype=counts)
-    if h_unit.size:
-        starts = xp.flatnonzero(thread_start)
-        thread_first[thread_id[starts]] = markers_before[starts]
-        del starts
-    token = thread_first[thread_id]
-    del thread_first
-    xp.subtract(markers_before, token, out=token)
-    del markers_before
-    token += pos_in_thread
-    token += 1
-    del pos_in_thread
-    token = token.astype(np.int32, copy=False)
-    tokens_per_thread = xp.zeros(heavy_units * threads, dtype=np.int64)
-    if h_unit.size:
-        last = xp.ones(h_unit.size, dtype=bool)
-        last[:-1] = thread_start[1:]
-        tokens_per_thread[thread_id[last]] = token[last] + 1
-        del last
-    del thread_id, thread_start
+    # --- heavy units: each thread's column and each unit's slots, then the tiles' sizes -------
+    units = heavy_units(xp, block_count, heavy_block, params.heavy_unit_edges, threads, counts)
+    heavy_units_count = units.count
+    spans = tile_spans(xp, entries, units, part_entries)
+    tokens_per_thread, slot_count = measure_tiles(xp, entries, spans, units, heavy_block)
     longest = (
-        tokens_per_thread.reshape(heavy_units, threads).max(axis=1)
-        if heavy_units
+        tokens_per_thread.reshape(heavy_units_count, threads).max(axis=1)
+        if heavy_units_count
         else xp.zeros(0, dtype=np.int64)
     )
+    del tokens_per_thread
     steps = -(-longest // VECTOR)
-    heavy_offset = _exclusive_cumsum(xp, steps * threads * VECTOR)
+    heavy_offset = exclusive_cumsum(xp, steps * threads * VECTOR)
     table = xp.full(int(heavy_offset[-1]), PAD, dtype=np.int16)
     # table positions in int32 where the table allows (every term of one is below its size)
     position_type = np.int32 if int(heavy_offset[-1]) < _SLOT_LIMIT else np.int64
-    base = heavy_offset.astype(position_type)[h_unit]
-    thread *= VECTOR
-    base += thread
-    del thread
-    at = tile_position(base, token, threads)
-    table[at] = h_src
-    del h_src
-    table[tile_position(base[run_start], token[run_start] - 1, threads)] = (
-        -h_dst[run_start] - 1
-    ).astype(np.int16)
-    del base, token, run_start
-    heavy_weights = None
-    if h_weights is not None:
-        heavy_weights = xp.zeros(table.size, dtype=values.dtype)
-        heavy_weights[at] = h_weights
-    del at, h_weights
-    slot_count = (
-        xp.bincount(h_unit[unit_new_dst], minlength=heavy_units)
-        if heavy_units
-        else xp.zeros(0, dtype=np.int64)
-    )
+    heavy_weights = None if iso_value is not None else xp.zeros(table.size, dtype=values.dtype)
 
     # --- slots: (row panel, column panel) order ------------------------------------------------
-    unit_block = _prim.expand(xp, units_per_block)
+    unit_block = units.block
     block_slots = block_count
-    if heavy_units:
+    if heavy_units_count:
         heavy_block_slots = xp.bincount(unit_block, weights=slot_count, minlength=nblocks)
         block_slots = xp.where(heavy_block, heavy_block_slots.astype(np.int64), block_count)
     by_row_panel = block_slots.reshape(column_panels, row_panels).T.ravel()
-    base_by_row_panel = _exclusive_cumsum(xp, by_row_panel)
+    base_by_row_panel = exclusive_cumsum(xp, by_row_panel)
     total_slots = int(base_by_row_panel[-1])
     if total_slots > _SLOT_LIMIT:
         raise InvalidValue(
@@ -441,17 +338,30 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         slot_ptr = xp.concatenate([base_by_row_panel[:-1][::column_panels], base_by_row_panel[-1:]])
     else:
         slot_ptr = xp.zeros(row_panels + 1, dtype=np.int64)
-    slot_dst = xp.zeros(total_slots, dtype=np.uint16)
-    heavy_slot_base = xp.zeros(heavy_units, dtype=np.int64)
-    if heavy_units:
-        slots_before = _exclusive_cumsum(xp, slot_count)[:-1]
-        within_block = slots_before - slots_before[unit_base[unit_block]]
+    heavy_slot_base = xp.zeros(heavy_units_count, dtype=np.int64)
+    if heavy_units_count:
+        slots_before = exclusive_cumsum(xp, slot_count)[:-1]
+        within_block = slots_before - slots_before[units.base[unit_block]]
         heavy_slot_base = block_slot_base[unit_block] + within_block
-        # slot ids fit int32 (total_slots was checked above)
-        slot_rank = xp.cumsum(unit_new_dst, dtype=np.int32) - 1
-        slot_rank -= slot_rank[unit_start[h_unit]]
-        owned = heavy_slot_base.astype(np.int32)[h_unit] + slot_rank
-        slot_dst[owned[unit_new_dst]] = h_dst[unit_new_dst].astype(np.uint16)
+
+    # --- light stream: the light blocks' entries, by column panel --------------------------------
+    light_count = xp.where(heavy_block, 0, block_count)
+    light_entries = int(light_count.sum()) if nblocks else 0
+    into = TileTargets(
+        table=table,
+        weights=heavy_weights,
+        offset=heavy_offset[:-1].astype(position_type),
+        slot_base=heavy_slot_base.astype(np.int32),
+        slot_dst=xp.zeros(total_slots, dtype=np.uint16),
+        block_slot_base=block_slot_base,
+        light_before=exclusive_cumsum(xp, light_count),
+        light_src=xp.empty(light_entries, dtype=np.int16),
+        light_slot=xp.empty(light_entries, dtype=np.int32),
+        light_weights=None if iso_value is not None else xp.empty(light_entries, values.dtype),
+    )
+    fill_tiles(xp, entries, spans, units, heavy_block, into)
+    del entries
+    slot_dst = into.slot_dst
 
     phase2_chunks = _phase2_chunks(xp, slot_ptr, params.reduce_chunk_slots)
 
@@ -459,9 +369,9 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
     # group of the heavy thread block ---
     unit_panel = unit_block // row_panels
     team_begin = xp.zeros(0, dtype=np.int64)
-    if heavy_units:
-        before = unit_start[:-1]
-        new_panel = xp.ones(heavy_units, dtype=bool)
+    if heavy_units_count:
+        before = units.start[:-1]
+        new_panel = xp.ones(heavy_units_count, dtype=bool)
         new_panel[1:] = unit_panel[1:] != unit_panel[:-1]
         panel_first = xp.flatnonzero(new_panel)
         owner = xp.cumsum(new_panel) - 1
@@ -471,23 +381,16 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         starts[1:] |= chunk[1:] != chunk[:-1]
         team_begin = xp.flatnonzero(starts).astype(np.int64)
     team_end = (
-        xp.concatenate([team_begin[1:], xp.asarray([heavy_units], dtype=np.int64)])
-        if heavy_units
+        xp.concatenate([team_begin[1:], xp.asarray([heavy_units_count], dtype=np.int64)])
+        if heavy_units_count
         else team_begin
     )
 
-    # --- light stream --------------------------------------------------------------------------
-    light_slot = (block_slot_base[l_block] + l_position).astype(np.int32)
-    slot_dst[light_slot] = l_dst.astype(np.uint16)
-    l_panel = l_block // row_panels
-    panel_count = (
-        xp.bincount(l_panel, minlength=column_panels)
-        if l_panel.size
-        else xp.zeros(column_panels, dtype=np.int64)
-    )
+    # --- light units: each column panel's light entries cut into light_unit_edges --------------
+    panel_count = light_count.reshape(column_panels, row_panels).sum(axis=1)
     panel_units = -(-panel_count // params.light_unit_edges)
-    panel_start = _exclusive_cumsum(xp, panel_count)
-    light_unit_base = _exclusive_cumsum(xp, panel_units)
+    panel_start = exclusive_cumsum(xp, panel_count)
+    light_unit_base = exclusive_cumsum(xp, panel_units)
     light_units = int(light_unit_base[-1])
     light_panel = _prim.expand(xp, panel_units)
     unit_rank = xp.arange(light_units, dtype=np.int64) - light_unit_base[light_panel]
@@ -514,13 +417,13 @@ def build_layout(matrix: Any, params: DenseParams) -> DenseLayout:
         heavy_slot_count=slot_count.astype(np.int32),
         heavy_table=table,
         heavy_weights=heavy_weights,
-        heavy_entries=int(h_unit.size),
+        heavy_entries=int(units.start[-1]),
         light_panel=light_panel.astype(np.int32),
         light_begin=light_begin,
         light_end=light_end,
-        light_src=l_src,
-        light_slot=light_slot,
-        light_weights=l_weights,
+        light_src=into.light_src,
+        light_slot=into.light_slot,
+        light_weights=into.light_weights,
         slot_ptr=slot_ptr,
         slot_dst=slot_dst,
         **phase2_chunks,
