@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ...device import arrays as _prim
+
 __all__ = [
     "EntrySpan",
     "LayoutPart",
@@ -29,6 +31,7 @@ __all__ = [
     "exclusive_cumsum",
     "layout_keys",
     "part_entries_for",
+    "run_ids",
     "sorted_entries",
 ]
 
@@ -77,8 +80,16 @@ class SortedEntries:
 
     def blocks(self, xp: Any, part: LayoutPart | EntrySpan) -> Any:
         """The block (column panel * row panels + row panel) of each entry of ``part``."""
-        positions = xp.arange(part.begin, part.end, dtype=np.int64)
-        return xp.searchsorted(self.block_start, positions, side="right") - 1
+        return run_ids(xp, self.block_start, part.begin, part.end)
+
+
+def run_ids(xp: Any, starts: Any, begin: int, end: int) -> Any:
+    """The run of each position ``begin`` up to ``end``, where run ``k`` holds the positions
+    ``starts[k]`` up to ``starts[k + 1]`` (``starts`` ascending, as a CSR's row pointer)."""
+    first = int(xp.searchsorted(starts, begin, side="right")) - 1
+    last = int(xp.searchsorted(starts, end - 1, side="right")) - 1
+    bounds = xp.clip(starts[first : last + 2], begin, end)
+    return first + _prim.expand(xp, xp.diff(bounds))
 
 
 def layout_keys(
@@ -100,7 +111,7 @@ def layout_keys(
     key = xp.empty(nnz, dtype=np.int64)
     for begin in range(0, nnz, part_entries):
         end = min(begin + part_entries, nnz)
-        rows = xp.searchsorted(matrix.indptr, xp.arange(begin, end), side="right") - 1
+        rows = run_ids(xp, matrix.indptr, begin, end)
         if row_position is not None:
             rows = row_position[rows].astype(np.int64)
         cols = matrix.indices[begin:end].astype(np.int64)
