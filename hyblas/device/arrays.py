@@ -297,27 +297,63 @@ def transpose_csr(
     """CSR (indptr, indices, values) of the transpose of an (nrows x ncols) CSR matrix.
 
     On the CPU, scipy's CSR-to-CSC conversion (a counting pass, linear in the entries) of the
-    entries' positions gives the permutation. On the GPU, sorted by the linear key
-    ``col * nrows + row`` where it fits int64; else a stable sort of the entries (row-major)
-    by column alone gives them in column-major order."""
+    entries' positions gives the permutation. On the GPU, :func:`transpose_csr_in_parts` where
+    the linear keys ``col * nrows + row`` fit int64; else a stable sort of the entries
+    (row-major) by column alone gives them in column-major order."""
     if xp is np:
         return _transpose_csr_numpy(indptr, indices, values, nrows, ncols)
-    rows = row_ids(xp, indptr, nrows)
     if keys_fit(nrows, ncols):
-        keys_t = indices.astype(np.int64)
-        keys_t *= np.int64(max(nrows, 1))
-        keys_t += rows
-        del rows
-        # the keys are distinct (one entry per position): a plain argsort, no tie order to fix
-        order = xp.argsort(keys_t)
-        keys_t = keys_t[order]
-        values_t = values[order]
-        del order
-        indptr_t, indices_t = csr_from_sorted_keys(xp, keys_t, ncols, nrows, indptr.dtype)
-        return indptr_t, indices_t, values_t
+        return transpose_csr_in_parts(xp, indptr, indices, values, nrows, ncols)
+    rows = row_ids(xp, indptr, nrows)
     cols_t, rows_t, values_t = sort_by_keys(xp, indices.astype(np.int64), rows, values)
     indptr_t, indices_t = _csr_from_sorted_rows(xp, cols_t, rows_t, ncols, indptr.dtype)
     return indptr_t, indices_t, values_t
+
+
+#: Entries one part of :func:`transpose_csr_in_parts` sorts (a run of whole columns; more
+#: where one column holds more).
+TRANSPOSE_PART = 1 << 24
+
+
+def transpose_csr_in_parts(
+    xp: ModuleType, indptr: Any, indices: Any, values: Any, nrows: int, ncols: int
+) -> tuple[Any, Any, Any]:
+    """The transpose as :func:`transpose_csr` makes it, a run of whole columns at a time: each
+    run's entries are picked (in row-major order), sorted by ``(column, row)`` among
+    themselves and written to their place. Beyond the result it holds a mask of the entries
+    and one run's temporaries; a sort of all the keys at once held the row ids, the keys, the
+    order and the sort's buffers (six times a float32 CSR on the GPU). Array code: the GPU's
+    path, which runs on the CPU too (the tests walk it there). The keys ``col * nrows + row``
+    must fit int64."""
+    check_fits(ncols + 1, np.int64, f"building the {ncols + 1} row pointers of a CSR matrix")
+    nnz = int(indices.size)
+    counts = xp.bincount(indices, minlength=ncols) if nnz else xp.zeros(ncols, dtype=np.int64)
+    starts = xp.zeros(ncols + 1, dtype=np.int64)
+    xp.cumsum(counts, out=starts[1:])
+    del counts
+    indices_t = xp.empty(nnz, dtype=indptr.dtype)
+    values_t = xp.empty(nnz, dtype=values.dtype)
+    targets = xp.arange(TRANSPOSE_PART, nnz, TRANSPOSE_PART, dtype=np.int64)
+    cuts = sorted({0, *(xp.searchsorted(starts, targets, side="right") - 1).tolist(), ncols})
+    bounds = starts[xp.asarray(cuts, dtype=np.int64)].tolist()
+    height = np.int64(max(nrows, 1))
+    for first, end, begin, stop in zip(cuts, cuts[1:], bounds, bounds[1:], strict=False):
+        if stop == begin:
+            continue
+        picked = indices >= first
+        picked &= indices < end
+        picked = xp.flatnonzero(picked)
+        rows = xp.searchsorted(indptr, picked, side="right") - 1
+        key = indices[picked].astype(np.int64)
+        key -= first
+        key *= height
+        key += rows
+        order = xp.argsort(key)  # the keys are distinct: no tie order to fix
+        del key
+        indices_t[begin:stop] = rows[order]
+        del rows
+        values_t[begin:stop] = values[picked[order]]
+    return starts.astype(indptr.dtype), indices_t, values_t
 
 
 def _transpose_csr_numpy(

@@ -55,3 +55,38 @@ def test_csr_from_sorted_keys_is_scipys(
     assert to_numpy(indptr).dtype == to_numpy(indices).dtype == idx
     np.testing.assert_array_equal(to_numpy(indptr), want.indptr)
     np.testing.assert_array_equal(to_numpy(indices), want.indices)
+
+
+@pytest.mark.parametrize("part", [1, 3, 1 << 24], ids=["part1", "part3", "default"])
+@given(
+    entries=st.sets(st.tuples(st.integers(0, 8), st.integers(0, 6)), max_size=40),
+    shape=st.tuples(st.integers(9, 11), st.integers(7, 8)),
+    dtype=st.sampled_from([np.int32, np.int64]),
+)
+def test_transpose_in_parts_is_scipys(
+    backend: str, part: int, entries: set, shape: tuple, dtype: type
+) -> None:
+    """The GPU's transpose, a run of whole columns at a time (walked on the CPU as well),
+    against scipy's: pointers, row ids and values moved with their entries."""
+    nrows, ncols = shape
+    rows = np.array(sorted(entries), dtype=np.int64).reshape(-1, 2)
+    values = np.arange(rows.shape[0], dtype=np.float32) + 0.5
+    csr = sp.csr_array((values, (rows[:, 0], rows[:, 1])), shape=shape)
+    csr.sort_indices()
+    want = csr.T.tocsr()
+    want.sort_indices()
+    xp = xp_for(backend)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(arrays, "TRANSPOSE_PART", part)
+        indptr_t, indices_t, values_t = arrays.transpose_csr_in_parts(
+            xp,
+            to_backend(csr.indptr.astype(dtype), backend),
+            to_backend(csr.indices.astype(dtype), backend),
+            to_backend(csr.data, backend),
+            nrows,
+            ncols,
+        )
+    assert indptr_t.dtype == dtype and indices_t.dtype == dtype
+    np.testing.assert_array_equal(to_numpy(indptr_t), want.indptr)
+    np.testing.assert_array_equal(to_numpy(indices_t), want.indices)
+    np.testing.assert_array_equal(to_numpy(values_t), want.data)
