@@ -18,7 +18,7 @@ import numpy as np
 from . import binary as _binary
 from . import ops
 from . import unary as _unary
-from .containers.derived import SYMMETRIC_STRUCTURE
+from .containers.derived import mark_symmetric
 from .containers.matrix import Matrix
 from .containers.vector import Vector
 from .dtypes import short_repr
@@ -79,7 +79,7 @@ class Graph:
         if check:
             self.check()
         elif kind == "undirected":
-            A.cache[SYMMETRIC_STRUCTURE] = True
+            mark_symmetric(A)
 
     # --- construction ------------------------------------------------------------------------
 
@@ -279,7 +279,9 @@ class Graph:
     def _undirected_structure(self) -> Matrix:
         A = self._A  # noqa: N806
         either = A if self._kind == "undirected" else ops.ewise_add(A, ops.transpose(A), "any")
-        return ops.apply(either, _unary["one"][np.bool_])
+        structure = ops.apply(either, _unary["one"][np.bool_])
+        mark_symmetric(structure)  # by construction: products may read it for its transpose
+        return structure
 
     def _cached(self, name: str, compute: Callable[[], Any]) -> Any:
         cache = self._A.cache

@@ -243,11 +243,15 @@ def betweenness_centrality(
     if directed is None:
         directed = graph.is_directed and not graph.is_symmetric_structure
 
+    # the backward sweep multiplies by Aᵀ and reads only its pattern (plus_first): an
+    # undirected graph's A has that pattern, and no transpose is built (on the largest
+    # graphs, building one is most of the memory the algorithm needs)
+    reverse = A if not graph.is_directed else A.T
     raw = Vector.from_scalar(0.0, n, dtype=np.float64, backend=A.backend)
     with progress_bar(progress, total=int(chosen.size), desc=name, unit="source") as bar:
         for first in range(0, chosen.size, int(batch)):
             batch_sources = chosen[first : first + int(batch)]
-            dependencies = _brandes_batch(A, batch_sources, executor)
+            dependencies = _brandes_batch(A, reverse, batch_sources, executor)
             raw = ops.ewise_add(
                 raw, ops.reduce_columns(dependencies, _monoid["plus"]), _binary["plus"]
             )
@@ -265,9 +269,15 @@ def betweenness_centrality(
     return centrality
 
 
-def _brandes_batch(A: Matrix, batch_sources: np.ndarray, executor: str) -> Matrix:  # noqa: N803
+def _brandes_batch(
+    A: Matrix,  # noqa: N803
+    reverse: Matrix,
+    batch_sources: np.ndarray,
+    executor: str,
+) -> Matrix:
     """δ (``len(batch_sources) x n``): row ``r`` holds the dependencies of every vertex on the
-    source ``batch_sources[r]`` (the source's own entry absent)."""
+    source ``batch_sources[r]`` (the source's own entry absent). ``reverse`` has the pattern
+    of ``Aᵀ``."""
     n = A.nrows
     b = batch_sources.size
     plus_first = _semiring["plus_first"][np.float64]
@@ -297,7 +307,7 @@ def _brandes_batch(A: Matrix, batch_sources: np.ndarray, executor: str) -> Matri
             ops.apply(sigma, _unary["minv"]), ops.ewise_mult(delta, sigma, div), plus
         )
         pulled = ops.mxm(
-            weight, A.T, plus_first, mask=parent_sigma.S, replace=True, executor=executor
+            weight, reverse, plus_first, mask=parent_sigma.S, replace=True, executor=executor
         )
         ops.ewise_mult(pulled, parent_sigma, times, accum=plus, out=delta)
     return delta

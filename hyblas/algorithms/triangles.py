@@ -66,9 +66,11 @@ def triangle_count(
             "ops.ewise_add(A, ops.transpose(A), 'any')"
         )
     L = ops.select(A, "tril", -1)  # noqa: N806
+    # L.T, cached on L, knows its own transpose is L: the masked dot products read the rows of
+    # L for both operands, and nothing is transposed twice
     C = ops.mxm(
         L,
-        ops.transpose(L),
+        L.T,
         _semiring["plus_pair"][np.int64],
         mask=L.S,  # noqa: N806
         executor=executor,

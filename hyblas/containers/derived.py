@@ -23,6 +23,8 @@ __all__ = [
     "values_as",
     "SYMMETRIC_STRUCTURE",
     "known_symmetric",
+    "mark_symmetric",
+    "transpose_for",
 ]
 
 # the cache key of whether the matrix's structure is symmetric, as hyblas.Graph stores it
@@ -34,6 +36,20 @@ def known_symmetric(matrix: Any) -> bool:
     :class:`~hyblas.Graph` found it so, or was told so (``check=False``), and the matrix has
     not changed since. Then the matrix is its own transpose's pattern."""
     return bool(matrix.cache.get(SYMMETRIC_STRUCTURE))
+
+
+def mark_symmetric(matrix: Any) -> None:
+    """Record that ``matrix``'s structure is symmetric (dropped when the matrix changes)."""
+    matrix.cache[SYMMETRIC_STRUCTURE] = True
+
+
+def transpose_for(matrix: Any, *, reads_values: bool) -> Any:
+    """What stands for ``matrix``'s transpose in a product: ``matrix.T``, or ``matrix`` itself
+    where its structure is known symmetric (:func:`known_symmetric`) and the product reads
+    only the pattern, not the values (then no transpose is built)."""
+    if not reads_values and known_symmetric(matrix):
+        return matrix
+    return matrix.T
 
 
 def iso_value(matrix: Any) -> Any:

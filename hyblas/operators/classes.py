@@ -24,6 +24,7 @@ max) are trusted and called as they are, on the arrays themselves.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -385,6 +386,29 @@ class BinaryOp(Operator):
     def ufunc(self) -> np.ufunc | None:
         """The NumPy ufunc behind this operator, if any (enables ``reduceat``)."""
         return self.numpy if isinstance(self.numpy, np.ufunc) else None
+
+    @property
+    def reads_x(self) -> bool:
+        """Whether the result depends on ``x``: its CUDA expression names it.
+
+        Examples
+        --------
+        >>> hb.binary.second.reads_x, hb.binary.pair.reads_x, hb.binary.plus.reads_x
+        (False, False, True)
+        """
+        return re.search(r"\bx\b", self.cuda) is not None
+
+    @property
+    def reads_y(self) -> bool:
+        """Whether the result depends on ``y``: its CUDA expression names it. A product whose
+        multiply does not (``first``, ``pair``) reads only the pattern of its right operand.
+
+        Examples
+        --------
+        >>> hb.binary.first.reads_y, hb.binary.plus.reads_y
+        (False, True)
+        """
+        return re.search(r"\by\b", self.cuda) is not None
 
     def input_type(self, *operand_dtypes: np.dtype) -> np.dtype:
         """The type operands are cast to before this operator runs.

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backend import names_oom
+from ..containers.derived import known_symmetric, mark_symmetric
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..device import arrays as _prim
@@ -218,7 +219,20 @@ def select(
         rows, cols, values = entries(x)
         keep = x.xp.asarray(found.numpy(values, rows, cols, thunk)).astype(bool)
         del rows, cols
-    return _rebuild(x, keep, values[keep], spec)
+    result = _rebuild(x, keep, values[keep], spec)
+    if spec.bare and _keeps_symmetry(x, found, thunk):
+        mark_symmetric(result)
+    return result
+
+
+def _keeps_symmetry(x: Any, op: IndexUnaryOp, thunk: Any) -> bool:
+    """Whether ``select`` keeps a known symmetric structure symmetric: the built-in ``diag``
+    and ``offdiag`` about the main diagonal keep ``(i, j)`` exactly when they keep ``(j, i)``
+    (a value test need not: the two values may differ)."""
+    if not (isinstance(x, Matrix) and known_symmetric(x)) or thunk != 0:
+        return False
+    builtin = _BUILTIN_TESTS.get(op.name)
+    return op.name in ("diag", "offdiag") and builtin is not None and builtin.numpy is op.numpy
 
 
 def _reads_indices(op: IndexUnaryOp) -> bool:

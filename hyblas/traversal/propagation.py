@@ -17,7 +17,6 @@ edges, which skips the ops' passes over all the vertices each round: on a high-d
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -447,7 +446,7 @@ def pulls(sr: Semiring, levels: bool) -> bool:
         levels
         and current_params().pull_rounds
         and sr.monoid.name == "any"
-        and re.search(r"\bx\b", sr.binaryop.cuda) is None
+        and not sr.binaryop.reads_x
     )
 
 
@@ -491,7 +490,7 @@ def _pull_matrix(A: Matrix, sr: Semiring, *, compute: bool) -> Matrix | None:  #
     hand), or ``A`` itself where its structure is symmetric (an undirected Graph's) and the
     multiply reads neither value: the pull then needs only the pattern of ``A.T``, which is
     ``A``'s (no transpose is built: on the largest graphs there is no room for one)."""
-    if known_symmetric(A) and re.search(r"\by\b", sr.binaryop.cuda) is None:
+    if known_symmetric(A) and not sr.binaryop.reads_y:
         return A
     return A.T if compute else A.transpose_at_hand()
 

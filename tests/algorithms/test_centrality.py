@@ -107,6 +107,17 @@ def test_betweenness_symmetric_digraph_counts_as_undirected_unless_told() -> Non
     _check(betweenness_centrality(B, normalized=False), _nx_exact(H, False))
 
 
+def test_betweenness_on_an_undirected_graph_builds_no_transpose(backend: str) -> None:
+    """The backward sweep reads only the pattern of ``Aᵀ``: an undirected Graph's A is that
+    pattern, so no transpose is built; the centrality is the directed-matrix one's."""
+    A = hb.generators.kronecker(8, 8, seed=6, backend=backend)  # noqa: N806
+    want = betweenness_centrality(A.dup(), sources=[0, 3, 17, 40], normalized=False)
+    G = hb.Graph(A, "undirected", check=False)  # built symmetric; the check caches a transpose
+    got = betweenness_centrality(G, sources=[0, 3, 17, 40], normalized=False)
+    np.testing.assert_allclose(got.to_dense(), want.to_dense(), **_TOL)
+    assert A.transpose_at_hand() is None
+
+
 @pytest.mark.parametrize(
     "G",
     [

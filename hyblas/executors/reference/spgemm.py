@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...backend import to_numpy
+from ...containers.derived import transpose_for
 from ...device import arrays as _prim
 from ...operators.classes import Semiring
 from .masked_dot import masked_dot
@@ -174,7 +175,8 @@ def _dense_row(
     cols = a.indices[lo:hi]
     u_values[cols] = a.values[lo:hi]
     u_present[cols] = True
-    values, present, _ = spmv(b.T, u_values, u_present, semiring, flip=True, all_present=False)
+    bt = transpose_for(b, reads_values=semiring.binaryop.reads_y)
+    values, present, _ = spmv(bt, u_values, u_present, semiring, flip=True, all_present=False)
     if mask is not None:
         ncols = np.int64(max(b.ncols, 1))
         marked = mask.keys(row, row + 1) - row * ncols
@@ -192,7 +194,7 @@ def _dot_cost(a: Any, b: Any, keys: Any) -> int:
         return 0
     ncols = np.int64(max(b.ncols, 1))
     a_len = xp.diff(a.indptr.astype(np.int64))[keys // ncols]
-    b_len = xp.diff(b.T.indptr.astype(np.int64))[keys % ncols]
+    b_len = xp.diff(transpose_for(b, reads_values=False).indptr.astype(np.int64))[keys % ncols]
     return int(xp.minimum(a_len, b_len).sum())
 
 
@@ -204,7 +206,7 @@ def _dot(
     kernel pass (:mod:`.masked_dot`), on the CPU in array code, in groups of entries whose walks
     fit the product budget."""
     xp = a.xp
-    bt = b.T
+    bt = transpose_for(b, reads_values=semiring.binaryop.reads_y)
     ncols = np.int64(max(b.ncols, 1))
     inner = np.int64(max(a.ncols, 1))
     if a.backend == "cuda":  # in slices of the keys: the kernel's per-entry arrays stay bounded
