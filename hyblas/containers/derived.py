@@ -21,6 +21,7 @@ __all__ = [
     "heavy_rows",
     "column_counts",
     "values_as",
+    "drop_value_copies",
     "SYMMETRIC_STRUCTURE",
     "known_symmetric",
     "mark_symmetric",
@@ -93,6 +94,13 @@ def column_counts(matrix: Any) -> Any:
     if "column_counts" not in cache:
         cache["column_counts"] = matrix.xp.bincount(matrix.indices, minlength=matrix.ncols)
     return cache["column_counts"]
+
+
+def drop_value_copies(matrix: Any) -> None:
+    """Forget the converted copies of the matrix's values that :func:`values_as` cached (each
+    as large as the values, or twice that): they are made again if asked for."""
+    for key in [k for k in matrix.cache if isinstance(k, tuple) and k[0] == "values_as"]:
+        del matrix.cache[key]
 
 
 def values_as(matrix: Any, dtype: np.dtype) -> Any:

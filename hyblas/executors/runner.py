@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 
 from ..backend import translate_oom
-from ..containers.derived import column_counts
+from ..containers.derived import column_counts, drop_value_copies
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..errors import ExecutorFallback, OutOfMemory
@@ -46,6 +46,11 @@ class ProductRunner:
             return self._run(product, spec, executor, None)
         choice = policy.choose(product, spec.mask)
         building = policy.builds_layout(product.edges, choice.executor)
+        if building:
+            # the matrix's products move to a layout of their own: the value copies the
+            # executors without one cached go first, so that they and the build's temporaries
+            # are never held at once (on the largest graphs that would not fit)
+            drop_value_copies(product.edges)
         try:
             return self._run(product, spec, executor, choice)
         except (MemoryError, OutOfMemory):  # CuPy's OutOfMemoryError is a MemoryError

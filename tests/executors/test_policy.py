@@ -201,6 +201,35 @@ def test_a_layout_is_built_once_its_savings_pay_for_it(backend: str) -> None:
         assert not _layouts(fresh)
 
 
+def test_a_layout_build_under_auto_drops_the_value_copies_first(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reference product with float64 inputs caches a float64 copy of a float32 matrix's
+    values; when ``auto`` moves the matrix's products to a layout, the copy is dropped before
+    the build (they are never held at once); a later reference product is the same."""
+    A = hb.generators.kronecker(10, 16, seed=2, backend=backend)  # float32  # noqa: N806
+    x = hb.Vector.from_dense(np.linspace(0.5, 1.5, A.ncols), backend=backend)
+    want = hb.ops.mxv(A, x, "plus_times", executor="reference")
+    copies = [k for k in A.cache if isinstance(k, tuple) and k[0] == "values_as"]
+    assert copies, "the reference product cached no converted values"
+    held_during_build = []
+    build = dense_layout.build_layout
+
+    def watched_build(matrix, params, **kwargs):  # noqa: ANN001, ANN202
+        held_during_build.append([k for k in copies if k in matrix.cache])
+        return build(matrix, params, **kwargs)
+
+    monkeypatch.setattr(dense_layout, "build_layout", watched_build)
+    with hb.policy("density"):  # a full input and no mask: dense, building its layout
+        got = hb.ops.mxv(A, x, "plus_times")
+    assert held_during_build == [[]]
+    np.testing.assert_allclose(
+        to_numpy(got.to_dense(fill_value=0)), to_numpy(want.to_dense(fill_value=0)), rtol=1e-12
+    )
+    assert got.nnz == want.nnz
+    assert hb.ops.mxv(A, x, "plus_times", executor="reference").isequal(want)
+
+
 def test_vxm_pushes_over_the_matrix_itself_without_building_a_layout(backend: str) -> None:
     """``vxm``'s push adjacency is ``A``'s own CSR (the flat layout): a fresh matrix's small
     frontiers run on the sparse push at once where its estimate is the lowest of the executors
