@@ -81,6 +81,7 @@ def _median_s(call: Callable[[], Any], repeats: int, before: Callable[[], None])
     """The median wall-clock time of ``repeats`` calls, and the last call's result."""
     samples, result = [], None
     for _ in range(repeats):
+        result = None  # the last call's result is freed here, not inside the next timing
         before()
         start = time.perf_counter()
         result = call()
