@@ -11,8 +11,9 @@ carry), and the other keys one *part* at a time: a run of whole blocks of about
 keeps per entry is its destination and source (int16) and its weight: an entry's block is
 found again from its position (the blocks' entries are consecutive) one part at a time.
 
-The later passes of the build (:mod:`.layout_tiles`) walk the same parts, so that their
-per-entry temporaries also exist for one part at a time.
+The later passes of the build (:mod:`.layout_tiles`) walk spans of about the same size, cut
+where a block or a heavy unit starts, so that their per-entry temporaries also exist for one
+span at a time, inside a large block too.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""The dense layout's heavy tiles and light stream, written one part of the entries at a time.
+"""The dense layout's heavy tiles and light stream, written one span of the entries at a time.
 
 A heavy unit's entries are dealt out to its threads and become tokens of their tile columns
 (:mod:`.layout` describes the tiles); a token's place depends only on the entries of its own
-unit, and units never cross a part (:mod:`.layout_order`: parts are runs of whole blocks). So
-the build walks the parts twice: :func:`measure_tiles` finds each thread's column height and
-each unit's slots (which size the tiles and number the slots), then :func:`fill_tiles` writes
-the tokens, the weights, the slots' destinations and the light stream. The per-entry
-temporaries of either pass exist for one part at a time.
+unit, and units never cross a span (:func:`tile_spans` cuts the entries, in layout order, only
+where a block or a unit starts). So the build walks the spans twice: :func:`measure_tiles`
+finds each thread's column height and each unit's slots (which size the tiles and number the
+slots), then :func:`fill_tiles` writes the tokens, the weights, the slots' destinations and
+the light stream. The per-entry temporaries of either pass exist for one span at a time.
 """
 
 from __future__ import annotations
@@ -66,14 +66,14 @@ class TileTargets:
 
 @dataclass
 class _PartTokens:
-    """One part's heavy entries and their places in their units' tile columns."""
+    """One span's heavy entries and their places in their units' tile columns."""
 
-    picked: Any  # their positions within the part
+    picked: Any  # their positions within the span
     unit: Any  # counts dtype
     dst: Any  # int16
     thread: Any  # int32: thread within the unit
     token: Any  # int32: position in the thread's column, markers included
-    local_thread: Any  # the thread's number among the part's units' threads
+    local_thread: Any  # the thread's number among the span's units' threads
     thread_start: Any  # bool: first entry of its thread
     run_start: Any  # bool: a marker (the negated destination) precedes the entry
     unit_new_dst: Any  # bool: the entry's destination takes a slot of its unit
@@ -148,7 +148,7 @@ def fill_tiles(
     heavy_block: Any,
     into: TileTargets,
 ) -> None:
-    """Write every part's heavy tokens, weights and slot destinations, and its light entries."""
+    """Write every span's heavy tokens, weights and slot destinations, and its light entries."""
     for part in spans:
         block = entries.blocks(xp, part)
         tokens = _part_tokens(xp, entries, part, block, units, heavy_block)
@@ -166,7 +166,7 @@ def _part_tokens(
     units: HeavyUnits,
     heavy_block: Any,
 ) -> _PartTokens | None:
-    """The tokens of the heavy entries of ``part`` (whose blocks are ``block``)."""
+    """The tokens of the heavy entries of the span ``part`` (whose blocks are ``block``)."""
     counts, threads = units.counts, units.threads
     span = slice(part.begin, part.end)
     picked = xp.flatnonzero(heavy_block[block])
