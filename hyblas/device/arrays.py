@@ -79,6 +79,34 @@ def ranges(xp: ModuleType, starts: Any, lengths: Any) -> tuple[Any, Any]:
     return positions, owner
 
 
+def exclusive_cumsum(xp: ModuleType, counts: Any) -> Any:
+    """``[0, counts[0], counts[0] + counts[1], ...]`` in int64 (one longer than ``counts``):
+    the starts of runs of those lengths, as a CSR's row pointer."""
+    out = xp.zeros(counts.size + 1, dtype=np.int64)
+    xp.cumsum(counts, out=out[1:])
+    return out
+
+
+def run_ids(xp: ModuleType, starts: Any, begin: int, end: int) -> Any:
+    """The run of each position ``begin`` up to ``end`` (int64), where run ``k`` holds the
+    positions ``starts[k]`` up to ``starts[k + 1]`` (``starts`` ascending, as a CSR's row
+    pointer): :func:`row_ids` of a slice of the entries, found among that slice's runs only."""
+    first = int(xp.searchsorted(starts, begin, side="right")) - 1
+    last = int(xp.searchsorted(starts, end - 1, side="right")) - 1
+    bounds = xp.clip(starts[first : last + 2], begin, end)
+    return first + expand(xp, xp.diff(bounds))
+
+
+def run_cuts(xp: ModuleType, starts: Any, part_entries: int) -> list[int]:
+    """Where to cut the runs of ``starts`` (as in :func:`run_ids`) into groups of about
+    ``part_entries`` positions: ascending run numbers from 0 to the number of runs, a group
+    ending where the run holding its last target position starts (a run longer than
+    ``part_entries`` is a group of its own, with the runs up to the next target)."""
+    targets = xp.arange(part_entries, int(starts[-1]), part_entries, dtype=np.int64)
+    inner = (xp.searchsorted(starts, targets, side="right") - 1).tolist()
+    return sorted({0, *inner, starts.size - 1})
+
+
 def row_ids(xp: ModuleType, indptr: Any, nrows: int) -> Any:
     """The row of each stored entry of a CSR matrix (int64)."""
     return expand(xp, xp.diff(indptr))
@@ -328,13 +356,11 @@ def transpose_csr_in_parts(
     check_fits(ncols + 1, np.int64, f"building the {ncols + 1} row pointers of a CSR matrix")
     nnz = int(indices.size)
     counts = xp.bincount(indices, minlength=ncols) if nnz else xp.zeros(ncols, dtype=np.int64)
-    starts = xp.zeros(ncols + 1, dtype=np.int64)
-    xp.cumsum(counts, out=starts[1:])
+    starts = exclusive_cumsum(xp, counts)  # the transpose's row pointer
     del counts
     indices_t = xp.empty(nnz, dtype=indptr.dtype)
     values_t = xp.empty(nnz, dtype=values.dtype)
-    targets = xp.arange(TRANSPOSE_PART, nnz, TRANSPOSE_PART, dtype=np.int64)
-    cuts = sorted({0, *(xp.searchsorted(starts, targets, side="right") - 1).tolist(), ncols})
+    cuts = run_cuts(xp, starts, TRANSPOSE_PART)
     bounds = starts[xp.asarray(cuts, dtype=np.int64)].tolist()
     height = np.int64(max(nrows, 1))
     for first, end, begin, stop in zip(cuts, cuts[1:], bounds, bounds[1:], strict=False):

@@ -39,7 +39,7 @@ from ...backend import translate_oom
 from ...containers import derived
 from ...device import arrays as _prim
 from ...errors import InvalidValue
-from .layout_order import exclusive_cumsum, layout_keys, part_entries_for, sorted_entries
+from .layout_order import layout_keys, part_entries_for, sorted_entries
 from .layout_tiles import (
     VECTOR,
     TileTargets,
@@ -224,7 +224,7 @@ def _phase2_chunks(xp: Any, slot_ptr: Any, most: int) -> dict[str, Any]:
     panel_chunks = xp.where(panel_slots > most, -(-panel_slots // most), 0)
     split = panel_chunks > 0
     panel_split = xp.where(split, xp.cumsum(split) - 1, -1).astype(np.int32)
-    chunk_base = exclusive_cumsum(xp, panel_chunks)
+    chunk_base = _prim.exclusive_cumsum(xp, panel_chunks)
     chunk_panel = _prim.expand(xp, panel_chunks)
     rank = xp.arange(chunk_panel.size, dtype=np.int64) - chunk_base[chunk_panel]
     size = -(-panel_slots[chunk_panel] // panel_chunks[chunk_panel])
@@ -313,7 +313,7 @@ def build_layout(
     )
     del tokens_per_thread
     steps = -(-longest // VECTOR)
-    heavy_offset = exclusive_cumsum(xp, steps * threads * VECTOR)
+    heavy_offset = _prim.exclusive_cumsum(xp, steps * threads * VECTOR)
     table = xp.full(int(heavy_offset[-1]), PAD, dtype=np.int16)
     # table positions in int32 where the table allows (every term of one is below its size)
     position_type = np.int32 if int(heavy_offset[-1]) < _SLOT_LIMIT else np.int64
@@ -326,7 +326,7 @@ def build_layout(
         heavy_block_slots = xp.bincount(unit_block, weights=slot_count, minlength=nblocks)
         block_slots = xp.where(heavy_block, heavy_block_slots.astype(np.int64), block_count)
     by_row_panel = block_slots.reshape(column_panels, row_panels).T.ravel()
-    base_by_row_panel = exclusive_cumsum(xp, by_row_panel)
+    base_by_row_panel = _prim.exclusive_cumsum(xp, by_row_panel)
     total_slots = int(base_by_row_panel[-1])
     if total_slots > _SLOT_LIMIT:
         raise InvalidValue(
@@ -340,7 +340,7 @@ def build_layout(
         slot_ptr = xp.zeros(row_panels + 1, dtype=np.int64)
     heavy_slot_base = xp.zeros(heavy_units_count, dtype=np.int64)
     if heavy_units_count:
-        slots_before = exclusive_cumsum(xp, slot_count)[:-1]
+        slots_before = _prim.exclusive_cumsum(xp, slot_count)[:-1]
         within_block = slots_before - slots_before[units.base[unit_block]]
         heavy_slot_base = block_slot_base[unit_block] + within_block
 
@@ -354,7 +354,7 @@ def build_layout(
         slot_base=heavy_slot_base.astype(np.int32),
         slot_dst=xp.zeros(total_slots, dtype=np.uint16),
         block_slot_base=block_slot_base,
-        light_before=exclusive_cumsum(xp, light_count),
+        light_before=_prim.exclusive_cumsum(xp, light_count),
         light_src=xp.empty(light_entries, dtype=np.int16),
         light_slot=xp.empty(light_entries, dtype=np.int32),
         light_weights=None if iso_value is not None else xp.empty(light_entries, values.dtype),
@@ -389,8 +389,8 @@ def build_layout(
     # --- light units: each column panel's light entries cut into light_unit_edges --------------
     panel_count = light_count.reshape(column_panels, row_panels).sum(axis=1)
     panel_units = -(-panel_count // params.light_unit_edges)
-    panel_start = exclusive_cumsum(xp, panel_count)
-    light_unit_base = exclusive_cumsum(xp, panel_units)
+    panel_start = _prim.exclusive_cumsum(xp, panel_count)
+    light_unit_base = _prim.exclusive_cumsum(xp, panel_units)
     light_units = int(light_unit_base[-1])
     light_panel = _prim.expand(xp, panel_units)
     unit_rank = xp.arange(light_units, dtype=np.int64) - light_unit_base[light_panel]

@@ -29,10 +29,8 @@ __all__ = [
     "EntrySpan",
     "LayoutPart",
     "SortedEntries",
-    "exclusive_cumsum",
     "layout_keys",
     "part_entries_for",
-    "run_ids",
     "sorted_entries",
 ]
 
@@ -81,16 +79,7 @@ class SortedEntries:
 
     def blocks(self, xp: Any, part: LayoutPart | EntrySpan) -> Any:
         """The block (column panel * row panels + row panel) of each entry of ``part``."""
-        return run_ids(xp, self.block_start, part.begin, part.end)
-
-
-def run_ids(xp: Any, starts: Any, begin: int, end: int) -> Any:
-    """The run of each position ``begin`` up to ``end``, where run ``k`` holds the positions
-    ``starts[k]`` up to ``starts[k + 1]`` (``starts`` ascending, as a CSR's row pointer)."""
-    first = int(xp.searchsorted(starts, begin, side="right")) - 1
-    last = int(xp.searchsorted(starts, end - 1, side="right")) - 1
-    bounds = xp.clip(starts[first : last + 2], begin, end)
-    return first + _prim.expand(xp, xp.diff(bounds))
+        return _prim.run_ids(xp, self.block_start, part.begin, part.end)
 
 
 def layout_keys(
@@ -112,7 +101,7 @@ def layout_keys(
     key = xp.empty(nnz, dtype=np.int64)
     for begin in range(0, nnz, part_entries):
         end = min(begin + part_entries, nnz)
-        rows = run_ids(xp, matrix.indptr, begin, end)
+        rows = _prim.run_ids(xp, matrix.indptr, begin, end)
         if row_position is not None:
             rows = row_position[rows].astype(np.int64)
         cols = matrix.indices[begin:end].astype(np.int64)
@@ -148,8 +137,8 @@ def sorted_entries(
     block_count = xp.zeros(nblocks, dtype=np.int64)
     for begin in range(0, nnz, part_entries):
         block_count += xp.bincount(key[begin : begin + part_entries] // panel, minlength=nblocks)
-    block_start = exclusive_cumsum(xp, block_count)
-    parts = _parts(xp, block_start, nblocks, part_entries)
+    block_start = _prim.exclusive_cumsum(xp, block_count)
+    parts = _parts(xp, block_start, part_entries)
     dst = xp.empty(nnz, dtype=np.int16)
     src = xp.empty(nnz, dtype=np.int16)
     weights = None
@@ -179,29 +168,16 @@ def sorted_entries(
     return SortedEntries(dst, src, weights, block_count, block_start, parts)
 
 
-def _parts(xp: Any, block_start: Any, nblocks: int, part_entries: int) -> list[LayoutPart]:
+def _parts(xp: Any, block_start: Any, part_entries: int) -> list[LayoutPart]:
     """Runs of whole blocks of about ``part_entries`` entries (more where one block holds
     more); blocks without entries between parts belong to none."""
-    nnz = int(block_start[-1])
-    if nnz == 0:
-        return []
-    targets = xp.arange(part_entries, nnz, part_entries, dtype=np.int64)
-    # a part ends where the block holding its last target entry starts
-    inner = (xp.searchsorted(block_start, targets, side="right") - 1).tolist()
-    cuts = sorted({0, *inner, nblocks})
+    cuts = _prim.run_cuts(xp, block_start, part_entries)
     starts = block_start[xp.asarray(cuts, dtype=np.int64)].tolist()
     return [
         LayoutPart(first, end, begin, stop)
         for first, end, begin, stop in zip(cuts, cuts[1:], starts, starts[1:], strict=False)
         if stop > begin
     ]
-
-
-def exclusive_cumsum(xp: Any, counts: Any) -> Any:
-    """``[0, counts[0], counts[0] + counts[1], ...]`` in int64 (one longer than ``counts``)."""
-    out = xp.zeros(counts.size + 1, dtype=np.int64)
-    xp.cumsum(counts, out=out[1:])
-    return out
 
 
 def _split(keys: Any, panel: Any, width: int, dst: Any, src: Any) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...device import arrays as _prim
-from .layout_order import EntrySpan, SortedEntries, exclusive_cumsum
+from .layout_order import EntrySpan, SortedEntries
 
 __all__ = [
     "HeavyUnits",
@@ -86,7 +86,7 @@ def heavy_units(
 ) -> HeavyUnits:
     """The units of the heavy blocks, from the blocks' entry counts alone."""
     units_per_block = xp.where(heavy_block, -(-block_count // unit_edges), 0)
-    base = exclusive_cumsum(xp, units_per_block)
+    base = _prim.exclusive_cumsum(xp, units_per_block)
     count = int(base[-1])
     size = -(-block_count // xp.maximum(units_per_block, 1))
     block = _prim.expand(xp, units_per_block)
@@ -94,7 +94,7 @@ def heavy_units(
     entries = xp.clip(block_count[block] - rank * size[block], 0, size[block])
     per_thread = (-(-entries // threads)).astype(np.int32)
     return HeavyUnits(
-        count, base, size, block, exclusive_cumsum(xp, entries), per_thread, threads, counts
+        count, base, size, block, _prim.exclusive_cumsum(xp, entries), per_thread, threads, counts
     )
 
 
@@ -108,10 +108,8 @@ def tile_spans(
         return []
     rank = xp.arange(units.count, dtype=np.int64) - units.base[units.block]
     unit_begin = entries.block_start[units.block] + rank * units.size[units.block]
-    starts = xp.unique(xp.concatenate([entries.block_start[:-1], unit_begin]))
-    targets = xp.arange(part_entries, nnz, part_entries, dtype=np.int64)
-    inner = starts[xp.searchsorted(starts, targets, side="right") - 1].tolist()
-    cuts = sorted({0, *inner, nnz})
+    starts = xp.unique(xp.concatenate([entries.block_start, unit_begin]))  # nnz last
+    cuts = starts[xp.asarray(_prim.run_cuts(xp, starts, part_entries), dtype=np.int64)].tolist()
     return [
         EntrySpan(begin, end) for begin, end in zip(cuts, cuts[1:], strict=False) if end > begin
     ]
