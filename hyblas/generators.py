@@ -17,6 +17,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .backend import resolve, translate_oom, xp_for
+from .containers.derived import known_symmetric, mark_mirrored_values, mark_symmetric
 from .containers.matrix import Matrix
 from .device import arrays as _prim
 from .errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
@@ -621,7 +622,13 @@ def random_weights(
             offset = xp.floor(unit * float(count)).astype(np.uint64)
             offset = xp.minimum(offset, np.uint64(count - 1))
             values = (offset + np.uint64(first % 2**64)).astype(target)
-        return Matrix(A.indptr.copy(), A.indices.copy(), values, A.shape, backend=A.backend)
+        weighted = Matrix(A.indptr.copy(), A.indices.copy(), values, A.shape, backend=A.backend)
+    # A[i, j] and A[j, i] agree by construction: a symmetric structure makes it its own
+    # transpose (products that would transpose it read it as it is)
+    mark_mirrored_values(weighted)
+    if known_symmetric(A):
+        mark_symmetric(weighted)
+    return weighted
 
 
 def _integer_span(low: Any, high: Any, target: np.dtype) -> tuple[int, int]:

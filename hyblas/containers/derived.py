@@ -24,6 +24,8 @@ __all__ = [
     "drop_value_copies",
     "SYMMETRIC_STRUCTURE",
     "known_symmetric",
+    "known_symmetric_values",
+    "mark_mirrored_values",
     "mark_symmetric",
     "transpose_for",
 ]
@@ -44,10 +46,31 @@ def mark_symmetric(matrix: Any) -> None:
     matrix.cache[SYMMETRIC_STRUCTURE] = True
 
 
+# the cache key of whether every stored A[i, j] equals A[j, i] where that is stored too
+MIRRORED_VALUES = ("values", "agree_with_mirror")
+
+
+def mark_mirrored_values(matrix: Any) -> None:
+    """Record that ``matrix``'s values agree with their mirror: ``A[i, j] == A[j, i]``
+    wherever both are stored (as :func:`hyblas.generators.random_weights` makes them);
+    dropped when the matrix changes."""
+    matrix.cache[MIRRORED_VALUES] = True
+
+
+def known_symmetric_values(matrix: Any) -> bool:
+    """Whether ``matrix`` is known to equal its transpose, values included: its structure is
+    known symmetric (:func:`known_symmetric`) and its values agree with their mirror (marked
+    so, or all equal). Then ``matrix.T`` is ``matrix`` itself."""
+    if not known_symmetric(matrix):
+        return False
+    return bool(matrix.cache.get(MIRRORED_VALUES)) or iso_value(matrix) is not None
+
+
 def transpose_for(matrix: Any, *, reads_values: bool) -> Any:
-    """What stands for ``matrix``'s transpose in a product: ``matrix.T``, or ``matrix`` itself
-    where its structure is known symmetric (:func:`known_symmetric`) and the product reads
-    only the pattern, not the values (then no transpose is built)."""
+    """What stands for ``matrix``'s transpose in a product: ``matrix.T`` (``matrix`` itself
+    where it equals its transpose, :func:`known_symmetric_values`), or ``matrix`` where its
+    structure is known symmetric (:func:`known_symmetric`) and the product reads only the
+    pattern, not the values (then no transpose is built either)."""
     if not reads_values and known_symmetric(matrix):
         return matrix
     return matrix.T

@@ -34,6 +34,7 @@ from .arguments import (
     values_array,
 )
 from .dense import dense_dtype
+from .derived import known_symmetric_values
 from .held import held_bytes
 from .mask import Mask
 
@@ -372,7 +373,9 @@ class Matrix:
 
     @property
     def T(self) -> Matrix:  # noqa: N802 - scipy / numpy spelling
-        """The transpose (computed once and cached until this matrix changes)."""
+        """The transpose (computed once and cached until this matrix changes); the matrix
+        itself where it is known to equal its transpose (an undirected Graph's matrix whose
+        values are all one, or agree with their mirror as ``random_weights`` makes them)."""
         at_hand = self.transpose_at_hand()
         if at_hand is not None:
             return at_hand
@@ -387,8 +390,11 @@ class Matrix:
         return transpose
 
     def transpose_at_hand(self) -> Matrix | None:
-        """The transpose if it exists without computing it: cached, or the matrix this one is
-        the cached transpose of (None otherwise)."""
+        """The transpose if it exists without computing it: this matrix where it is known to
+        equal its transpose, its cached transpose, or the matrix this one is the cached
+        transpose of (None otherwise)."""
+        if known_symmetric_values(self):
+            return self
         cached = self._cache.get("T")
         if cached is not None:
             return cached

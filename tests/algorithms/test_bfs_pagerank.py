@@ -22,6 +22,7 @@ from hyblas.errors import (
     NotConverged,
 )
 from hyblas.traversal import loop_params
+from tests.support.checks import built_no_transpose
 from tests.support.graph_strategies import as_dict as _as_dict
 from tests.support.graph_strategies import check_bfs_tree as _check_bfs_tree
 from tests.support.graph_strategies import graphs
@@ -250,7 +251,7 @@ def test_bfs_on_an_undirected_graph_builds_no_transpose(backend: str, executor: 
         got = bfs(G, 0, executor=executor).to_coo()
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
-    assert A.transpose_at_hand() is None
+    assert built_no_transpose(A)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -263,4 +264,4 @@ def test_pagerank_on_an_undirected_graph_reads_rows(backend: str, dtype: type) -
     G = hb.Graph(A, "undirected", check=False)  # built symmetric; the check caches a transpose
     got = pagerank(G, iterations=30, dtype=dtype).to_dense()
     np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
-    assert A.transpose_at_hand() is None
+    assert built_no_transpose(A)

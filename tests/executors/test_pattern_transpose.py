@@ -12,9 +12,12 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from scipy.sparse import csgraph
 
 import hyblas as hb
 from hyblas.device import arrays
+from tests.support.checks import built_no_transpose
 
 
 def _symmetric_structure(backend: str, n: int, edges: int) -> tuple[hb.Matrix, hb.Matrix]:
@@ -105,3 +108,50 @@ def test_clustering_and_triangles_transpose_nothing_on_an_undirected_graph(
     assert transposed == []
     assert hb.algorithms.triangle_count(graph) == sum(nx.triangles(G).values()) // 3
     assert transposed == [(80, 80)]  # L.T
+
+
+def test_a_matrix_known_to_equal_its_transpose_is_its_own_transpose(backend: str) -> None:
+    """An undirected Graph's matrix whose values are all one, or agree with their mirror as
+    ``random_weights`` makes them, is its own transpose: ``A.T is A``, and value-reading
+    products (``min_plus``) read it as it is. Asymmetric values, or a write into the matrix,
+    bring back the real transpose."""
+    A = hb.generators.kronecker(8, 8, seed=3, backend=backend)  # noqa: N806 - iso, symmetric
+    hb.Graph(A, "undirected", check=False)
+    assert A.T is A
+    W = hb.generators.random_weights(A, 1.0, 9.0, seed=4)  # noqa: N806 - structure from A
+    assert W.T is W
+    plain = W.dup()
+    frontier = hb.Vector.from_coo([0, 5, 9], [0.0, 1.5, 3.0], size=W.nrows, backend=backend)
+    want = hb.ops.vxm(frontier, plain, "min_plus", executor="reference").to_coo()
+    got = hb.ops.vxm(frontier, W, "min_plus", executor="reference").to_coo()
+    for mine, theirs in zip(got, want, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    assert plain.T is not plain  # no mark: a real transpose
+    asymmetric, _ = _symmetric_structure(backend, 30, 80)
+    transpose = asymmetric.T
+    assert transpose is not asymmetric
+    np.testing.assert_array_equal(
+        transpose.to_dense(fill_value=0), asymmetric.to_dense(fill_value=0).T
+    )
+    hb.ops.assign(W, 100.0, 0, 1)  # A[0, 1] no longer agrees with A[1, 0]
+    transpose = W.T
+    assert transpose is not W
+    np.testing.assert_array_equal(transpose.to_dense(fill_value=0), W.to_dense(fill_value=0).T)
+
+
+@pytest.mark.parametrize("executor", ["auto", "reference"])
+def test_sssp_on_an_undirected_weighted_graph_builds_no_transpose(
+    backend: str, executor: str
+) -> None:
+    """SSSP's value-reading rounds (``vxm`` on the host, every round with ``reference``) read
+    an undirected Graph's ``random_weights`` matrix for its transpose: the distances are
+    scipy's Dijkstra's and no transpose is built."""
+    A = hb.generators.kronecker(9, 8, seed=5, backend=backend)  # noqa: N806
+    W = hb.generators.random_weights(A, 1.0, 9.0, seed=6)  # noqa: N806
+    G = hb.Graph(W, "undirected", check=False)
+    got = hb.algorithms.sssp(G, 3, executor=executor).to_dense(fill_value=np.inf)
+    rows, cols, values = W.to_coo()
+    scipy_matrix = sp.csr_array((values, (rows, cols)), shape=W.shape)
+    want = csgraph.dijkstra(scipy_matrix, indices=3)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert built_no_transpose(W)

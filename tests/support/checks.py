@@ -145,3 +145,10 @@ def raises_unchanged(
     for i, (was, now) in enumerate(zip(before, after)):
         assert was == now, f"argument {i} changed by a call that raised {info.type.__name__}"
     return info
+
+
+def built_no_transpose(A: Any) -> bool:  # noqa: N803
+    """Whether no transpose of ``A`` was built: none is at hand, or ``A`` is known to equal
+    its transpose (then ``A.T`` is ``A`` itself)."""
+    transpose = A.transpose_at_hand()
+    return transpose is None or transpose is A
