@@ -2,7 +2,7 @@
 the mask makes intersecting rows cheaper than expanding products: triangle counting, the
 clustering coefficient) on the GPU equals the CPU's array code and a NumPy model.
 
-The mask's entries go to the kernels in slices (one, or many small ones here).
+The mask's entries go to the kernels in slices of its rows (one, or many small ones here).
 The operands have hub rows and columns, so the mask's entries take both kernels: one thread
 for an entry whose shorter row is short, one warp for one whose shorter row has at least
 ``LONG_ENTRY`` indices. Values are small integers, so sums are exact in any order.
@@ -53,7 +53,7 @@ def _model(a: np.ndarray, b: np.ndarray, mask: np.ndarray, name: str) -> tuple:
     return present, values
 
 
-@pytest.mark.parametrize("slice_entries", [spgemm.DOT_KERNEL_SLICE, 97], ids=["one", "slices"])
+@pytest.mark.parametrize("slice_entries", [spgemm.DOT_SLICE, 97], ids=["one", "slices"])
 @pytest.mark.parametrize("name", ["plus_times", "plus_pair", "min_plus", "max_second"])
 @pytest.mark.parametrize("dtype", ["float64", "int32"])
 def test_masked_dot_kernel_equals_the_cpu_and_a_model(
@@ -68,10 +68,12 @@ def test_masked_dot_kernel_equals_the_cpu_and_a_model(
     shorter = np.minimum(a_len[mr], b_len[mc])
     assert (shorter >= masked_dot.LONG_ENTRY).any() and (shorter < masked_dot.LONG_ENTRY).any()
 
-    monkeypatch.setattr(spgemm, "DOT_KERNEL_SLICE", slice_entries)
-    calls = []
+    monkeypatch.setattr(spgemm, "DOT_SLICE", slice_entries)
+    calls = []  # the mask entries of each kernel pass
     real = spgemm.masked_dot
-    monkeypatch.setattr(spgemm, "masked_dot", lambda *args: calls.append(1) or real(*args))
+    monkeypatch.setattr(
+        spgemm, "masked_dot", lambda *args: calls.append(int(args[3].size)) or real(*args)
+    )
     results = {}
     for backend in ("cpu", "cuda"):
         A = hb.Matrix.from_coo(ar, ac, av, nrows=N, ncols=N, backend=backend)  # noqa: N806
@@ -81,8 +83,13 @@ def test_masked_dot_kernel_equals_the_cpu_and_a_model(
         )  # noqa: N806
         C = hb.ops.mxm(A, B, name, mask=M.S, executor="reference")  # noqa: N806
         results[backend] = C.to_coo()
-    # the GPU ran the kernel, once a slice of the mask's entries; the CPU the array code
-    assert len(calls) == -(-np.unique(mr * N + mc).size // slice_entries)
+    # the GPU ran the kernel once a slice of the mask's rows, each entry once; the CPU the
+    # array code. A slice holds about slice_entries entries (one row more at most).
+    mask_entries = np.unique(mr * N + mc).size
+    assert sum(calls) == mask_entries
+    longest_row = np.bincount(np.unique(mr * N + mc) // N).max()
+    assert max(calls) <= slice_entries + longest_row
+    assert len(calls) >= mask_entries // (slice_entries + longest_row)
 
     dense_a = np.full((N, N), np.nan)
     dense_a[ar, ac] = av
@@ -110,3 +117,27 @@ def test_triangle_count_and_clustering_on_a_power_law_graph_equal_the_cpu() -> N
         rtol=0,
         atol=1e-12,
     )
+
+
+def test_a_pattern_multiply_converts_no_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """plus_pair reads neither operand's values: the kernel gets placeholders, and no
+    converted copy of a boolean matrix's values (as int64) is made or cached."""
+    monkeypatch.setattr(spgemm, "_dot_cost", lambda *args: -1)  # the dot strategy
+    calls = []
+    real = spgemm.masked_dot
+    monkeypatch.setattr(spgemm, "masked_dot", lambda *args: calls.append(1) or real(*args))
+    rng = np.random.default_rng(3)
+    rows, cols, _ = _operand(rng, "int32")
+    A = hb.Matrix.from_coo(rows, cols, True, nrows=N, ncols=N, backend="cuda")  # noqa: N806
+    At = A.T  # noqa: N806
+    C = hb.ops.mxm(A, At, hb.semiring.plus_pair[np.int64], mask=A.S, executor="reference")  # noqa: N806
+    assert calls
+    copies = [k for k in (*A.cache, *At.cache) if isinstance(k, tuple) and k[0] == "values_as"]
+    assert not copies
+    dense = np.zeros((N, N), dtype=np.int64)
+    dense[rows, cols] = 1
+    want = (dense @ dense.T) * dense
+    got = np.zeros((N, N), dtype=np.int64)
+    r, c, v = C.to_coo()
+    got[r, c] = v
+    np.testing.assert_array_equal(got, want)

@@ -84,11 +84,12 @@ def test_mxm(backend: str, data: st.DataObject) -> None:
 
 # Small operands take the single-group saxpy path; these settings push them through the
 # others: groups of at most 3 products, a row SpMV for every row, the masked dot product for
-# every non-complemented mask.
+# every non-complemented mask (its rows in one slice, or a slice per row or two).
 _SPGEMM_STRATEGIES = {
-    "groups": dict(PRODUCT_BUDGET={"cpu": 3, "cuda": 3}, _dot_cost=lambda a, b, keys: 1 << 62),
-    "rows": dict(DENSE_ROW_FRACTION=1 << 40, DENSE_ROW_MIN=1, _dot_cost=lambda a, b, keys: 1 << 62),
-    "dot": dict(_dot_cost=lambda a, b, keys: -1),
+    "groups": dict(PRODUCT_BUDGET={"cpu": 3, "cuda": 3}, _dot_cost=lambda *args: 1 << 62),
+    "rows": dict(DENSE_ROW_FRACTION=1 << 40, DENSE_ROW_MIN=1, _dot_cost=lambda *args: 1 << 62),
+    "dot": dict(_dot_cost=lambda *args: -1),
+    "dot-slices": dict(_dot_cost=lambda *args: -1, DOT_SLICE=2),
 }
 
 

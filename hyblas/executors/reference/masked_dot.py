@@ -38,6 +38,8 @@ def specialize(semiring: Semiring, op_type: np.dtype) -> str:
         Z=_dt.cuda_name(semiring.output_type(op_type)),
         MULT=semiring.binaryop.cuda,
         ADD=semiring.monoid.binaryop.cuda,
+        READS_X=str(semiring.binaryop.reads_x).lower(),
+        READS_Y=str(semiring.binaryop.reads_y).lower(),
     )
 
 
@@ -74,10 +76,10 @@ def masked_dot(
         cols,
         a_ptr,
         a_index,
-        values_as(a, op_type),
+        _operand_values(a, op_type, semiring.binaryop.reads_x),
         b_ptr,
         b_index,
-        values_as(bt, op_type),
+        _operand_values(bt, op_type, semiring.binaryop.reads_y),
         values,
         found,
     )
@@ -97,6 +99,14 @@ def masked_dot(
                     (np.int64(which.size), which, *operands),
                 )
     return values, found
+
+
+def _operand_values(matrix: Any, op_type: np.dtype, read: bool) -> Any:
+    """The values the kernel reads as ``op_type``; a one-element placeholder where the
+    multiply does not read them (no converted copy of a matrix's values for a pattern)."""
+    if read:
+        return values_as(matrix, op_type)
+    return matrix.xp.zeros(1, dtype=op_type)
 
 
 def builtin_specializations() -> Iterator[tuple[str, str, list[str]]]:

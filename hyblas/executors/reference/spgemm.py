@@ -20,6 +20,7 @@ flag; only the mask rows a group touches are turned into keys.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -35,8 +36,9 @@ __all__ = ["spgemm", "MaskRows", "PRODUCT_BUDGET", "DENSE_ROW_FRACTION"]
 
 #: Most products expanded at once by the saxpy strategy (per backend).
 PRODUCT_BUDGET = {"cpu": 1 << 23, "cuda": 1 << 25}
-#: Most mask entries one pass of the GPU's masked dot-product kernels takes.
-DOT_KERNEL_SLICE = 1 << 26
+#: About the most mask entries the dot strategy takes at once (one kernel pass on the GPU):
+#: its per-entry arrays stay bounded, and its result is written into one array per output.
+DOT_SLICE = 1 << 24
 #: A row with at least ``nnz(B) / DENSE_ROW_FRACTION`` products is computed by a row SpMV.
 DENSE_ROW_FRACTION = 16
 #: ... and at least this many products (small ``B``: sorting is cheap).
@@ -53,19 +55,35 @@ class MaskRows:
     def __init__(self, parent: Any, structural: bool, complement: bool) -> None:
         self.parent, self.structural, self.complement = parent, structural, complement
 
-    def keys(self, row_start: int, row_stop: int) -> Any:
+    def entries(self, row_start: int, row_stop: int) -> tuple[Any, Any]:
+        """Rows and columns (int64) of the mask's entries in rows ``row_start:row_stop``, in
+        order: its stored entries, or (a valued mask) those whose value is true."""
         m = self.parent
         xp = m.xp
         lo, hi = int(m.indptr[row_start]), int(m.indptr[row_stop])
         rows = row_start + _prim.row_ids(
             xp, m.indptr[row_start : row_stop + 1] - lo, row_stop - row_start
         )
-        keys = rows * np.int64(max(m.ncols, 1)) + m.indices[lo:hi].astype(np.int64)
-        return keys if self.structural else keys[m.values[lo:hi].astype(bool)]
+        cols = m.indices[lo:hi].astype(np.int64)
+        if self.structural:
+            return rows, cols
+        true = m.values[lo:hi].astype(bool)
+        return rows[true], cols[true]
+
+    def keys(self, row_start: int, row_stop: int) -> Any:
+        rows, cols = self.entries(row_start, row_stop)
+        return rows * np.int64(max(self.parent.ncols, 1)) + cols
 
     def allows(self, keys: Any, row_start: int, row_stop: int) -> Any:
         hit = _prim.member(self.parent.xp, self.keys(row_start, row_stop), keys)
         return ~hit if self.complement else hit
+
+    def slices(self, entries: int) -> list[tuple[int, int]]:
+        """Row ranges ``(start, stop)`` covering every row in order, each holding about
+        ``entries`` stored entries (a row holding more is in one range)."""
+        indptr = self.parent.indptr.astype(np.int64, copy=False)
+        cuts = _prim.run_cuts(self.parent.xp, indptr, entries)
+        return list(zip(cuts[:-1], cuts[1:], strict=True))
 
 
 def spgemm(a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None) -> tuple[Any, Any]:
@@ -78,17 +96,18 @@ def spgemm(a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None) 
     xp = a.xp
     op_type = semiring.input_type(a.dtype, b.dtype)
     out_type = semiring.output_type(op_type)
-    b_starts = b.indptr.astype(np.int64)
-    a_cols = a.indices.astype(np.int64)
-    counts = b_starts[a_cols + 1] - b_starts[a_cols]  # products of each entry of A
-    ends = xp.cumsum(counts)
-    total = int(ends[-1]) if ends.size else 0
+    total = _product_count(a, b)
     if total == 0 or a.nrows == 0:
         return xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=out_type)
     if mask is not None and not mask.complement:
-        allowed = mask.keys(0, mask.parent.nrows)
-        if _dot_cost(a, b, allowed) < total:
-            return _dot(a, b, semiring, allowed, op_type, out_type)
+        slices = mask.slices(DOT_SLICE)
+        if _dot_cost(a, b, mask, slices, total) < total:
+            return _dot(a, b, semiring, mask, slices, op_type, out_type)
+    b_starts = b.indptr.astype(np.int64)
+    a_cols = a.indices.astype(np.int64)
+    counts = b_starts[a_cols + 1] - b_starts[a_cols]  # products of each entry of A
+    del a_cols
+    ends = xp.cumsum(counts)
     entry_ends = xp.concatenate([xp.zeros(1, dtype=np.int64), ends])
     row_products = to_numpy(entry_ends[a.indptr.astype(np.int64)])  # running total per row
     budget = PRODUCT_BUDGET[a.backend]
@@ -187,87 +206,155 @@ def _dense_row(
     return row * np.int64(max(b.ncols, 1)) + cols_out, _cast(values[cols_out], out_type)
 
 
-def _dot_cost(a: Any, b: Any, keys: Any) -> int:
-    """Binary searches the dot strategy makes for the allowed ``keys``."""
+def _product_count(a: Any, b: Any) -> int:
+    """How many products ``A ⊕.⊗ B`` expands: each column ``k`` of A's entries times the
+    length of row ``k`` of B (no per-entry array)."""
     xp = a.xp
-    if keys.size == 0:
+    if a.nnz == 0 or b.nnz == 0:
         return 0
-    ncols = np.int64(max(b.ncols, 1))
-    a_len = xp.diff(a.indptr.astype(np.int64))[keys // ncols]
-    b_len = xp.diff(transpose_for(b, reads_values=False).indptr.astype(np.int64))[keys % ncols]
-    return int(xp.minimum(a_len, b_len).sum())
+    per_column = xp.bincount(a.indices, minlength=a.ncols).astype(np.int64)
+    return int((per_column * xp.diff(b.indptr.astype(np.int64))).sum())
+
+
+def _dot_cost(a: Any, b: Any, mask: MaskRows, slices: list[tuple[int, int]], limit: int) -> int:
+    """Binary searches the dot strategy makes for the mask's entries, counted a slice at a
+    time until the count reaches ``limit`` (the other strategy is then chosen)."""
+    xp = a.xp
+    a_len = xp.diff(a.indptr.astype(np.int64))
+    b_len = xp.diff(transpose_for(b, reads_values=False).indptr.astype(np.int64))
+    cost = 0
+    for start, stop in slices:
+        rows, cols = mask.entries(start, stop)
+        cost += int(xp.minimum(a_len[rows], b_len[cols]).sum())
+        if cost >= limit:
+            break
+    return cost
 
 
 def _dot(
-    a: Any, b: Any, semiring: Semiring, keys: Any, op_type: np.dtype, out_type: np.dtype
+    a: Any,
+    b: Any,
+    semiring: Semiring,
+    mask: MaskRows,
+    slices: list[tuple[int, int]],
+    op_type: np.dtype,
+    out_type: np.dtype,
 ) -> tuple[Any, Any]:
-    """Each allowed ``(i, j)``: ``⊕_k A_ik ⊗ B_kj`` over the k in both row i of A and column j
-    of B, walking the shorter of the two and binary-searching the other: on the GPU in one
-    kernel pass (:mod:`.masked_dot`), on the CPU in array code, in groups of entries whose walks
-    fit the product budget."""
+    """Each entry ``(i, j)`` the mask allows: ``⊕_k A_ik ⊗ B_kj`` over the k in both row i of
+    A and column j of B, walking the shorter of the two and binary-searching the other: on the
+    GPU in one kernel pass (:mod:`.masked_dot`), on the CPU in array code, a slice of the mask's
+    rows at a time. The entries found go into one array of keys and one of values, sized for
+    every entry of the mask (no list of parts joined at the end)."""
     xp = a.xp
     bt = transpose_for(b, reads_values=semiring.binaryop.reads_y)
     ncols = np.int64(max(b.ncols, 1))
-    inner = np.int64(max(a.ncols, 1))
-    if a.backend == "cuda":  # in slices of the keys: the kernel's per-entry arrays stay bounded
-        parts = []
-        for begin in range(0, int(keys.size), DOT_KERNEL_SLICE):
-            part = keys[begin : begin + DOT_KERNEL_SLICE]
-            values, present = masked_dot(a, bt, semiring, part // ncols, part % ncols, op_type)
-            parts.append((part[present], values[present]))
-        if not parts:
-            return keys, xp.zeros(0, dtype=out_type)
-        if len(parts) == 1:
-            return parts[0]
-        return xp.concatenate([p[0] for p in parts]), xp.concatenate([p[1] for p in parts])
-    rows, cols = keys // ncols, keys % ncols
-    a_starts, bt_starts = a.indptr.astype(np.int64), bt.indptr.astype(np.int64)
-    a_len = a_starts[rows + 1] - a_starts[rows]
-    b_len = bt_starts[cols + 1] - bt_starts[cols]
-    from_a = a_len <= b_len
-    a_keys = _prim.csr_keys(xp, a.indptr, a.indices, a.nrows, a.ncols)
-    bt_keys = _prim.csr_keys(xp, bt.indptr, bt.indices, bt.nrows, bt.ncols)
-    values = xp.zeros(keys.size, dtype=out_type)
-    present = xp.zeros(keys.size, dtype=bool)
-    budget = PRODUCT_BUDGET[a.backend]
-    for walk_a in (True, False):
-        entries = xp.flatnonzero(from_a if walk_a else ~from_a)
-        lengths = (a_len if walk_a else b_len)[entries]
-        firsts = (a_starts[rows] if walk_a else bt_starts[cols])[entries]
-        running = to_numpy(xp.cumsum(lengths))
-        begin = 0
-        while begin < entries.size:  # groups of entries whose walks fit the budget
-            done = int(running[begin - 1]) if begin else 0
-            stop = max(int(np.searchsorted(running, done + budget, side="right")), begin + 1)
-            group, group_len = entries[begin:stop], lengths[begin:stop]
-            owner = _prim.expand(xp, group_len)
-            run_first = xp.cumsum(group_len) - group_len
-            walked = firsts[begin:stop][owner] + (
-                xp.arange(owner.size, dtype=np.int64) - run_first[owner]
-            )
-            if walk_a:  # k from row i of A, looked up in row j of Bᵀ
-                k = a.indices[walked].astype(np.int64)
-                wanted = cols[group][owner] * inner + k
-                pos = xp.minimum(xp.searchsorted(bt_keys, wanted), max(bt_keys.size - 1, 0))
-                found = bt_keys[pos] == wanted if bt_keys.size else xp.zeros(owner.size, bool)
-                a_pos, b_pos = walked, pos
-            else:  # k from row j of Bᵀ, looked up in row i of A
-                k = bt.indices[walked].astype(np.int64)
-                wanted = rows[group][owner] * inner + k
-                pos = xp.minimum(xp.searchsorted(a_keys, wanted), max(a_keys.size - 1, 0))
-                found = a_keys[pos] == wanted if a_keys.size else xp.zeros(owner.size, bool)
-                a_pos, b_pos = pos, walked
-            owner, a_pos, b_pos = owner[found], a_pos[found], b_pos[found]
-            products = _cast(
-                semiring.binaryop.numpy(
-                    _cast(a.values[a_pos], op_type), _cast(bt.values[b_pos], op_type)
-                ),
-                out_type,
-            )
-            starts = _prim.segment_starts(xp, owner)
-            reduced = _prim.segment_reduce(xp, products, starts, semiring.monoid.binaryop)
-            targets = group[owner[starts]]
-            values[targets] = _cast(reduced, out_type)
-            present[targets] = True
-            begin = stop
-    return keys[present], values[present]
+    capacity = int(mask.parent.nnz)
+    keys = xp.empty(capacity, dtype=np.int64)
+    values = xp.empty(capacity, dtype=out_type)
+    if a.backend == "cuda":
+        walk = functools.partial(_dot_kernel, a, bt, semiring, op_type, out_type)
+    else:
+        walk = _DotArrays(a, bt, semiring, op_type, out_type).walk
+    written = 0
+    for start, stop in slices:
+        rows, cols = mask.entries(start, stop)
+        found, present = walk(rows, cols)
+        rows, cols = rows[present], cols[present]
+        count = int(rows.size)
+        xp.multiply(rows, ncols, out=keys[written : written + count])
+        keys[written : written + count] += cols
+        values[written : written + count] = found[present]
+        written += count
+        del rows, cols, found, present
+    if written < capacity:  # the result holds no more than it needs
+        values = values[:written].copy()
+    return keys[:written], values
+
+
+def _dot_kernel(
+    a: Any, bt: Any, semiring: Semiring, op_type: np.dtype, out_type: np.dtype, rows: Any, cols: Any
+) -> tuple[Any, Any]:
+    """``(values, present)`` of the entries ``(rows[e], cols[e])``: one kernel pass."""
+    values, present = masked_dot(a, bt, semiring, rows, cols, op_type)
+    return _cast(values, out_type), present
+
+
+class _DotArrays:
+    """The dot strategy in array code (the CPU, and the GPU kernel's check): each entry's
+    shorter row walked, its indices searched in the other row's linear keys, in groups of
+    entries whose walks fit the product budget."""
+
+    def __init__(
+        self, a: Any, bt: Any, semiring: Semiring, op_type: np.dtype, out_type: np.dtype
+    ) -> None:
+        xp = a.xp
+        self.a, self.bt, self.semiring = a, bt, semiring
+        self.op_type, self.out_type = op_type, out_type
+        self.a_starts, self.bt_starts = a.indptr.astype(np.int64), bt.indptr.astype(np.int64)
+        self.a_keys = _prim.csr_keys(xp, a.indptr, a.indices, a.nrows, a.ncols)
+        self.bt_keys = _prim.csr_keys(xp, bt.indptr, bt.indices, bt.nrows, bt.ncols)
+
+    def walk(self, rows: Any, cols: Any) -> tuple[Any, Any]:
+        """``(values, present)`` of the entries ``(rows[e], cols[e])``."""
+        a, bt, semiring, op_type, out_type = (
+            self.a,
+            self.bt,
+            self.semiring,
+            self.op_type,
+            self.out_type,
+        )
+        a_starts, bt_starts, a_keys, bt_keys = (
+            self.a_starts,
+            self.bt_starts,
+            self.a_keys,
+            self.bt_keys,
+        )
+        xp = a.xp
+        inner = np.int64(max(a.ncols, 1))
+        a_len = a_starts[rows + 1] - a_starts[rows]
+        b_len = bt_starts[cols + 1] - bt_starts[cols]
+        from_a = a_len <= b_len
+        values = xp.zeros(rows.size, dtype=out_type)
+        present = xp.zeros(rows.size, dtype=bool)
+        budget = PRODUCT_BUDGET[a.backend]
+        for walk_a in (True, False):
+            entries = xp.flatnonzero(from_a if walk_a else ~from_a)
+            lengths = (a_len if walk_a else b_len)[entries]
+            firsts = (a_starts[rows] if walk_a else bt_starts[cols])[entries]
+            running = to_numpy(xp.cumsum(lengths))
+            begin = 0
+            while begin < entries.size:  # groups of entries whose walks fit the budget
+                done = int(running[begin - 1]) if begin else 0
+                stop = max(int(np.searchsorted(running, done + budget, side="right")), begin + 1)
+                group, group_len = entries[begin:stop], lengths[begin:stop]
+                owner = _prim.expand(xp, group_len)
+                run_first = xp.cumsum(group_len) - group_len
+                walked = firsts[begin:stop][owner] + (
+                    xp.arange(owner.size, dtype=np.int64) - run_first[owner]
+                )
+                if walk_a:  # k from row i of A, looked up in row j of Bᵀ
+                    k = a.indices[walked].astype(np.int64)
+                    wanted = cols[group][owner] * inner + k
+                    pos = xp.minimum(xp.searchsorted(bt_keys, wanted), max(bt_keys.size - 1, 0))
+                    found = bt_keys[pos] == wanted if bt_keys.size else xp.zeros(owner.size, bool)
+                    a_pos, b_pos = walked, pos
+                else:  # k from row j of Bᵀ, looked up in row i of A
+                    k = bt.indices[walked].astype(np.int64)
+                    wanted = rows[group][owner] * inner + k
+                    pos = xp.minimum(xp.searchsorted(a_keys, wanted), max(a_keys.size - 1, 0))
+                    found = a_keys[pos] == wanted if a_keys.size else xp.zeros(owner.size, bool)
+                    a_pos, b_pos = pos, walked
+                owner, a_pos, b_pos = owner[found], a_pos[found], b_pos[found]
+                products = _cast(
+                    semiring.binaryop.numpy(
+                        _cast(a.values[a_pos], op_type), _cast(bt.values[b_pos], op_type)
+                    ),
+                    out_type,
+                )
+                starts = _prim.segment_starts(xp, owner)
+                reduced = _prim.segment_reduce(xp, products, starts, semiring.monoid.binaryop)
+                targets = group[owner[starts]]
+                values[targets] = _cast(reduced, out_type)
+                present[targets] = True
+                begin = stop
+        return values, present

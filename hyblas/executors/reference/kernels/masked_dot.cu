@@ -5,10 +5,14 @@
 // than LONG_ENTRY indices (hyblas/executors/reference/masked_dot.py) gets one thread; a longer
 // one a warp, its lanes taking every 32nd index of the shorter row, folded in lane order.
 // Specialized by string.Template: ${T} the operand type, ${Z} the result type, ${MULT} / ${ADD}
-// expressions in x, y; instantiated per index type I.
+// expressions in x, y; ${READS_X} / ${READS_Y} whether MULT names x / y (an operand it does
+// not read is never loaded: its values pointer may be a placeholder); instantiated per index
+// type I.
 
 typedef ${T} hyblas_t;
 typedef ${Z} hyblas_z;
+#define HYBLAS_READS_X ${READS_X}
+#define HYBLAS_READS_Y ${READS_Y}
 
 __device__ __forceinline__ hyblas_z hyblas_mult(hyblas_t x, hyblas_t y) { return (hyblas_z)(${MULT}); }
 __device__ __forceinline__ hyblas_z hyblas_add(hyblas_z x, hyblas_z y) { return (hyblas_z)(${ADD}); }
@@ -34,8 +38,8 @@ __device__ __forceinline__ void hyblas_dot_walk(long long s, const long long s_e
         }
         lo = first;
         if (first < hi && l_idx[first] == k) {
-            const hyblas_t x = short_is_a ? a_val[s] : a_val[first];
-            const hyblas_t y = short_is_a ? b_val[first] : b_val[s];
+            const hyblas_t x = HYBLAS_READS_X ? (short_is_a ? a_val[s] : a_val[first]) : hyblas_t();
+            const hyblas_t y = HYBLAS_READS_Y ? (short_is_a ? b_val[first] : b_val[s]) : hyblas_t();
             const hyblas_z p = hyblas_mult(x, y);
             acc = have ? hyblas_add(acc, p) : p;
             have = true;
