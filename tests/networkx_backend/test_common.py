@@ -1,0 +1,71 @@
+"""The backend's shared helpers that touch the interpreter: ``many_small_objects`` holds the
+cyclic garbage collector off while a result's containers are made, and leaves them out of
+the young generation, without losing the collector's setting, the process's frozen objects,
+or the garbage it would have collected."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+
+pytest.importorskip("networkx")
+pytest.importorskip("_nx_hyblas", reason="nx-hyblas is not installed")
+
+from nx_hyblas.common import many_small_objects  # noqa: E402
+
+
+class _Node:
+    """A weak-referenceable object that can be put in a cycle."""
+
+    other: _Node | None = None
+
+
+def test_the_collector_is_off_inside_and_its_setting_restored() -> None:
+    was = gc.isenabled()
+    try:
+        for setting in (True, False):
+            (gc.enable if setting else gc.disable)()
+            with many_small_objects():
+                assert not gc.isenabled()
+            assert gc.isenabled() is setting
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_the_sets_made_inside_leave_the_young_generation_untraversed() -> None:
+    assert gc.isenabled()
+    with many_small_objects():
+        made = [{k} for k in range(20_000)]
+    young = {id(obj) for obj in gc.get_objects(generation=0)}
+    assert not any(id(s) in young for s in made)
+    assert gc.get_count()[0] < gc.get_threshold()[0]  # no young collection is due
+    assert gc.get_freeze_count() == 0
+    assert all(gc.is_tracked(s) for s in made[:10])  # still the collector's, in generation 2
+    old = {id(obj) for obj in gc.get_objects(generation=2)}
+    assert all(id(s) in old for s in made[:100])
+
+
+def test_the_process_frozen_objects_stay_frozen() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with many_small_objects():
+            made = [{k} for k in range(1_000)]
+        assert gc.get_freeze_count() == frozen
+        assert len(made) == 1_000
+    finally:
+        gc.unfreeze()
+
+
+def test_garbage_made_before_is_still_collected() -> None:
+    a, b = _Node(), _Node()
+    a.other, b.other = b, a  # a cycle: only the cyclic collector frees it
+    alive = weakref.ref(a)
+    del a, b
+    with many_small_objects():
+        made = [{k} for k in range(1_000)]
+    assert len(made) == 1_000
+    gc.collect()
+    assert alive() is None
