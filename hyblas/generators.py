@@ -160,7 +160,8 @@ def kronecker(
     a, b, c : float
         Quadrant probabilities (Graph500: 0.57, 0.19, 0.19).
     symmetric : bool
-        Add the transpose, giving an undirected graph (both directions stored).
+        Add the transpose, giving an undirected graph (both directions stored); the result is
+        then known to be symmetric (its transpose is itself: ``A.T is A``).
     dtype : dtype
         Value type of the stored ones.
     backend : {'cpu', 'cuda'}, optional
@@ -316,7 +317,10 @@ def _kronecker(
         keys = (src << scale) | dst
     del src, dst
     # key (row << scale) | col equals row * n + col: the linear key the CSR builder expects
-    return _pattern_matrix(xp, _prim.sorted_unique(xp, keys, overwrite=True), n, dtype, name)
+    A = _pattern_matrix(xp, _prim.sorted_unique(xp, keys, overwrite=True), n, dtype, name)  # noqa: N806
+    if symmetric:  # each edge stored both ways: known, no check needed
+        mark_symmetric(A)
+    return A
 
 
 _LEVELS_PER_HASH = 4  # one 64-bit hash gives four 16-bit uniform numbers
@@ -377,7 +381,8 @@ def grid_2d(rows: int, cols: int, *, dtype: Any = np.float32, backend: str | Non
     """The 4-neighbour grid graph of ``rows x cols`` vertices.
 
     Vertex ``(r, c)`` has id ``r * cols + c`` and is joined to its up, down, left and right
-    neighbours. The matrix is symmetric, without self loops, every value 1.
+    neighbours. The matrix is symmetric (known so: ``A.T is A``), without self loops, every
+    value 1.
 
     Parameters
     ----------
@@ -426,7 +431,9 @@ def _grid(xp: ModuleType, rows: int, cols: int, n: int, dtype: np.dtype, name: s
     src = xp.concatenate([right, right + 1, down, down + cols])
     dst = xp.concatenate([right + 1, right, down + cols, down])
     keys = xp.sort(src * np.int64(max(n, 1)) + dst)
-    return _pattern_matrix(xp, keys, n, dtype, name)
+    A = _pattern_matrix(xp, keys, n, dtype, name)  # noqa: N806
+    mark_symmetric(A)  # each edge stored both ways
+    return A
 
 
 def erdos_renyi(
@@ -452,7 +459,8 @@ def erdos_renyi(
         matrix stores ``2 * m`` entries).
     seed : int
     symmetric : bool
-        Undirected: store each edge in both directions.
+        Undirected: store each edge in both directions (the result is then known to be
+        symmetric: ``A.T is A``).
     dtype : dtype
     backend : {'cpu', 'cuda'}, optional
 
@@ -533,7 +541,10 @@ def _erdos_renyi(
     if symmetric:
         src, dst = edges // np.int64(max(n, 1)), edges % np.int64(max(n, 1))
         edges = xp.concatenate([edges, dst * np.int64(n) + src])
-    return _pattern_matrix(xp, xp.sort(edges), n, dtype, name)
+    A = _pattern_matrix(xp, xp.sort(edges), n, dtype, name)  # noqa: N806
+    if symmetric:  # each edge stored both ways
+        mark_symmetric(A)
+    return A
 
 
 def random_weights(
