@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import monoid as _monoid
 from .. import ops
 from .. import semiring as _semiring
 from .. import unary as _unary
@@ -14,6 +15,10 @@ from ..containers.vector import Vector
 from ..graph import Graph, as_graph
 
 __all__ = ["local_clustering_coefficient"]
+
+#: About the most entries of ``S`` one masked product takes: the product's result (a count
+#: per entry of ``S``) is made and summed a block of rows at a time, never whole.
+BLOCK_ENTRIES = 1 << 26
 
 
 @names_oom("local_clustering_coefficient")
@@ -71,11 +76,33 @@ def local_clustering_coefficient(
         Bt = ops.transpose(B)  # noqa: N806
     else:
         Bt = S  # noqa: N806 - symmetric: its own transpose
-    plus_pair = _semiring["plus_pair"][np.int64]
-    links = ops.reduce_rows(ops.mxm(S, Bt, plus_pair, mask=S.S, executor=executor), "plus")
-    degree = ops.reduce_rows(ops.apply(S, _unary["one"][np.float64]), "plus")
+    # S holds True only: its row sums in float64 count its entries (no float64 copy of S)
+    degree = ops.reduce_rows(S, _monoid["plus"][np.float64])
+    links = _links(S, Bt, degree, executor)
     possible = ops.ewise_mult(degree, ops.apply(degree, "minus", right=1.0), "times")
     coefficient = ops.ewise_mult(ops.apply(links, _unary["identity"][np.float64]), possible, "div")
     result = Vector.from_dense(np.zeros(n, dtype=np.float64), backend=backend)
     ops.assign(result, coefficient, None, mask=coefficient.S)
     return result
+
+
+def _links(S: Matrix, Bt: Matrix, degree: Vector, executor: str) -> Vector:  # noqa: N803
+    """``t``: the row sums of ``C<S> = S plus.pair Bᵀ``, for blocks of ``S``'s rows of about
+    :data:`BLOCK_ENTRIES` entries each (a row holding more is a block of its own), each block
+    ``S[start:stop, :]`` multiplied, summed and written into ``t[start:stop]``."""
+    plus_pair = _semiring["plus_pair"][np.int64]
+    if S.nnz <= BLOCK_ENTRIES:
+        return ops.reduce_rows(ops.mxm(S, Bt, plus_pair, mask=S.S, executor=executor), "plus")
+    # entries before each row (the degrees count S's entries), and the rows where the running
+    # count passes a multiple of the block size
+    before = np.concatenate([[0], np.cumsum(degree.to_dense(fill_value=0).astype(np.int64))])
+    targets = np.arange(BLOCK_ENTRIES, S.nnz, BLOCK_ENTRIES)
+    inner = np.searchsorted(before, targets, side="right") - 1
+    cuts = np.unique(np.concatenate([[0], inner, [S.nrows]])).tolist()
+    links = Vector.new(np.int64, S.nrows, backend=S.backend)
+    for start, stop in zip(cuts[:-1], cuts[1:], strict=True):
+        block = ops.extract(S, slice(start, stop), None)
+        counts = ops.mxm(block, Bt, plus_pair, mask=block.S, executor=executor)
+        ops.assign(links, ops.reduce_rows(counts, "plus"), slice(start, stop))
+        del block, counts
+    return links

@@ -15,7 +15,7 @@ from ..errors import IndexOutOfBounds, InvalidObject, InvalidValue
 from ..operators.classes import BinaryOp, Monoid, Operator, Semiring
 from ..operators.registry import NAMESPACES, did_you_mean
 
-__all__ = ["operator", "container", "binary_of", "monoid_of", "index_array"]
+__all__ = ["operator", "container", "binary_of", "monoid_of", "index_array", "slice_bounds"]
 
 
 def operator(op: Any, kinds: tuple[type, ...], argument: str) -> Operator:
@@ -75,7 +75,7 @@ def index_array(
         An int or an array's index outside ``[0, extent)``.
     """
     if index is None or isinstance(index, slice):
-        bounds = (extent,) if index is None else _slice_bounds(index, extent, argument)
+        bounds = (extent,) if index is None else slice_bounds(index, extent, argument)
         count = len(range(*bounds))
         check_fits(count, np.int64, f"listing the {count} positions {argument} names")
         return xp.arange(*bounds, dtype=np.int64), False
@@ -99,7 +99,7 @@ def index_array(
     return arr, False
 
 
-def _slice_bounds(index: slice, extent: int, argument: str) -> tuple[int, int, int]:
+def slice_bounds(index: slice, extent: int, argument: str) -> tuple[int, int, int]:
     """``index.indices(extent)``, its errors named."""
     try:
         return index.indices(extent)

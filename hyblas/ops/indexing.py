@@ -52,6 +52,21 @@ def _submatrix_keys(A: Matrix, rows: Any, cols: Any) -> tuple[Any, Any, Any]:  #
     return slot_r[which], slot_c, A.values[pos[which]]
 
 
+def _row_range(A: Matrix, rows: Any, cols: Any) -> Matrix | None:  # noqa: N803
+    """``A[start:stop, :]`` (rows a slice of step 1, every column) as a copy of the CSR's own
+    slice: no keys made or sorted, memory of the block only. None for any other index."""
+    if not isinstance(rows, slice) or not (cols is None or cols == slice(None)):
+        return None
+    start, stop, step = checks.slice_bounds(rows, A.nrows, "rows")
+    if step != 1:
+        return None
+    stop = max(stop, start)
+    lo, hi = int(A.indptr[start]), int(A.indptr[stop])
+    indptr = A.indptr[start : stop + 1] - A.indptr[start]
+    indices, values = A.indices[lo:hi].copy(), A.values[lo:hi].copy()
+    return Matrix(indptr, indices, values, (stop - start, A.ncols), backend=A.backend)
+
+
 @names_oom("extract")
 def extract(
     x: Any,
@@ -106,6 +121,10 @@ def extract(
         return write_vector(spec, *_indexed.gather(xp, values, present, idx))
     if len(indices) != 2:
         raise InvalidValue(f"extract from a Matrix takes (rows, cols), got {len(indices)} indices")
+    if mask is None and accum is None and out is None:
+        block = _row_range(x, *indices)
+        if block is not None:
+            return block
     rows, row_scalar = checks.index_array(xp, indices[0], x.nrows, "rows")
     cols, col_scalar = checks.index_array(xp, indices[1], x.ncols, "cols")
     slot_r, slot_c, values = _submatrix_keys(x, rows, cols)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import hyblas as hb
+from hyblas.algorithms import clustering as lcc_module
 from hyblas.errors import DimensionMismatch, InvalidObject, InvalidValue
 from tests.support.checks import raises_unchanged
 
@@ -84,15 +85,31 @@ def test_cdlp_matches_the_definition(
         assert got == _cdlp_reference(edges, n, directed, rounds), rounds
 
 
+@pytest.mark.parametrize("block", [None, 7], ids=["whole", "blocks"])
 @pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_lcc_matches_the_definition_and_networkx(backend: str, directed: bool, seed: int) -> None:
+def test_lcc_matches_the_definition_and_networkx(
+    backend: str, directed: bool, seed: int, block: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The masked product whole, or a block of rows of about 7 entries at a time (rows of
+    more than 7 a block of their own)."""
     n = 40
     edges = _random_edges(n, 160, seed, loops=True)
     if not directed:
         edges = {(min(u, v), max(u, v)) for u, v in edges}
     G = _graph(edges, n, directed, backend)  # noqa: N806
+    blocks = []
+    if block is not None:
+        monkeypatch.setattr(lcc_module, "BLOCK_ENTRIES", block)
+        extract = hb.ops.extract
+        monkeypatch.setattr(
+            hb.ops, "extract", lambda A, *i, **k: blocks.append(i[0]) or extract(A, *i, **k)
+        )
     got = hb.algorithms.local_clustering_coefficient(G).to_dense()
+    if block is not None:  # consecutive row ranges covering every row
+        assert len(blocks) > 3
+        assert [b.start for b in blocks] == [0] + [b.stop for b in blocks[:-1]]
+        assert blocks[-1].stop == n
     both_ways = edges | {(v, u) for u, v in edges} if not directed else edges
     np.testing.assert_allclose(got, _lcc_reference(both_ways, n), rtol=0, atol=1e-12)
     if not directed:

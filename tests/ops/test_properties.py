@@ -24,6 +24,7 @@ from hyblas.backend import to_numpy
 from hyblas.containers import derived
 from hyblas.errors import DomainMismatch
 from hyblas.executors.reference import spgemm
+from hyblas.ops import indexing
 from tests.support import model
 from tests.support import strategies as S
 from tests.support.checks import (
@@ -673,3 +674,29 @@ def _few_entries(data: st.DataObject, size: int, dtype: np.dtype, backend: str) 
     keys = data.draw(st.lists(st.integers(0, size - 1), max_size=40, unique=True))
     values = np.array([data.draw(S.values_of(dtype)) for _ in keys], dtype=dtype)
     return hb.Vector.from_coo(keys, values, size=size, dtype=dtype, backend=backend)
+
+
+@pytest.mark.parametrize("rows", [slice(2, 7), slice(None, 3), slice(5, None), slice(4, 4)])
+def test_extract_of_a_row_range_is_the_csr_slice_copied(
+    backend: str, rows: slice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``A[start:stop, :]`` takes the CSR's own rows (nothing sorted), as a copy: writing into
+    the block leaves ``A`` as it was."""
+    rng = np.random.default_rng(11)
+    dense = np.where(rng.random((9, 6)) < 0.4, rng.integers(1, 9, (9, 6)), 0).astype(np.float64)
+    A = hb.Matrix.from_dense(dense, backend=backend)  # noqa: N806
+    before = A.to_coo()
+    monkeypatch.setattr(indexing._prim, "sort_by_keys", _never_called)
+    block = hb.ops.extract(A, rows, None)
+    monkeypatch.undo()
+    want = dense[rows]
+    np.testing.assert_array_equal(block.to_dense(fill_value=0), want)
+    assert block.shape == want.shape
+    if block.nnz:
+        hb.ops.assign(block, -1.0, None, None)
+        for got, kept in zip(A.to_coo(), before, strict=True):
+            np.testing.assert_array_equal(got, kept)
+
+
+def _never_called(*args: object) -> None:
+    raise AssertionError("the row range was sorted as keys")
