@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import binary as _binary
 from .. import ops
 from .. import semiring as _semiring
 from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..graph import Graph, as_graph
+from . import _blocks
+from ._blocks import row_blocks
 from ._checks import count
+
+#: ``accum`` that writes a block's new labels over the old ones (``second(old, new)``).
+_keep_new = _binary["second"][np.int64]
 
 __all__ = ["cdlp"]
 
@@ -40,6 +46,12 @@ def cdlp(
        row's maximum (the row's maximum spread over the row's entries by a product with the
        diagonal matrix of ``m``);
     4. ``label<T's rows> = T min.second ids``: the smallest tied label.
+
+    On a graph of more than :data:`~hyblas.algorithms._blocks.BLOCK_ENTRIES` neighbour
+    entries the steps run a block of rows (vertices) at a time, ``A[start:stop, :]`` against
+    the whole ``L`` (:func:`~hyblas.ops.extract` of a row range), each block's new labels
+    written into a copy of the round's labels: ``C`` and the matrices made from it (an
+    entry per edge at most) are never held for the whole graph.
 
     Parameters
     ----------
@@ -79,21 +91,48 @@ def cdlp(
     n, backend = graph.n, graph.backend
     ids = Vector.from_dense(np.arange(n, dtype=np.int64), backend=backend)
     labels = ids.dup()
-    plus_pair = _semiring["plus_pair"][np.int64]
+    neighbours = graph.out_degree
+    if graph.is_directed:
+        neighbours = ops.ewise_add(neighbours, graph.in_degree, "plus")
+    blocks = row_blocks(neighbours, _blocks.BLOCK_ENTRIES)
     for _ in range(rounds):
         L = _label_matrix(labels)  # noqa: N806
-        counts = ops.mxm(graph.A, L, plus_pair)
-        if graph.is_directed:
-            counts = ops.ewise_add(counts, ops.mxm(graph.AT, L, plus_pair), "plus")
-        most = ops.reduce_rows(counts, "max")
-        spread = ops.mxm(_diagonal(most), counts, _semiring["any_first"][np.int64])
-        tied = ops.select(ops.ewise_mult(counts, spread, "eq"), "valueeq", True)
-        del most, spread, L
-        smallest = ops.mxv(tied, ids, _semiring["min_second"][np.int64], executor=executor)
-        ops.assign(labels, smallest, None, mask=smallest.S)
+        if len(blocks) <= 1:
+            smallest = _smallest_tied(graph, L, ids, None, executor)
+            ops.assign(labels, smallest, None, mask=smallest.S)
+        else:  # every block reads this round's labels (L); the new ones go into a copy
+            relabelled = labels.dup()
+            for start, stop in blocks:
+                smallest = _smallest_tied(graph, L, ids, slice(start, stop), executor)
+                ops.assign(relabelled, smallest, slice(start, stop), accum=_keep_new)
+            labels = relabelled
         # this round's matrices (each of up to one entry per edge) freed before the next's
-        del counts, tied, smallest
+        del L, smallest
     return labels
+
+
+def _smallest_tied(
+    graph: Graph,
+    L: Matrix,  # noqa: N803
+    ids: Vector,
+    rows: slice | None,
+    executor: str,
+) -> Vector:
+    """For the vertices of ``rows`` (None: all), the smallest of the labels most frequent
+    among their neighbours (absent for a vertex without any): steps 1-4 above on the rows'
+    block of the adjacency."""
+    plus_pair = _semiring["plus_pair"][np.int64]
+    A = graph.A if rows is None else ops.extract(graph.A, rows, None)  # noqa: N806
+    counts = ops.mxm(A, L, plus_pair)
+    if graph.is_directed:
+        AT = graph.AT if rows is None else ops.extract(graph.AT, rows, None)  # noqa: N806
+        counts = ops.ewise_add(counts, ops.mxm(AT, L, plus_pair), "plus")
+    del A
+    most = ops.reduce_rows(counts, "max")
+    spread = ops.mxm(_diagonal(most), counts, _semiring["any_first"][np.int64])
+    tied = ops.select(ops.ewise_mult(counts, spread, "eq"), "valueeq", True)
+    del most, spread, counts
+    return ops.mxv(tied, ids, _semiring["min_second"][np.int64], executor=executor)
 
 
 def _label_matrix(labels: Vector) -> Matrix:

@@ -13,12 +13,10 @@ from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..graph import Graph, as_graph
+from . import _blocks
+from ._blocks import row_blocks
 
 __all__ = ["local_clustering_coefficient"]
-
-#: About the most entries of ``S`` one masked product takes: the product's result (a count
-#: per entry of ``S``) is made and summed a block of rows at a time, never whole.
-BLOCK_ENTRIES = 1 << 26
 
 
 @names_oom("local_clustering_coefficient")
@@ -88,19 +86,15 @@ def local_clustering_coefficient(
 
 def _links(S: Matrix, Bt: Matrix, degree: Vector, executor: str) -> Vector:  # noqa: N803
     """``t``: the row sums of ``C<S> = S plus.pair Bᵀ``, for blocks of ``S``'s rows of about
-    :data:`BLOCK_ENTRIES` entries each (a row holding more is a block of its own), each block
-    ``S[start:stop, :]`` multiplied, summed and written into ``t[start:stop]``."""
+    :data:`~hyblas.algorithms._blocks.BLOCK_ENTRIES` entries (:func:`row_blocks`), each block
+    ``S[start:stop, :]`` multiplied, summed and written into ``t[start:stop]``: the product's
+    result (a count per entry of ``S``) is never held whole."""
     plus_pair = _semiring["plus_pair"][np.int64]
-    if S.nnz <= BLOCK_ENTRIES:
+    blocks = row_blocks(degree, _blocks.BLOCK_ENTRIES)
+    if len(blocks) <= 1:
         return ops.reduce_rows(ops.mxm(S, Bt, plus_pair, mask=S.S, executor=executor), "plus")
-    # entries before each row (the degrees count S's entries), and the rows where the running
-    # count passes a multiple of the block size
-    before = np.concatenate([[0], np.cumsum(degree.to_dense(fill_value=0).astype(np.int64))])
-    targets = np.arange(BLOCK_ENTRIES, S.nnz, BLOCK_ENTRIES)
-    inner = np.searchsorted(before, targets, side="right") - 1
-    cuts = np.unique(np.concatenate([[0], inner, [S.nrows]])).tolist()
     links = Vector.new(np.int64, S.nrows, backend=S.backend)
-    for start, stop in zip(cuts[:-1], cuts[1:], strict=True):
+    for start, stop in blocks:
         block = ops.extract(S, slice(start, stop), None)
         counts = ops.mxm(block, Bt, plus_pair, mask=block.S, executor=executor)
         ops.assign(links, ops.reduce_rows(counts, "plus"), slice(start, stop))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import hyblas as hb
-from hyblas.algorithms import clustering as lcc_module
+from hyblas.algorithms import _blocks
 from hyblas.errors import DimensionMismatch, InvalidObject, InvalidValue
 from tests.support.checks import raises_unchanged
 
@@ -69,20 +69,58 @@ def _lcc_reference(edges: set[tuple[int, int]], n: int) -> list[float]:
     return result
 
 
+@pytest.mark.parametrize("block", [None, 9], ids=["whole", "blocks"])
 @pytest.mark.parametrize("executor", EXECUTORS)
 @pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_cdlp_matches_the_definition(
-    backend: str, directed: bool, seed: int, executor: str
+    backend: str,
+    directed: bool,
+    seed: int,
+    executor: str,
+    block: int | None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The rounds on the whole graph, or a block of rows of about 9 neighbour entries at a
+    time (a vertex of more a block of its own)."""
     n = 40
     edges = _random_edges(n, 90, seed, loops=True)
     if not directed:
         edges = {(min(u, v), max(u, v)) for u, v in edges}
     G = _graph(edges, n, directed, backend)  # noqa: N806
+    blocks = _count_blocks(monkeypatch, block)
     for rounds in (0, 1, 3, 10):
         got = hb.algorithms.cdlp(G, rounds, executor=executor).to_dense().tolist()
         assert got == _cdlp_reference(edges, n, directed, rounds), rounds
+    _check_blocks(blocks, block, n, per_round=2 if directed else 1)
+
+
+def _count_blocks(monkeypatch: pytest.MonkeyPatch, block: int | None) -> list[slice]:
+    """With ``block``, the algorithms' row blocks set to about ``block`` entries, and the row
+    ranges they extract recorded."""
+    blocks: list[slice] = []
+    if block is not None:
+        monkeypatch.setattr(_blocks, "BLOCK_ENTRIES", block)
+        extract = hb.ops.extract
+        monkeypatch.setattr(
+            hb.ops, "extract", lambda A, *i, **k: blocks.append(i[0]) or extract(A, *i, **k)
+        )
+    return blocks
+
+
+def _check_blocks(blocks: list[slice], block: int | None, n: int, per_round: int = 1) -> None:
+    """Each pass went over consecutive row ranges covering every row, in more than 3 blocks
+    (each extracted ``per_round`` times: A's rows, and a directed graph's Aᵀ's)."""
+    if block is None:
+        assert not blocks
+        return
+    starts = [b.start for b in blocks[::per_round]]
+    stops = [b.stop for b in blocks[::per_round]]
+    passes = [i for i, start in enumerate(starts) if start == 0]
+    assert passes and len(starts) // len(passes) > 3
+    for first, end in zip(passes, [*passes[1:], len(starts)], strict=True):
+        assert starts[first:end] == [0, *stops[first : end - 1]]
+        assert stops[end - 1] == n
 
 
 @pytest.mark.parametrize("block", [None, 7], ids=["whole", "blocks"])
@@ -98,18 +136,9 @@ def test_lcc_matches_the_definition_and_networkx(
     if not directed:
         edges = {(min(u, v), max(u, v)) for u, v in edges}
     G = _graph(edges, n, directed, backend)  # noqa: N806
-    blocks = []
-    if block is not None:
-        monkeypatch.setattr(lcc_module, "BLOCK_ENTRIES", block)
-        extract = hb.ops.extract
-        monkeypatch.setattr(
-            hb.ops, "extract", lambda A, *i, **k: blocks.append(i[0]) or extract(A, *i, **k)
-        )
+    blocks = _count_blocks(monkeypatch, block)
     got = hb.algorithms.local_clustering_coefficient(G).to_dense()
-    if block is not None:  # consecutive row ranges covering every row
-        assert len(blocks) > 3
-        assert [b.start for b in blocks] == [0] + [b.stop for b in blocks[:-1]]
-        assert blocks[-1].stop == n
+    _check_blocks(blocks, block, n)
     both_ways = edges | {(v, u) for u, v in edges} if not directed else edges
     np.testing.assert_allclose(got, _lcc_reference(both_ways, n), rtol=0, atol=1e-12)
     if not directed:
