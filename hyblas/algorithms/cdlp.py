@@ -47,7 +47,7 @@ def cdlp(
        diagonal matrix of ``m``);
     4. ``label<T's rows> = T min.second ids``: the smallest tied label.
 
-    On a graph of more than :data:`~hyblas.algorithms._blocks.BLOCK_ENTRIES` neighbour
+    On a graph of more than ``hyblas.algorithms._blocks.BLOCK_ENTRIES`` (2**26) neighbour
     entries the steps run a block of rows (vertices) at a time, ``A[start:stop, :]`` against
     the whole ``L`` (:func:`~hyblas.ops.extract` of a row range), each block's new labels
     written into a copy of the round's labels: ``C`` and the matrices made from it (an

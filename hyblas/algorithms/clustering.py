@@ -86,7 +86,7 @@ def local_clustering_coefficient(
 
 def _links(S: Matrix, Bt: Matrix, degree: Vector, executor: str) -> Vector:  # noqa: N803
     """``t``: the row sums of ``C<S> = S plus.pair Bᵀ``, for blocks of ``S``'s rows of about
-    :data:`~hyblas.algorithms._blocks.BLOCK_ENTRIES` entries (:func:`row_blocks`), each block
+    ``_blocks.BLOCK_ENTRIES`` entries (:func:`row_blocks`), each block
     ``S[start:stop, :]`` multiplied, summed and written into ``t[start:stop]``: the product's
     result (a count per entry of ``S``) is never held whole."""
     plus_pair = _semiring["plus_pair"][np.int64]
