@@ -160,8 +160,7 @@ def kronecker(
     a, b, c : float
         Quadrant probabilities (Graph500: 0.57, 0.19, 0.19).
     symmetric : bool
-        Add the transpose, giving an undirected graph (both directions stored); the result is
-        then known to be symmetric (its transpose is itself: ``A.T is A``).
+        Add the transpose, giving an undirected graph (both directions stored).
     dtype : dtype
         Value type of the stored ones.
     backend : {'cpu', 'cuda'}, optional
@@ -317,10 +316,7 @@ def _kronecker(
         keys = (src << scale) | dst
     del src, dst
     # key (row << scale) | col equals row * n + col: the linear key the CSR builder expects
-    A = _pattern_matrix(xp, _prim.sorted_unique(xp, keys, overwrite=True), n, dtype, name)  # noqa: N806
-    if symmetric:  # each edge stored both ways: known, no check needed
-        mark_symmetric(A)
-    return A
+    return _pattern_matrix(xp, _prim.sorted_unique(xp, keys, overwrite=True), n, dtype, name)
 
 
 _LEVELS_PER_HASH = 4  # one 64-bit hash gives four 16-bit uniform numbers
@@ -381,8 +377,7 @@ def grid_2d(rows: int, cols: int, *, dtype: Any = np.float32, backend: str | Non
     """The 4-neighbour grid graph of ``rows x cols`` vertices.
 
     Vertex ``(r, c)`` has id ``r * cols + c`` and is joined to its up, down, left and right
-    neighbours. The matrix is symmetric (known so: ``A.T is A``), without self loops, every
-    value 1.
+    neighbours. The matrix is symmetric, without self loops, every value 1.
 
     Parameters
     ----------
@@ -431,9 +426,7 @@ def _grid(xp: ModuleType, rows: int, cols: int, n: int, dtype: np.dtype, name: s
     src = xp.concatenate([right, right + 1, down, down + cols])
     dst = xp.concatenate([right + 1, right, down + cols, down])
     keys = xp.sort(src * np.int64(max(n, 1)) + dst)
-    A = _pattern_matrix(xp, keys, n, dtype, name)  # noqa: N806
-    mark_symmetric(A)  # each edge stored both ways
-    return A
+    return _pattern_matrix(xp, keys, n, dtype, name)
 
 
 def erdos_renyi(
@@ -459,8 +452,7 @@ def erdos_renyi(
         matrix stores ``2 * m`` entries).
     seed : int
     symmetric : bool
-        Undirected: store each edge in both directions (the result is then known to be
-        symmetric: ``A.T is A``).
+        Undirected: store each edge in both directions.
     dtype : dtype
     backend : {'cpu', 'cuda'}, optional
 
@@ -541,10 +533,7 @@ def _erdos_renyi(
     if symmetric:
         src, dst = edges // np.int64(max(n, 1)), edges % np.int64(max(n, 1))
         edges = xp.concatenate([edges, dst * np.int64(n) + src])
-    A = _pattern_matrix(xp, xp.sort(edges), n, dtype, name)  # noqa: N806
-    if symmetric:  # each edge stored both ways
-        mark_symmetric(A)
-    return A
+    return _pattern_matrix(xp, xp.sort(edges), n, dtype, name)
 
 
 def random_weights(
