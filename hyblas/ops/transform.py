@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes as _dt
-from ..backend import names_oom
+from ..backend import names_oom, to_numpy
 from ..containers.derived import known_symmetric, mark_symmetric
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
@@ -24,6 +25,10 @@ from .output import matrix_keys, new_sparse_vector, write_matrix, write_vector
 from .spec import OutputSpec, output_spec
 
 __all__ = ["apply", "select"]
+
+#: About the most entries of a Matrix whose row and column ids (and running counts of kept
+#: entries) ``select`` makes at once: a run of whole rows at a time.
+ROW_PART = 1 << 24
 
 
 def entries(x: Any) -> tuple[Any, Any, Any]:
@@ -65,10 +70,14 @@ def _compacted(x: Matrix, keep: Any, values: Any) -> Matrix:
     if keep is None:
         indptr, indices = x.indptr.copy(), x.indices.copy()
         return Matrix(indptr, indices, values.copy(), x.shape, backend=x.backend)
-    kept_before = xp.zeros(keep.size + 1, dtype=np.int64)
-    xp.cumsum(keep, dtype=np.int64, out=kept_before[1:])
-    indptr = kept_before[x.indptr]
-    del kept_before
+    # kept entries before each row, counted a run of rows at a time (not one int64 per entry)
+    indptr = xp.zeros(x.nrows + 1, dtype=np.int64)
+    kept = 0
+    for start, stop, lo, hi in _row_parts(x):
+        running = xp.zeros(hi - lo + 1, dtype=np.int64)
+        xp.cumsum(keep[lo:hi], dtype=np.int64, out=running[1:])
+        indptr[start : stop + 1] = kept + running[x.indptr[start : stop + 1] - lo]
+        kept += int(running[-1])
     idx = _prim.index_dtype(int(values.size), *x.shape)
     indices = x.indices[keep].astype(idx, copy=False)
     return Matrix(indptr.astype(idx, copy=False), indices, values, x.shape, backend=x.backend)
@@ -215,6 +224,9 @@ def select(
     if isinstance(x, Matrix) and not _reads_indices(found):
         values = x.values  # a value test: no row and column id per entry to build
         keep = x.xp.asarray(found.numpy(values, None, None, thunk)).astype(bool)
+    elif isinstance(x, Matrix):
+        values = x.values
+        keep = _index_test(x, found, thunk)
     else:
         rows, cols, values = entries(x)
         keep = x.xp.asarray(found.numpy(values, rows, cols, thunk)).astype(bool)
@@ -223,6 +235,28 @@ def select(
     if spec.bare and _keeps_symmetry(x, found, thunk):
         mark_symmetric(result)
     return result
+
+
+def _row_parts(x: Matrix) -> Iterator[tuple[int, int, int, int]]:
+    """``(start, stop, lo, hi)``: runs of whole rows of about :data:`ROW_PART` entries (a row
+    of more is a run of its own), in order, and the span ``lo:hi`` of their entries."""
+    indptr = x.indptr.astype(np.int64, copy=False)
+    cuts = _prim.run_cuts(x.xp, indptr, ROW_PART)
+    spans = to_numpy(indptr[x.xp.asarray(cuts)]).tolist()
+    yield from zip(cuts[:-1], cuts[1:], spans[:-1], spans[1:], strict=True)
+
+
+def _index_test(x: Matrix, op: IndexUnaryOp, thunk: Any) -> Any:
+    """Whether ``op`` keeps each entry of ``x`` (bool per entry), its row and column ids made
+    a run of rows at a time (three int64 arrays of every entry were more than twice the
+    matrix)."""
+    xp = x.xp
+    keep = xp.empty(x.nnz, dtype=bool)
+    for start, stop, lo, hi in _row_parts(x):
+        rows = start + _prim.row_ids(xp, x.indptr[start : stop + 1] - lo, stop - start)
+        cols = x.indices[lo:hi].astype(np.int64)
+        keep[lo:hi] = xp.asarray(op.numpy(x.values[lo:hi], rows, cols, thunk)).astype(bool)
+    return keep
 
 
 def _keeps_symmetry(x: Any, op: IndexUnaryOp, thunk: Any) -> bool:

@@ -24,7 +24,7 @@ from hyblas.backend import to_numpy
 from hyblas.containers import derived
 from hyblas.errors import DomainMismatch
 from hyblas.executors.reference import spgemm
-from hyblas.ops import indexing
+from hyblas.ops import indexing, transform
 from tests.support import model
 from tests.support import strategies as S
 from tests.support.checks import (
@@ -291,8 +291,19 @@ def test_apply_binary_scalar(backend: str, data: st.DataObject) -> None:
     assert_matches(result, expected_after(ctl, t))
 
 
+@pytest.mark.parametrize("row_part", [transform.ROW_PART, 2], ids=["whole", "runs-of-rows"])
 @given(data=st.data())
-def test_select(backend: str, data: st.DataObject) -> None:
+def test_select(backend: str, row_part: int, data: st.DataObject) -> None:
+    """A matrix's entries tested (and its kept ones counted) all at once, or a run of rows of
+    about 2 entries at a time."""
+    transform.ROW_PART, default = row_part, transform.ROW_PART
+    try:
+        _check_select(backend, data)
+    finally:
+        transform.ROW_PART = default
+
+
+def _check_select(backend: str, data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(SELECTS))
     dtype = data.draw(S.dtypes)
     x = data.draw(S.vectors(dtype=dtype) | S.matrices(dtype=dtype))
