@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..containers.vector import Vector
+from ..device import arrays as _prim
 
 #: About the most stored entries of a block of rows.
 BLOCK_ENTRIES = 1 << 26
@@ -14,11 +15,10 @@ BLOCK_ENTRIES = 1 << 26
 
 def row_blocks(per_row: Vector, entries: int) -> list[tuple[int, int]]:
     """Consecutive row ranges ``(start, stop)`` covering every row, each holding about
-    ``entries`` of the ``per_row`` counts (absent: 0) or fewer; a row holding more is a block
-    of its own. One block when the total is ``entries`` or fewer."""
+    ``entries`` of the ``per_row`` counts (absent: 0); a row holding more is a block of its
+    own (:func:`hyblas.device.arrays.run_cuts` over the running counts, on the host). One
+    block when the total is ``entries`` or fewer."""
     counts = per_row.to_dense(fill_value=0).astype(np.int64)
     before = np.concatenate([[0], np.cumsum(counts)])  # entries before each row
-    targets = np.arange(entries, int(before[-1]), entries, dtype=np.int64)
-    inner = np.searchsorted(before, targets, side="right") - 1
-    cuts = np.unique(np.concatenate([[0], inner, [counts.size]])).tolist()
+    cuts = _prim.run_cuts(np, before, entries)
     return list(zip(cuts[:-1], cuts[1:], strict=True))
