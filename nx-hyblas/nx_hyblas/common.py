@@ -76,13 +76,14 @@ def many_small_objects() -> Iterator[None]:
     Python's cyclic garbage collector is held off while it runs (a burst of allocations would
     set it off again and again), and its objects are not left in the young generation either:
     the first allocation after the collector is enabled again would traverse every one of
-    them (a few hundred thousand sets: most of the block's time), and a later collection of
-    the middle generation again. Unless the process has frozen objects of its own, the block
-    ends with ``gc.freeze()`` then ``gc.unfreeze()``, which moves every tracked object, the
-    block's and the process's young ones, to the oldest generation without traversing them
-    (the process's young objects are then examined at the next full collection, as
-    long-lived ones are). The collector's setting is restored. Nothing of the caller's runs
-    inside.
+    them (a set per isolated vertex of a large graph), and a later collection of the middle
+    generation again. Unless the process has frozen objects of its own (``gc.freeze()`` at
+    a server's start-up: unfreezing them is not this block's to do, and they stay as they
+    are, the sets then paying those traversals), the block ends with ``gc.freeze()`` then
+    ``gc.unfreeze()``, which moves every tracked object, the block's and the process's young
+    ones, to the oldest generation without traversing them (the process's young objects are
+    then examined at the next full collection, as long-lived ones are). The collector's
+    setting is restored. Nothing of the caller's runs inside.
     """
     enabled = gc.isenabled()
     gc.disable()
