@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import translate_oom
+from ..backend import to_numpy, translate_oom
 from ..errors import DimensionMismatch, InvalidValue, OutOfMemory
 from ..operators.classes import BinaryOp
 from .fill import fill_bitmap
@@ -105,6 +105,16 @@ def run_cuts(xp: ModuleType, starts: Any, part_entries: int) -> list[int]:
     targets = xp.arange(part_entries, int(starts[-1]), part_entries, dtype=np.int64)
     inner = (xp.searchsorted(starts, targets, side="right") - 1).tolist()
     return sorted({0, *inner, starts.size - 1})
+
+
+def row_runs(xp: ModuleType, indptr: Any, part_entries: int) -> list[tuple[int, int, int, int]]:
+    """Runs of whole rows of a CSR matrix of about ``part_entries`` entries each (a row of more
+    is a run of its own), in order: ``(first, last, lo, hi)``, rows ``first:last`` and their
+    entries ``lo:hi`` (one device read for the spans)."""
+    starts = indptr.astype(np.int64, copy=False)
+    cuts = run_cuts(xp, starts, part_entries)
+    spans = to_numpy(starts[xp.asarray(cuts)]).tolist()
+    return list(zip(cuts[:-1], cuts[1:], spans[:-1], spans[1:], strict=True))
 
 
 def row_ids(xp: ModuleType, indptr: Any, nrows: int) -> Any:
@@ -236,7 +246,19 @@ def csr_keys(xp: ModuleType, indptr: Any, indices: Any, nrows: int, ncols: int) 
         If the keys of an ``nrows x ncols`` matrix overflow int64 (:func:`check_keys_fit`).
     """
     check_keys_fit(nrows, ncols)
-    return row_ids(xp, indptr, nrows) * np.int64(ncols) + indices.astype(np.int64)
+    if indices.size <= UNIQUE_CHUNK:
+        return row_ids(xp, indptr, nrows) * np.int64(ncols) + indices.astype(np.int64)
+    # a run of rows at a time into the result: not a row id, a column id and a key of every
+    # entry at once (three arrays of the result's size)
+    keys = xp.empty(indices.size, dtype=np.int64)
+    starts = indptr.astype(np.int64, copy=False)
+    for first, last, lo, hi in row_runs(xp, starts, UNIQUE_CHUNK):
+        part = keys[lo:hi]
+        xp.multiply(
+            first + row_ids(xp, starts[first : last + 1] - lo, last - first), ncols, out=part
+        )
+        part += indices[lo:hi]
+    return keys
 
 
 def _csr_from_sorted_rows(
@@ -469,6 +491,17 @@ def union_keys(
     return _merge_disjoint(xp, a_keys, a_out, b_keys, b_out)
 
 
+def union_disjoint(
+    xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any, b_vals: Any
+) -> tuple[Any, Any]:
+    """Sorted union of two ascending key sets that share no key (the caller knows it), each
+    key's value coming along, in the two value arrays' common dtype."""
+    dtype = np.result_type(a_vals, b_vals)
+    return _merge_disjoint(
+        xp, a_keys, a_vals.astype(dtype, copy=False), b_keys, b_vals.astype(dtype, copy=False)
+    )
+
+
 def _merge_disjoint(
     xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any, b_vals: Any
 ) -> tuple[Any, Any]:
@@ -476,10 +509,13 @@ def _merge_disjoint(
     rank in its own set plus the other set's keys below it."""
     keys = xp.empty(a_keys.size + b_keys.size, dtype=np.result_type(a_keys, b_keys))
     values = xp.empty(keys.size, dtype=a_vals.dtype)
-    a_at = xp.arange(a_keys.size, dtype=np.int64) + xp.searchsorted(b_keys, a_keys)
-    b_at = xp.arange(b_keys.size, dtype=np.int64) + xp.searchsorted(a_keys, b_keys)
-    keys[a_at], values[a_at] = a_keys, a_vals
-    keys[b_at], values[b_at] = b_keys, b_vals
+    # each side a chunk at a time: two int64 positions per chunk, not per key of the union
+    for mine, my_vals, other in ((a_keys, a_vals, b_keys), (b_keys, b_vals, a_keys)):
+        for start in range(0, mine.size, UNIQUE_CHUNK):
+            part = mine[start : start + UNIQUE_CHUNK]
+            at = xp.searchsorted(other, part)
+            at += xp.arange(start, start + part.size, dtype=at.dtype)
+            keys[at], values[at] = part, my_vals[start : start + UNIQUE_CHUNK]
     return keys, values
 
 

@@ -191,17 +191,31 @@ def write_matrix(spec: OutputSpec, keys: Any, values: Any, shape: tuple[int, int
         mkeys = mask.keys()
         allowed = _prim.member(xp, mkeys, keys) ^ mask.complement
         keys, values = keys[allowed], values[allowed]
-        if not spec.replace:
-            keep = ~(_prim.member(xp, mkeys, old_keys) ^ mask.complement)
-            keys, values = _prim.sort_by_keys(
-                xp,
-                xp.concatenate([keys, old_keys[keep]]),
-                xp.concatenate([values, old_vals[keep]]),
-            )
+        if not spec.replace:  # out's entries outside the mask's reach stay: a merge, no sort
+            old_keys, old_vals = _outside(xp, mkeys, mask.complement, old_keys, old_vals)
+            keys, values = _prim.union_disjoint(xp, old_keys, old_vals, keys, values)
     idx = _prim.index_dtype(keys.size, nrows, ncols)
     indptr, indices = _prim.csr_from_sorted_keys(xp, keys, nrows, ncols, idx)
     out.set_storage(indptr, indices, values.astype(out.dtype, copy=False))
     return out
+
+
+def _outside(
+    xp: Any, mask_keys: Any, complement: bool, old_keys: Any, old_vals: Any
+) -> tuple[Any, Any]:
+    """The entries of ``out`` (ascending ``old_keys``) a write under the mask leaves as they
+    are: those whose key is not among the mask's (in it, for a complemented mask). Found by
+    looking the mask's keys up in ``out``'s, not each of ``out``'s keys in the mask's; with
+    none to drop, ``out``'s own arrays."""
+    if old_keys.size == 0:
+        return old_keys, old_vals
+    at, found = _prim.locate(xp, old_keys, mask_keys)
+    in_mask = xp.zeros(old_keys.size, dtype=bool)
+    in_mask[at[found]] = True
+    keep = in_mask if complement else ~in_mask
+    if bool(keep.all()):
+        return old_keys, old_vals
+    return old_keys[keep], old_vals[keep]
 
 
 def accumulate_keys(

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes as _dt
-from ..backend import names_oom, to_numpy
+from ..backend import names_oom
 from ..containers.derived import known_symmetric, mark_symmetric
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
@@ -73,7 +72,7 @@ def _compacted(x: Matrix, keep: Any, values: Any) -> Matrix:
     # kept entries before each row, counted a run of rows at a time (not one int64 per entry)
     indptr = xp.zeros(x.nrows + 1, dtype=np.int64)
     kept = 0
-    for start, stop, lo, hi in _row_parts(x):
+    for start, stop, lo, hi in _prim.row_runs(x.xp, x.indptr, ROW_PART):
         running = xp.zeros(hi - lo + 1, dtype=np.int64)
         xp.cumsum(keep[lo:hi], dtype=np.int64, out=running[1:])
         indptr[start : stop + 1] = kept + running[x.indptr[start : stop + 1] - lo]
@@ -237,22 +236,13 @@ def select(
     return result
 
 
-def _row_parts(x: Matrix) -> Iterator[tuple[int, int, int, int]]:
-    """``(start, stop, lo, hi)``: runs of whole rows of about :data:`ROW_PART` entries (a row
-    of more is a run of its own), in order, and the span ``lo:hi`` of their entries."""
-    indptr = x.indptr.astype(np.int64, copy=False)
-    cuts = _prim.run_cuts(x.xp, indptr, ROW_PART)
-    spans = to_numpy(indptr[x.xp.asarray(cuts)]).tolist()
-    yield from zip(cuts[:-1], cuts[1:], spans[:-1], spans[1:], strict=True)
-
-
 def _index_test(x: Matrix, op: IndexUnaryOp, thunk: Any) -> Any:
     """Whether ``op`` keeps each entry of ``x`` (bool per entry), its row and column ids made
     a run of rows at a time (three int64 arrays of every entry were more than twice the
     matrix)."""
     xp = x.xp
     keep = xp.empty(x.nnz, dtype=bool)
-    for start, stop, lo, hi in _row_parts(x):
+    for start, stop, lo, hi in _prim.row_runs(x.xp, x.indptr, ROW_PART):
         rows = start + _prim.row_ids(xp, x.indptr[start : stop + 1] - lo, stop - start)
         cols = x.indices[lo:hi].astype(np.int64)
         keep[lo:hi] = xp.asarray(op.numpy(x.values[lo:hi], rows, cols, thunk)).astype(bool)

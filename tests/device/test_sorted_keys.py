@@ -57,22 +57,32 @@ def test_csr_from_sorted_keys_is_scipys(
     np.testing.assert_array_equal(to_numpy(indices), want.indices)
 
 
-@pytest.mark.parametrize("part", [1, 3, 1 << 24], ids=["part1", "part3", "default"])
-@given(
+#: A pattern of up to 40 entries of a 9-11 x 7-8 matrix, and an index dtype.
+PATTERNS = given(
     entries=st.sets(st.tuples(st.integers(0, 8), st.integers(0, 6)), max_size=40),
     shape=st.tuples(st.integers(9, 11), st.integers(7, 8)),
     dtype=st.sampled_from([np.int32, np.int64]),
 )
+
+
+def _csr(entries: set, shape: tuple) -> tuple[np.ndarray, sp.csr_array]:
+    """The entries as (row, col) pairs in order, and scipy's CSR of them (values 0.5, 1.5...)."""
+    pairs = np.array(sorted(entries), dtype=np.int64).reshape(-1, 2)
+    values = np.arange(pairs.shape[0], dtype=np.float32) + 0.5
+    csr = sp.csr_array((values, (pairs[:, 0], pairs[:, 1])), shape=shape)
+    csr.sort_indices()
+    return pairs, csr
+
+
+@pytest.mark.parametrize("part", [1, 3, 1 << 24], ids=["part1", "part3", "default"])
+@PATTERNS
 def test_transpose_in_parts_is_scipys(
     backend: str, part: int, entries: set, shape: tuple, dtype: type
 ) -> None:
     """The GPU's transpose, a run of whole columns at a time (walked on the CPU as well),
     against scipy's: pointers, row ids and values moved with their entries."""
     nrows, ncols = shape
-    rows = np.array(sorted(entries), dtype=np.int64).reshape(-1, 2)
-    values = np.arange(rows.shape[0], dtype=np.float32) + 0.5
-    csr = sp.csr_array((values, (rows[:, 0], rows[:, 1])), shape=shape)
-    csr.sort_indices()
+    _, csr = _csr(entries, shape)
     want = csr.T.tocsr()
     want.sort_indices()
     xp = xp_for(backend)
@@ -90,3 +100,55 @@ def test_transpose_in_parts_is_scipys(
     np.testing.assert_array_equal(to_numpy(indptr_t), want.indptr)
     np.testing.assert_array_equal(to_numpy(indices_t), want.indices)
     np.testing.assert_array_equal(to_numpy(values_t), want.data)
+
+
+@CHUNKS
+@PATTERNS
+def test_csr_keys_a_run_of_rows_at_a_time_are_the_linear_keys(
+    backend: str, chunk: int, entries: set, shape: tuple, dtype: type
+) -> None:
+    """``csr_keys`` of a matrix of more than ``UNIQUE_CHUNK`` entries writes a run of whole
+    rows at a time into one array: the keys ``row * ncols + col`` in order, as at once."""
+    nrows, ncols = shape
+    pairs, csr = _csr(entries, shape)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(arrays, "UNIQUE_CHUNK", chunk)
+        keys = arrays.csr_keys(
+            xp_for(backend),
+            to_backend(csr.indptr.astype(dtype), backend),
+            to_backend(csr.indices.astype(dtype), backend),
+            nrows,
+            ncols,
+        )
+    assert keys.dtype == np.int64
+    np.testing.assert_array_equal(to_numpy(keys), pairs[:, 0] * ncols + pairs[:, 1])
+
+
+@CHUNKS
+@given(
+    keys=st.sets(st.integers(0, 60), max_size=40),
+    side=st.lists(st.booleans(), min_size=40, max_size=40),
+    float_b=st.booleans(),
+)
+def test_union_disjoint_is_the_sorted_union(
+    backend: str, chunk: int, keys: set, side: list, float_b: bool
+) -> None:
+    """Two disjoint ascending key sets merged a chunk of each at a time: the sorted union,
+    each value with its key, in the values' common dtype."""
+    ordered = sorted(keys)
+    a = np.array([k for k, s in zip(ordered, side, strict=False) if s], dtype=np.int64)
+    b = np.array([k for k, s in zip(ordered, side, strict=False) if not s], dtype=np.int64)
+    a_vals = (a * 10).astype(np.int32)
+    b_vals = (b * 10).astype(np.float64 if float_b else np.int32)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(arrays, "UNIQUE_CHUNK", chunk)
+        got_keys, got_vals = arrays.union_disjoint(
+            xp_for(backend),
+            to_backend(a, backend),
+            to_backend(a_vals, backend),
+            to_backend(b, backend),
+            to_backend(b_vals, backend),
+        )
+    np.testing.assert_array_equal(to_numpy(got_keys), np.array(ordered, dtype=np.int64))
+    np.testing.assert_array_equal(to_numpy(got_vals), np.array(ordered) * 10)
+    assert got_vals.dtype == np.result_type(a_vals, b_vals)

@@ -81,9 +81,8 @@ class MaskRows:
     def slices(self, entries: int) -> list[tuple[int, int]]:
         """Row ranges ``(start, stop)`` covering every row in order, each holding about
         ``entries`` stored entries (a row holding more is in one range)."""
-        indptr = self.parent.indptr.astype(np.int64, copy=False)
-        cuts = _prim.run_cuts(self.parent.xp, indptr, entries)
-        return list(zip(cuts[:-1], cuts[1:], strict=True))
+        runs = _prim.row_runs(self.parent.xp, self.parent.indptr, entries)
+        return [(first, last) for first, last, _, _ in runs]
 
 
 def spgemm(a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None) -> tuple[Any, Any]:
