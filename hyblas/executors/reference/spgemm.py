@@ -55,12 +55,15 @@ class MaskRows:
     def __init__(self, parent: Any, structural: bool, complement: bool) -> None:
         self.parent, self.structural, self.complement = parent, structural, complement
 
-    def entries(self, row_start: int, row_stop: int) -> tuple[Any, Any]:
+    def entries(
+        self, row_start: int, row_stop: int, span: tuple[int, int] | None = None
+    ) -> tuple[Any, Any]:
         """Rows and columns (int64) of the mask's entries in rows ``row_start:row_stop``, in
-        order: its stored entries, or (a valued mask) those whose value is true."""
+        order: its stored entries, or (a valued mask) those whose value is true. ``span``:
+        the rows' entries ``lo:hi`` where known (:meth:`slices`), else read from the device."""
         m = self.parent
         xp = m.xp
-        lo, hi = int(m.indptr[row_start]), int(m.indptr[row_stop])
+        lo, hi = span or (int(m.indptr[row_start]), int(m.indptr[row_stop]))
         rows = row_start + _prim.row_ids(
             xp, m.indptr[row_start : row_stop + 1] - lo, row_stop - row_start
         )
@@ -78,11 +81,11 @@ class MaskRows:
         hit = _prim.member(self.parent.xp, self.keys(row_start, row_stop), keys)
         return ~hit if self.complement else hit
 
-    def slices(self, entries: int) -> list[tuple[int, int]]:
-        """Row ranges ``(start, stop)`` covering every row in order, each holding about
-        ``entries`` stored entries (a row holding more is in one range)."""
-        runs = _prim.row_runs(self.parent.xp, self.parent.indptr, entries)
-        return [(first, last) for first, last, _, _ in runs]
+    def slices(self, entries: int) -> list[tuple[int, int, int, int]]:
+        """Row ranges covering every row in order, each holding about ``entries`` stored
+        entries (a row holding more is in one range): ``(start, stop, lo, hi)``, ``lo:hi``
+        the span of their entries (:func:`hyblas.device.arrays.row_runs`)."""
+        return _prim.row_runs(self.parent.xp, self.parent.indptr, entries)
 
 
 def spgemm(a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None) -> tuple[Any, Any]:
@@ -215,15 +218,17 @@ def _product_count(a: Any, b: Any) -> int:
     return int((per_column * xp.diff(b.indptr.astype(np.int64))).sum())
 
 
-def _dot_cost(a: Any, b: Any, mask: MaskRows, slices: list[tuple[int, int]], limit: int) -> int:
+def _dot_cost(
+    a: Any, b: Any, mask: MaskRows, slices: list[tuple[int, int, int, int]], limit: int
+) -> int:
     """Binary searches the dot strategy makes for the mask's entries, counted a slice at a
     time until the count reaches ``limit`` (the other strategy is then chosen)."""
     xp = a.xp
     a_len = xp.diff(a.indptr.astype(np.int64))
     b_len = xp.diff(transpose_for(b, reads_values=False).indptr.astype(np.int64))
     cost = 0
-    for start, stop in slices:
-        rows, cols = mask.entries(start, stop)
+    for start, stop, lo, hi in slices:
+        rows, cols = mask.entries(start, stop, (lo, hi))
         cost += int(xp.minimum(a_len[rows], b_len[cols]).sum())
         if cost >= limit:
             break
@@ -235,7 +240,7 @@ def _dot(
     b: Any,
     semiring: Semiring,
     mask: MaskRows,
-    slices: list[tuple[int, int]],
+    slices: list[tuple[int, int, int, int]],
     op_type: np.dtype,
     out_type: np.dtype,
 ) -> tuple[Any, Any]:
@@ -255,8 +260,8 @@ def _dot(
     else:
         walk = _DotArrays(a, bt, semiring, op_type, out_type).walk
     written = 0
-    for start, stop in slices:
-        rows, cols = mask.entries(start, stop)
+    for start, stop, lo, hi in slices:
+        rows, cols = mask.entries(start, stop, (lo, hi))
         found, present = walk(rows, cols)
         rows, cols = rows[present], cols[present]
         count = int(rows.size)
