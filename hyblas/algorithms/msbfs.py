@@ -9,6 +9,7 @@ import numpy as np
 from .. import binary as _binary
 from .. import ops
 from .. import semiring as _semiring
+from .. import unary as _unary
 from ..backend import names_oom
 from ..containers.matrix import Matrix
 from ..graph import Graph
@@ -82,9 +83,12 @@ def multi_source_bfs(
     starts = vertices(sources, n, "multi_source_bfs")
     k = starts.size
     check_progress(progress, "multi_source_bfs")
-    levels = Matrix.new(np.int64, k, n, backend=A.backend)
     if k == 0:
-        return levels
+        return Matrix.new(np.int64, k, n, backend=A.backend)
+    # levels in int32 while they grow (each level's write rebuilds the matrix: half the bytes
+    # of its values to copy and to hold twice), int64 once at the end
+    level_type = np.dtype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
+    levels = Matrix.new(level_type, k, n, backend=A.backend)
     frontier = Matrix.from_coo(
         np.arange(k), starts, True, nrows=k, ncols=n, dtype=bool, backend=A.backend
     )
@@ -94,7 +98,7 @@ def multi_source_bfs(
         while frontier.nnz:
             # levels<frontier.S> = depth: only the new frontier's entries are written
             ops.apply(
-                frontier, _binary["second"][np.int64], right=depth, mask=frontier.S, out=levels
+                frontier, _binary["second"][level_type], right=depth, mask=frontier.S, out=levels
             )
             bar.set_postfix(frontier=frontier.nnz, refresh=False)
             depth += 1
@@ -102,4 +106,6 @@ def multi_source_bfs(
                 frontier, A, any_pair, mask=~levels.S, replace=True, executor=executor
             )
             bar.update()
-    return levels
+    if level_type == np.int64:
+        return levels
+    return ops.apply(levels, _unary["identity"][np.int64])

@@ -117,6 +117,21 @@ def row_runs(xp: ModuleType, indptr: Any, part_entries: int) -> list[tuple[int, 
     return list(zip(cuts[:-1], cuts[1:], spans[:-1], spans[1:], strict=True))
 
 
+def kept_before_rows(xp: ModuleType, indptr: Any, keep: Any, part_entries: int) -> Any:
+    """The entries ``keep`` (a bool per stored entry of a CSR matrix) selects before each row
+    (int64, one longer than the rows: the row pointer of the kept entries), counted a run of
+    rows of about ``part_entries`` entries at a time (not one int64 per entry at once)."""
+    starts = indptr.astype(np.int64, copy=False)
+    before = xp.zeros(starts.size, dtype=np.int64)
+    kept = 0
+    for first, last, lo, hi in row_runs(xp, starts, part_entries):
+        running = xp.zeros(hi - lo + 1, dtype=np.int64)
+        xp.cumsum(keep[lo:hi], dtype=np.int64, out=running[1:])
+        before[first : last + 1] = kept + running[starts[first : last + 1] - lo]
+        kept += int(running[-1])
+    return before
+
+
 def row_ids(xp: ModuleType, indptr: Any, nrows: int) -> Any:
     """The row of each stored entry of a CSR matrix (int64)."""
     return expand(xp, xp.diff(indptr))
@@ -489,17 +504,6 @@ def union_keys(
     only_b = ~in_a
     b_keys, b_out = b_keys[only_b], b_vals[only_b].astype(dtype, copy=False)
     return _merge_disjoint(xp, a_keys, a_out, b_keys, b_out)
-
-
-def union_disjoint(
-    xp: ModuleType, a_keys: Any, a_vals: Any, b_keys: Any, b_vals: Any
-) -> tuple[Any, Any]:
-    """Sorted union of two ascending key sets that share no key (the caller knows it), each
-    key's value coming along, in the two value arrays' common dtype."""
-    dtype = np.result_type(a_vals, b_vals)
-    return _merge_disjoint(
-        xp, a_keys, a_vals.astype(dtype, copy=False), b_keys, b_vals.astype(dtype, copy=False)
-    )
 
 
 def _merge_disjoint(

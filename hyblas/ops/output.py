@@ -30,6 +30,7 @@ from ..backend import xp_for
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..device import arrays as _prim
+from ..device import csr_merge as _merge
 from ..errors import InvalidValue
 from ..operators.classes import BinaryOp
 from .spec import OutputSpec
@@ -163,59 +164,69 @@ def matrix_keys(A: Matrix) -> Any:  # noqa: N803
     return _prim.csr_keys(A.xp, A.indptr, A.indices, A.nrows, A.ncols)
 
 
-def write_matrix(spec: OutputSpec, keys: Any, values: Any, shape: tuple[int, int]) -> Matrix:
+def write_matrix(
+    spec: OutputSpec,
+    keys: Any,
+    values: Any,
+    shape: tuple[int, int],
+    mask_keys: Any | None = None,
+) -> Matrix:
     """Write a result given as ascending linear keys (row * ncols + col) and values as
-    ``spec`` says.
+    ``spec`` says. ``mask_keys``: the mask's keys (:meth:`Mask.keys`) where the caller has
+    them already (a result written under its own pattern).
 
     Returns ``spec.out`` (updated in place) or, without one, a new Matrix.
     """
     mask, accum, out = spec.mask, spec.accum, spec.out
     nrows, ncols = shape
+    xp = out.xp if out is not None else mask.parent.xp if mask is not None else None
+    if mask is not None:
+        mkeys = mask.keys() if mask_keys is None else mask_keys
     if out is None:
-        xp = mask.parent.xp if mask is not None else xp_for(spec.backend)
+        xp = xp if xp is not None else xp_for(spec.backend)
         if mask is not None:
-            allowed = _prim.member(xp, mask.keys(), keys) ^ mask.complement
-            keys, values = keys[allowed], values[allowed]
+            keys, values = _allowed(xp, mkeys, mask.complement, keys, values)
         idx = _prim.index_dtype(keys.size, nrows, ncols)
         indptr, indices = _prim.csr_from_sorted_keys(xp, keys, nrows, ncols, idx)
         return Matrix(indptr, indices, values, shape, backend=spec.backend)
     _dt.check_cast(values.dtype, out.dtype)
-    xp = out.xp
-    old_keys = _prim.csr_keys(xp, out.indptr, out.indices, nrows, ncols)
-    old_vals = out.values
     if accum is not None:  # the result's values go into accum as they are
-        keys, values = accumulate_keys(xp, old_keys, old_vals, keys, values, accum, out.dtype)
+        old_keys = _prim.csr_keys(xp, out.indptr, out.indices, nrows, ncols)
+        keys, values = accumulate_keys(xp, old_keys, out.values, keys, values, accum, out.dtype)
+        del old_keys
     else:
         values = cast_into_out(xp, values, out.dtype)
     if mask is not None:
-        mkeys = mask.keys()
-        allowed = _prim.member(xp, mkeys, keys) ^ mask.complement
-        keys, values = keys[allowed], values[allowed]
-        if not spec.replace:  # out's entries outside the mask's reach stay: a merge, no sort
-            old_keys, old_vals = _outside(xp, mkeys, mask.complement, old_keys, old_vals)
-            keys, values = _prim.union_disjoint(xp, old_keys, old_vals, keys, values)
+        keys, values = _allowed(xp, mkeys, mask.complement, keys, values)
+        if not spec.replace:
+            # out's entries outside the mask's reach stay: merged with the allowed new ones a
+            # run of rows at a time (no key of each of out's entries, nor of the union, at once)
+            in_mask = _merge.in_keys(xp, out.indptr, out.indices, ncols, mkeys)
+            keep = in_mask if mask.complement else ~in_mask
+            del in_mask
+            if bool(keep.all()):
+                keep = None
+            idx = _prim.index_dtype(out.nnz + keys.size, nrows, ncols)
+            indptr, indices, merged = _merge.merge_disjoint(
+                xp, out.indptr, out.indices, out.values, keep, keys, values, shape, idx
+            )
+            out.set_storage(indptr, indices, merged)
+            return out
     idx = _prim.index_dtype(keys.size, nrows, ncols)
     indptr, indices = _prim.csr_from_sorted_keys(xp, keys, nrows, ncols, idx)
     out.set_storage(indptr, indices, values.astype(out.dtype, copy=False))
     return out
 
 
-def _outside(
-    xp: Any, mask_keys: Any, complement: bool, old_keys: Any, old_vals: Any
-) -> tuple[Any, Any]:
-    """The entries of ``out`` (ascending ``old_keys``) a write under the mask leaves as they
-    are: those whose key is not among the mask's (in it, for a complemented mask). Found by
-    looking the mask's keys up in ``out``'s, not each of ``out``'s keys in the mask's; with
-    none to drop, ``out``'s own arrays."""
-    if old_keys.size == 0:
-        return old_keys, old_vals
-    at, found = _prim.locate(xp, old_keys, mask_keys)
-    in_mask = xp.zeros(old_keys.size, dtype=bool)
-    in_mask[at[found]] = True
-    keep = in_mask if complement else ~in_mask
-    if bool(keep.all()):
-        return old_keys, old_vals
-    return old_keys[keep], old_vals[keep]
+def _allowed(xp: Any, mask_keys: Any, complement: bool, keys: Any, values: Any) -> tuple:
+    """The entries (ascending ``keys``, ``values``) a mask of ``mask_keys`` allows; the arrays
+    themselves where it allows all (no copies)."""
+    allowed = _prim.member(xp, mask_keys, keys)
+    if complement:
+        allowed = ~allowed
+    if bool(allowed.all()):
+        return keys, values
+    return keys[allowed], values[allowed]
 
 
 def accumulate_keys(

@@ -58,7 +58,10 @@ def _rebuild(x: Any, keep: Any, values: Any, spec: OutputSpec) -> Any:
     keys = matrix_keys(x)
     if keep is not None:
         keys = keys[keep]
-    return write_matrix(spec, keys, values, x.shape)
+    mask = spec.mask
+    # written under its own pattern (levels<F.S> = depth): the mask's keys are these
+    own = keep is None and mask is not None and mask.parent is x and mask.structural
+    return write_matrix(spec, keys, values, x.shape, mask_keys=keys if own else None)
 
 
 def _compacted(x: Matrix, keep: Any, values: Any) -> Matrix:
@@ -68,15 +71,10 @@ def _compacted(x: Matrix, keep: Any, values: Any) -> Matrix:
     xp = x.xp
     if keep is None:
         indptr, indices = x.indptr.copy(), x.indices.copy()
-        return Matrix(indptr, indices, values.copy(), x.shape, backend=x.backend)
-    # kept entries before each row, counted a run of rows at a time (not one int64 per entry)
-    indptr = xp.zeros(x.nrows + 1, dtype=np.int64)
-    kept = 0
-    for start, stop, lo, hi in _prim.row_runs(x.xp, x.indptr, ROW_PART):
-        running = xp.zeros(hi - lo + 1, dtype=np.int64)
-        xp.cumsum(keep[lo:hi], dtype=np.int64, out=running[1:])
-        indptr[start : stop + 1] = kept + running[x.indptr[start : stop + 1] - lo]
-        kept += int(running[-1])
+        if xp.may_share_memory(values, x.values):  # an operator that returned its operand
+            values = values.copy()
+        return Matrix(indptr, indices, values, x.shape, backend=x.backend)
+    indptr = _prim.kept_before_rows(xp, x.indptr, keep, ROW_PART)
     idx = _prim.index_dtype(int(values.size), *x.shape)
     indices = x.indices[keep].astype(idx, copy=False)
     return Matrix(indptr.astype(idx, copy=False), indices, values, x.shape, backend=x.backend)
@@ -136,8 +134,13 @@ def apply(
         if left is not None or right is not None:
             raise InvalidValue("apply: left= / right= bind a BinaryOp; op is a UnaryOp")
         op_type = found.input_type(x.dtype)
-        with _quiet(bitmap):
-            result = found.numpy(values.astype(op_type, copy=False))
+        if (
+            _built_in(found) and found.name == "identity"
+        ):  # a cast: one array, not a cast and its copy
+            result = values.astype(op_type, copy=True)
+        else:
+            with _quiet(bitmap):
+                result = found.numpy(values.astype(op_type, copy=False))
         result = xp.asarray(result).astype(found.output_type(op_type), copy=False)
     else:
         if (left is None) == (right is None):
@@ -155,10 +158,14 @@ def apply(
         op_type = found.input_type(x.dtype, scalar_type)
         # DomainMismatch if it does not fit the type the operator computes in
         scalar = _dt.scalar(scalar, op_type, argument=f"apply: {side}")
-        own = values.astype(op_type, copy=False)
-        bound = xp.full(own.shape, scalar, dtype=op_type)
+        bound = xp.full(values.shape, scalar, dtype=op_type)
+        # a built-in that ignores the entries' values (second with right=) needs no cast of
+        # them (a user operator's NumPy function may read what its CUDA expression does not)
+        reads_own = not _built_in(found) or (found.reads_y if left is not None else found.reads_x)
+        own = values.astype(op_type, copy=False) if reads_own else bound
         with _quiet(bitmap):
             result = found.numpy(bound, own) if left is not None else found.numpy(own, bound)
+        del own, bound
         result = result.astype(found.output_type(op_type), copy=False)
     if bitmap:  # the op also ran on absent positions' placeholders; their results are dropped
         return write_vector(spec, result, x.as_bitmap()[1])
@@ -259,12 +266,16 @@ def _keeps_symmetry(x: Any, op: IndexUnaryOp, thunk: Any) -> bool:
     return op.name in ("diag", "offdiag") and builtin is not None and builtin.numpy is op.numpy
 
 
+def _built_in(op: UnaryOp | BinaryOp | IndexUnaryOp) -> bool:
+    """Whether ``op`` is one of hyblas's own operators (its NumPy function is the
+    catalogue's, so its CUDA expression says what it reads)."""
+    return getattr(op.numpy, "__module__", None) == _catalogue.__name__
+
+
 def _reads_indices(op: IndexUnaryOp) -> bool:
     """Whether ``op``'s NumPy function reads the row and column ids: all but the built-in
     value tests (``valueeq`` ... ``valuege``), which compare the values with the thunk only."""
-    return not (
-        op.thunk == "value" and getattr(op.numpy, "__module__", None) == _catalogue.__name__
-    )
+    return not (op.thunk == "value" and _built_in(op))
 
 
 def _select_bitmap(x: Vector, op: IndexUnaryOp, thunk: Any, spec: OutputSpec) -> Vector:

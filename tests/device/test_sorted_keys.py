@@ -122,33 +122,3 @@ def test_csr_keys_a_run_of_rows_at_a_time_are_the_linear_keys(
         )
     assert keys.dtype == np.int64
     np.testing.assert_array_equal(to_numpy(keys), pairs[:, 0] * ncols + pairs[:, 1])
-
-
-@CHUNKS
-@given(
-    keys=st.sets(st.integers(0, 60), max_size=40),
-    side=st.lists(st.booleans(), min_size=40, max_size=40),
-    float_b=st.booleans(),
-)
-def test_union_disjoint_is_the_sorted_union(
-    backend: str, chunk: int, keys: set, side: list, float_b: bool
-) -> None:
-    """Two disjoint ascending key sets merged a chunk of each at a time: the sorted union,
-    each value with its key, in the values' common dtype."""
-    ordered = sorted(keys)
-    a = np.array([k for k, s in zip(ordered, side, strict=False) if s], dtype=np.int64)
-    b = np.array([k for k, s in zip(ordered, side, strict=False) if not s], dtype=np.int64)
-    a_vals = (a * 10).astype(np.int32)
-    b_vals = (b * 10).astype(np.float64 if float_b else np.int32)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(arrays, "UNIQUE_CHUNK", chunk)
-        got_keys, got_vals = arrays.union_disjoint(
-            xp_for(backend),
-            to_backend(a, backend),
-            to_backend(a_vals, backend),
-            to_backend(b, backend),
-            to_backend(b_vals, backend),
-        )
-    np.testing.assert_array_equal(to_numpy(got_keys), np.array(ordered, dtype=np.int64))
-    np.testing.assert_array_equal(to_numpy(got_vals), np.array(ordered) * 10)
-    assert got_vals.dtype == np.result_type(a_vals, b_vals)
