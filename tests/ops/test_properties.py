@@ -84,10 +84,15 @@ def test_mxm(backend: str, data: st.DataObject) -> None:
 
 
 # Small operands take the single-group saxpy path; these settings push them through the
-# others: groups of at most 3 products, a row SpMV for every row, the masked dot product for
+# others: groups of at most 3 products (the mask's keys made for all of a group's rows at once,
+# or a run of a row or two at a time), a row SpMV for every row, the masked dot product for
 # every non-complemented mask (its rows in one slice, or a slice per row or two).
 _SPGEMM_STRATEGIES = {
     "groups": dict(PRODUCT_BUDGET={"cpu": 3, "cuda": 3}, _dot_cost=lambda *args: 1 << 62),
+    "groups-mask-runs": dict(
+        PRODUCT_BUDGET={"cpu": 3, "cuda": 3}, _dot_cost=lambda *args: 1 << 62, DOT_SLICE=2
+    ),
+    "mask-runs": dict(_dot_cost=lambda *args: 1 << 62, DOT_SLICE=2),
     "rows": dict(DENSE_ROW_FRACTION=1 << 40, DENSE_ROW_MIN=1, _dot_cost=lambda *args: 1 << 62),
     "dot": dict(_dot_cost=lambda *args: -1),
     "dot-slices": dict(_dot_cost=lambda *args: -1, DOT_SLICE=2),

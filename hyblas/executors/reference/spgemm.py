@@ -78,7 +78,26 @@ class MaskRows:
         return rows * np.int64(max(self.parent.ncols, 1)) + cols
 
     def allows(self, keys: Any, row_start: int, row_stop: int) -> Any:
-        hit = _prim.member(self.parent.xp, self.keys(row_start, row_stop), keys)
+        """Whether the mask allows each of ``keys``, the keys of products in rows
+        ``row_start:row_stop`` grouped by row in ascending order (not sorted within a row).
+        The mask's keys are made a run of its rows of about ``DOT_SLICE`` entries at a time,
+        each run tested against its rows' products only (a slice: every key below a row's
+        first key comes before it), not all its keys at once: the mask of a multi-source
+        search holds every vertex found so far, many times the products of a late level."""
+        xp = self.parent.xp
+        ncols = np.int64(max(self.parent.ncols, 1))
+        hit = xp.zeros(keys.size, dtype=bool)
+        starts = self.parent.indptr[row_start : row_stop + 1]
+        for first, last, lo, hi in _prim.row_runs(xp, starts, DOT_SLICE):
+            first, last = row_start + first, row_start + last
+            q0, q1 = (
+                int(q)
+                for q in to_numpy(xp.searchsorted(keys, xp.asarray([first * ncols, last * ncols])))
+            )
+            if q0 == q1 or lo == hi:
+                continue
+            rows, cols = self.entries(first, last, (lo, hi))
+            hit[q0:q1] = _prim.member(xp, rows * ncols + cols, keys[q0:q1])
         return ~hit if self.complement else hit
 
     def slices(self, entries: int) -> list[tuple[int, int, int, int]]:
@@ -105,13 +124,8 @@ def spgemm(a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None) 
         slices = mask.slices(DOT_SLICE)
         if _dot_cost(a, b, mask, slices, total) < total:
             return _dot(a, b, semiring, mask, slices, op_type, out_type)
-    b_starts = b.indptr.astype(np.int64)
-    a_cols = a.indices.astype(np.int64)
-    counts = b_starts[a_cols + 1] - b_starts[a_cols]  # products of each entry of A
-    del a_cols
-    ends = xp.cumsum(counts)
-    entry_ends = xp.concatenate([xp.zeros(1, dtype=np.int64), ends])
-    row_products = to_numpy(entry_ends[a.indptr.astype(np.int64)])  # running total per row
+    counts = xp.diff(b.indptr.astype(np.int64))[a.indices]  # products of each entry of A
+    row_products = _running_total_per_row(xp, counts, a.indptr)
     budget = PRODUCT_BUDGET[a.backend]
     dense_from = max(b.nnz // DENSE_ROW_FRACTION, DENSE_ROW_MIN)
     parts = [
@@ -120,9 +134,21 @@ def spgemm(a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None) 
         else _saxpy(a, b, start, stop, counts, semiring, mask, op_type, out_type)
         for start, stop, dense in _plan(row_products, budget, dense_from)
     ]
+    del counts  # not alive while the parts are joined
     if len(parts) == 1:
         return parts[0]
     return xp.concatenate([p[0] for p in parts]), xp.concatenate([p[1] for p in parts])
+
+
+def _running_total_per_row(xp: Any, counts: Any, indptr: Any) -> np.ndarray:
+    """The products before each row (host int64, one longer than the rows) from each entry's
+    product count: the running sum read at the row starts, no copy of it kept."""
+    running = xp.cumsum(counts)
+    starts = indptr.astype(np.int64)
+    before = running[xp.maximum(starts - 1, 0)]
+    before[starts == 0] = 0
+    del running
+    return to_numpy(before)
 
 
 def _plan(row_totals: np.ndarray, budget: int, dense_from: int) -> list[tuple[int, int, bool]]:
