@@ -28,6 +28,7 @@ __all__ = [
     "mark_mirrored_values",
     "mark_symmetric",
     "transpose_for",
+    "FACTS",
 ]
 
 # the cache key of whether the matrix's structure is symmetric, as hyblas.Graph stores it
@@ -48,6 +49,11 @@ def mark_symmetric(matrix: Any) -> None:
 
 # the cache key of whether every stored A[i, j] equals A[j, i] where that is stored too
 MIRRORED_VALUES = ("values", "agree_with_mirror")
+
+#: What is known of a matrix's entries, cached with its derived forms but holding no memory:
+#: true until the entries change, so ``clear_cache`` keeps it (knowing a structure symmetric
+#: again takes a transpose; that values mirror, a check hyblas never makes by itself).
+FACTS = frozenset({SYMMETRIC_STRUCTURE, MIRRORED_VALUES, "iso_value"})
 
 
 def mark_mirrored_values(matrix: Any) -> None:

@@ -34,7 +34,7 @@ from .arguments import (
     values_array,
 )
 from .dense import dense_dtype
-from .derived import known_symmetric_values
+from .derived import FACTS, known_symmetric_values
 from .held import held_bytes
 from .mask import Mask
 
@@ -657,8 +657,10 @@ class Matrix:
 
     def clear_cache(self) -> int:
         """Drop every cached derived form (see :meth:`cache_nbytes`); returns the bytes they
-        held. Each is built again when next needed. On the GPU the freed memory goes back to
-        CuPy's memory pool, which serves the next arrays from it
+        held. Each is built again when next needed. What is known of the entries and holds no
+        memory stays (a structure known symmetric, values known to agree with their mirror,
+        the one value of every entry): it is true until the entries change. On the GPU the
+        freed memory goes back to CuPy's memory pool, which serves the next arrays from it
         (``hyblas.backend.free_gpu_memory_pool()`` hands the pool's free blocks to the device).
 
         Examples
@@ -672,7 +674,9 @@ class Matrix:
         0
         """
         freed = self.cache_nbytes()
+        facts = {key: value for key, value in self._cache.items() if key in FACTS}
         self._drop_cache()
+        self._cache.update(facts)
         return freed
 
     def set_storage(self, indptr: Any, indices: Any, values: Any) -> None:
