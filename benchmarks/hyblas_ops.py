@@ -31,11 +31,13 @@ def _op(name: str, fill: Any = None) -> Callable:
     return register
 
 
-def _undirected(g: BenchGraph) -> hb.Graph:
-    """The graph as a user holding an undirected graph passes it: an undirected Graph. The
-    harness's graphs are symmetric by construction, so it is not checked (a check builds the
+def _undirected(g: BenchGraph, *, weighted: bool = False) -> hb.Graph:
+    """The graph as a user holding an undirected graph passes it: an undirected Graph of its
+    pattern, or of its weights (a generated graph's are the same both ways, as
+    ``random_weights`` makes them: that matrix is then its own transpose). The harness's
+    graphs are symmetric by construction, so it is not checked (a check builds the
     transpose, whose memory would count in the op's peak)."""
-    return hb.Graph(g.A, "undirected", check=False)
+    return hb.Graph(g.weights if weighted else g.A, "undirected", check=False)
 
 
 def _spmv_float32(name: str) -> Callable[[BenchGraph, str], Callable[[], Any]]:
@@ -67,7 +69,8 @@ def _bfs(g: BenchGraph, executor: str) -> Callable[[], Any]:
 
 @_op("sssp", fill=np.inf)
 def _sssp(g: BenchGraph, executor: str) -> Callable[[], Any]:
-    return lambda: alg.sssp(g.weights, g.source, executor=executor)
+    G = _undirected(g, weighted=True)  # noqa: N806
+    return lambda: alg.sssp(G, g.source, executor=executor)
 
 
 @_op("pagerank20", fill=0.0)
