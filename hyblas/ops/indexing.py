@@ -55,7 +55,8 @@ def _submatrix_keys(A: Matrix, rows: Any, cols: Any) -> tuple[Any, Any, Any]:  #
 def _row_range(A: Matrix, rows: Any, cols: Any) -> Matrix | None:  # noqa: N803
     """``A[start:stop, :]`` (rows a slice of step 1, every column) as a copy of the CSR's own
     slice: no keys made or sorted, memory of the block only. None for any other index."""
-    if not isinstance(rows, slice) or not (cols is None or cols == slice(None)):
+    every_column = cols is None or (isinstance(cols, slice) and cols == slice(None))
+    if not isinstance(rows, slice) or not every_column:
         return None
     start, stop, step = checks.slice_bounds(rows, A.nrows, "rows")
     if step != 1:

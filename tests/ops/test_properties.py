@@ -716,3 +716,16 @@ def test_extract_of_a_row_range_is_the_csr_slice_copied(
 
 def _never_called(*args: object) -> None:
     raise AssertionError("the row range was sorted as keys")
+
+
+@pytest.mark.parametrize("cols", [[], [4], [1, 4], [5, 0, 2]], ids=["none", "one", "two", "three"])
+def test_extract_of_a_row_range_and_an_index_array_of_columns(backend: str, cols: list) -> None:
+    """A row range with the columns given as a NumPy array (of any length, none included)
+    takes the general path: the rows' entries in the asked columns, in the asked order."""
+    rng = np.random.default_rng(12)
+    dense = np.where(rng.random((9, 6)) < 0.5, rng.integers(1, 9, (9, 6)), 0).astype(np.float64)
+    A = hb.Matrix.from_dense(dense, backend=backend)  # noqa: N806
+    block = hb.ops.extract(A, slice(2, 7), np.array(cols, dtype=np.int64))
+    want = dense[2:7][:, cols]
+    assert block.shape == want.shape
+    np.testing.assert_array_equal(block.to_dense(fill_value=0), want)
