@@ -35,14 +35,26 @@ def _runs(xp: ModuleType, starts: Any, ncols: int) -> Iterator[tuple[int, int, i
 
 def in_keys(xp: ModuleType, indptr: Any, indices: Any, ncols: int, sorted_keys: Any) -> Any:
     """Bool array: whether each stored entry of a CSR matrix with ``ncols`` columns has its
-    linear key among the ascending ``sorted_keys``."""
+    linear key among the ascending ``sorted_keys``. Each run of rows searches the fewer of
+    the two sides in the other: the given keys in its rows, or its entries in the given keys
+    (a large matrix written under a small mask is searched for the mask's keys only)."""
     found = xp.zeros(indices.size, dtype=bool)
     if indices.size == 0 or sorted_keys.size == 0:
         return found
     starts = indptr.astype(np.int64, copy=False)
-    for _, _, lo, hi, keys in _runs(xp, starts, ncols):
+    ncols64 = np.int64(max(ncols, 1))
+    for first, last, lo, hi, keys in _runs(xp, starts, ncols):
+        bounds = xp.asarray([first * ncols64, last * ncols64])
+        below, upto = (int(v) for v in to_numpy(xp.searchsorted(sorted_keys, bounds)))
+        if below == upto:
+            continue
         keys += indices[lo:hi]
-        found[lo:hi] = arrays.member(xp, sorted_keys, keys)
+        wanted = sorted_keys[below:upto]
+        if wanted.size < keys.size:
+            at, hit = arrays.locate(xp, keys, wanted)
+            found[lo + at[hit]] = True
+        else:
+            found[lo:hi] = arrays.member(xp, wanted, keys)
     return found
 
 

@@ -221,6 +221,8 @@ def write_matrix(
 def _allowed(xp: Any, mask_keys: Any, complement: bool, keys: Any, values: Any) -> tuple:
     """The entries (ascending ``keys``, ``values``) a mask of ``mask_keys`` allows; the arrays
     themselves where it allows all (no copies)."""
+    if mask_keys is keys:  # written under its own pattern: each key is the mask's
+        return (keys[:0], values[:0]) if complement else (keys, values)
     allowed = _prim.member(xp, mask_keys, keys)
     if complement:
         allowed = ~allowed
