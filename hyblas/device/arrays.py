@@ -117,18 +117,19 @@ def row_runs(xp: ModuleType, indptr: Any, part_entries: int) -> list[tuple[int, 
     return list(zip(cuts[:-1], cuts[1:], spans[:-1], spans[1:], strict=True))
 
 
-def kept_before_rows(xp: ModuleType, indptr: Any, keep: Any, part_entries: int) -> Any:
-    """The entries ``keep`` (a bool per stored entry of a CSR matrix) selects before each row
-    (int64, one longer than the rows: the row pointer of the kept entries), counted a run of
-    rows of about ``part_entries`` entries at a time (not one int64 per entry at once)."""
+def sums_before_rows(xp: ModuleType, indptr: Any, per_entry: Any, part_entries: int) -> Any:
+    """The sum of ``per_entry`` (a count per stored entry of a CSR matrix; a bool: whether it
+    is kept) over the entries before each row: int64, one longer than the rows (the row
+    pointer of the kept entries, or the running total of the products). Summed a run of rows
+    of about ``part_entries`` entries at a time, not as one int64 per entry at once."""
     starts = indptr.astype(np.int64, copy=False)
     before = xp.zeros(starts.size, dtype=np.int64)
-    kept = 0
+    total = 0
     for first, last, lo, hi in row_runs(xp, starts, part_entries):
         running = xp.zeros(hi - lo + 1, dtype=np.int64)
-        xp.cumsum(keep[lo:hi], dtype=np.int64, out=running[1:])
-        before[first : last + 1] = kept + running[starts[first : last + 1] - lo]
-        kept += int(running[-1])
+        xp.cumsum(per_entry[lo:hi], dtype=np.int64, out=running[1:])
+        before[first : last + 1] = total + running[starts[first : last + 1] - lo]
+        total += int(running[-1])
     return before
 
 

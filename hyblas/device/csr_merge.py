@@ -83,7 +83,7 @@ def merge_disjoint(
     firsts = xp.arange(nrows + 1, dtype=np.int64) * np.int64(max(ncols, 1))
     new_before = xp.searchsorted(keys, firsts)  # the new entries before each row
     del firsts
-    kept_before = starts if keep is None else arrays.kept_before_rows(xp, starts, keep, MERGE_PART)
+    kept_before = starts if keep is None else arrays.sums_before_rows(xp, starts, keep, MERGE_PART)
     out_indptr = (kept_before + new_before).astype(idx_dtype)
     total = int(out_indptr[-1])
     out_indices = xp.empty(total, dtype=idx_dtype)

@@ -74,7 +74,7 @@ def _compacted(x: Matrix, keep: Any, values: Any) -> Matrix:
         if xp.may_share_memory(values, x.values):  # an operator that returned its operand
             values = values.copy()
         return Matrix(indptr, indices, values, x.shape, backend=x.backend)
-    indptr = _prim.kept_before_rows(xp, x.indptr, keep, ROW_PART)
+    indptr = _prim.sums_before_rows(xp, x.indptr, keep, ROW_PART)
     idx = _prim.index_dtype(int(values.size), *x.shape)
     indices = x.indices[keep].astype(idx, copy=False)
     return Matrix(indptr.astype(idx, copy=False), indices, values, x.shape, backend=x.backend)

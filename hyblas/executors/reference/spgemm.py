@@ -125,7 +125,7 @@ def spgemm(a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None) 
         if _dot_cost(a, b, mask, slices, total) < total:
             return _dot(a, b, semiring, mask, slices, op_type, out_type)
     counts = xp.diff(b.indptr.astype(np.int64))[a.indices]  # products of each entry of A
-    row_products = _running_total_per_row(xp, counts, a.indptr)
+    row_products = to_numpy(_prim.sums_before_rows(xp, a.indptr, counts, DOT_SLICE))
     budget = PRODUCT_BUDGET[a.backend]
     dense_from = max(b.nnz // DENSE_ROW_FRACTION, DENSE_ROW_MIN)
     parts = [
@@ -138,17 +138,6 @@ def spgemm(a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None) 
     if len(parts) == 1:
         return parts[0]
     return xp.concatenate([p[0] for p in parts]), xp.concatenate([p[1] for p in parts])
-
-
-def _running_total_per_row(xp: Any, counts: Any, indptr: Any) -> np.ndarray:
-    """The products before each row (host int64, one longer than the rows) from each entry's
-    product count: the running sum read at the row starts, no copy of it kept."""
-    running = xp.cumsum(counts)
-    starts = indptr.astype(np.int64)
-    before = running[xp.maximum(starts - 1, 0)]
-    before[starts == 0] = 0
-    del running
-    return to_numpy(before)
 
 
 def _plan(row_totals: np.ndarray, budget: int, dense_from: int) -> list[tuple[int, int, bool]]:
