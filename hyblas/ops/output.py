@@ -179,11 +179,13 @@ def write_matrix(
     """
     mask, accum, out = spec.mask, spec.accum, spec.out
     nrows, ncols = shape
-    xp = out.xp if out is not None else mask.parent.xp if mask is not None else None
+    if out is not None:
+        xp = out.xp
+    else:
+        xp = mask.parent.xp if mask is not None else xp_for(spec.backend)
     if mask is not None:
         mkeys = mask.keys() if mask_keys is None else mask_keys
     if out is None:
-        xp = xp if xp is not None else xp_for(spec.backend)
         if mask is not None:
             keys, values = _allowed(xp, mkeys, mask.complement, keys, values)
         idx = _prim.index_dtype(keys.size, nrows, ncols)
