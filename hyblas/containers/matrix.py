@@ -430,9 +430,8 @@ class Matrix:
     def _host_coo(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(rows, cols, values)`` on the host; ``values`` may be the matrix's own (read
         only)."""
-        rows = _prim.row_ids(self._xp, self._indptr, self._nrows)
         return (
-            to_numpy(rows),
+            _prim.host_row_ids(self._xp, self._indptr),
             to_numpy(self._indices).astype(np.int64),  # a copy, whatever the index dtype
             to_numpy(self._values),
         )

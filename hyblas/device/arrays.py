@@ -25,6 +25,8 @@ __all__ = [
     "combine_by_key",
     "index_dtype",
     "row_ids",
+    "host_row_ids",
+    "HOST_ROWS_PART",
     "segment_starts",
     "segment_reduce",
     "sort_by_keys",
@@ -49,6 +51,9 @@ __all__ = [
 _INT32_MAX = np.iinfo(np.int32).max
 # entries a step of the in-place compaction and of the GPU's CSR build handles at a time
 UNIQUE_CHUNK = 1 << 27
+#: Entries whose rows :func:`host_row_ids` expands at a time (about): two int64 arrays of this
+#: many on the device, where all the rows at once would be two of every entry.
+HOST_ROWS_PART = 1 << 24
 
 
 def index_dtype(*extents: int) -> np.dtype:
@@ -136,6 +141,18 @@ def sums_before_rows(xp: ModuleType, indptr: Any, per_entry: Any, part_entries: 
 def row_ids(xp: ModuleType, indptr: Any, nrows: int) -> Any:
     """The row of each stored entry of a CSR matrix (int64)."""
     return expand(xp, xp.diff(indptr))
+
+
+def host_row_ids(xp: ModuleType, indptr: Any) -> np.ndarray:
+    """The row of each stored entry of a CSR matrix, as a NumPy int64 array, expanded a run of
+    rows of about ``HOST_ROWS_PART`` entries at a time and copied out: a matrix that fills the
+    device leaves it by ``to_coo`` / ``to_dense`` without an int64 array of every entry (and
+    the expansion's second one) on the device first."""
+    starts = indptr.astype(np.int64, copy=False)
+    out = np.empty(int(starts[-1]) if starts.size else 0, dtype=np.int64)
+    for first, last, lo, hi in row_runs(xp, starts, HOST_ROWS_PART):
+        out[lo:hi] = to_numpy(first + row_ids(xp, starts[first : last + 1] - lo, last - first))
+    return out
 
 
 def segment_starts(xp: ModuleType, sorted_ids: Any) -> Any:
