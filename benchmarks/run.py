@@ -22,7 +22,11 @@ set ``benchmarks/results/<kind>.json`` / ``.md`` / ``.png`` (replacing that kind
 set) and the results README regenerated (``python -m benchmarks.report --readme``). ``<kind>``
 comes from the device name (:func:`benchmarks.meta.device_kind`: "NVIDIA H100 80GB HBM3" ->
 h100). A canonical run cut short (a time limit) continues with ``--canonical --resume``: the
-(graph, op) groups the staged file finished are kept, the others measured.
+(graph, op) groups the staged file finished are kept, the others measured. On a host of ``N``
+GPUs of one kind, ``--canonical --shard K/N`` (one process per GPU) measures every ``N``-th
+(graph, op) group, staged as ``<out>/canonical-<kind>.shard-K-of-N.json`` (resumable the same
+way), and ``--merge-shards`` then joins the finished shards into the canonical set
+(:mod:`benchmarks.shards`).
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ from hyblas.backend import (
 
 from . import graphs as _graphs
 from . import hyblas_ops, peers
+from . import shards as _shards
 from .meta import RESULTS_DIR, commit_id, device_kind, in_results
 from .timing import copy_bandwidth_tbps, time_cpu_ms, time_gpu_ms
 
@@ -275,6 +280,7 @@ class Settings:
     out: Path
     canonical: bool = False  # write the canonical set of the device's kind into ``results``
     results: Path = RESULTS_DIR
+    shard: _shards.Shard | None = None  # a canonical run's share: staged, merged later
 
 
 def is_full(settings: Settings) -> bool:
@@ -573,7 +579,33 @@ def main(argv: list[str] | None = None) -> int:
         default=RESULTS_DIR,
         help="with --canonical: where the canonical set goes (default: benchmarks/results)",
     )
+    parser.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="with --canonical: measure shard K of N (every N-th (graph, op) group; one "
+        "process per GPU of a host), staged in --out for --merge-shards",
+    )
+    parser.add_argument(
+        "--merge-shards",
+        action="store_true",
+        help="join the finished shards staged in --out into the canonical set (no GPU needed)",
+    )
     args = parser.parse_args(argv)
+    if args.merge_shards:
+        others = [a for a in ("canonical", "resume", "shard", "smoke") if getattr(args, a)]
+        if others:
+            parser.error(f"--merge-shards takes only --out and --results, not --{others[0]}")
+        written = merge_shards(args.out, args.results)
+        print(f"canonical set: {', '.join(str(p) for p in written)}")
+        return 0
+    shard = None
+    if args.shard is not None:
+        if not args.canonical:
+            parser.error("--shard splits a --canonical run")
+        try:
+            shard = _shards.Shard.parse(args.shard)
+        except ValueError as why:
+            parser.error(str(why))
     if args.canonical:
         narrowed = [f"--{name}" for name in NARROWING if getattr(args, name) is not None]
         narrowed += ["--smoke"] if args.smoke else []
@@ -613,6 +645,7 @@ def main(argv: list[str] | None = None) -> int:
         out=args.out,
         canonical=args.canonical,
         results=args.results,
+        shard=shard,
     )
     for name in settings.graphs:
         if reason := _graphs.unavailable(name):
@@ -676,7 +709,9 @@ def run(settings: Settings, *, resume: bool = False) -> int:
                 + "; ".join(f"{p['impl']} ({p['skipped']})" for p in unavailable)
             )
         settings.out.mkdir(parents=True, exist_ok=True)
-        if settings.canonical:
+        if settings.canonical and settings.shard is not None:
+            stem = settings.shard.stem(device_kind(device))
+        elif settings.canonical:
             stem = f"canonical-{device_kind(device)}"
         else:
             stem = f"{slug(device)}-{datetime.date.today().isoformat()}"
@@ -686,7 +721,8 @@ def run(settings: Settings, *, resume: bool = False) -> int:
         graphs_info: list[dict[str, Any]] = earlier.get("graphs", [])
         done = {(graph, op): None for graph, op in earlier.get("done", [])}
         parts = [*earlier.get("parts", []), {"started": _now()}]
-        todo = [(g, op) for g in settings.graphs for op in settings.ops if (g, op) not in done]
+        mine = _shards.groups(settings.graphs, settings.ops, settings.shard)
+        todo = [group for group in mine if group not in done]
 
         def save() -> None:
             complete = all(key in done for key in todo) and not unavailable
@@ -694,6 +730,8 @@ def run(settings: Settings, *, resume: bool = False) -> int:
             doc["unavailable_peers"] = unavailable
             doc["done"] = list(done)
             doc["parts"] = parts
+            if settings.shard is not None:
+                doc["shard"] = [settings.shard.index, settings.shard.count]
             _write(path, json.dumps(doc, indent=1, default=_json_default))
             _write(path.with_suffix(".md"), markdown(doc))
 
@@ -707,7 +745,7 @@ def run(settings: Settings, *, resume: bool = False) -> int:
             save()
 
         for name in settings.graphs:
-            ops = tuple(op for op in settings.ops if (name, op) not in done)
+            ops = tuple(op for graph, op in todo if graph == name)
             if ops:
                 graphs_info.append(
                     run_graph(name, impls, settings, copy_tbps, emit, ops=ops, op_done=op_done)
@@ -719,10 +757,35 @@ def run(settings: Settings, *, resume: bool = False) -> int:
         bar_chart(doc, path.with_suffix(".png"))
         print(markdown(doc))
         print(f"wrote {path}, {path.with_suffix('.md')}, {path.with_suffix('.png')}")
-        if settings.canonical:
+        if settings.canonical and settings.shard is not None:
+            print(
+                f"shard {settings.shard.index} of {settings.shard.count} staged; once every "
+                f"shard is done: python -m benchmarks.run --merge-shards --out {settings.out}"
+            )
+        elif settings.canonical:
             written = write_canonical(path, settings.results, device_kind(device))
             print(f"canonical set: {', '.join(str(p) for p in written)}")
     return 1 if any("error" in row for row in rows) else 0
+
+
+def merge_shards(out: Path, results: Path) -> list[Path]:
+    """Join the finished shards staged in ``out`` (one kind's) into ``<out>/canonical-<kind>``
+    (JSON, markdown, PNG) and write that as the kind's canonical set; SystemExit if the shards
+    are not one finished run (:func:`benchmarks.shards.merge`)."""
+    from .report import bar_chart  # matplotlib only here
+
+    found = _shards.shard_files(out)
+    if len(found) != 1:
+        kinds = ", ".join(sorted(found)) or "none"
+        raise SystemExit(f"{out}: need the shards of one device kind to merge, found {kinds}")
+    ((kind, paths),) = found.items()
+    docs = [json.loads(path.read_text()) for path in paths]
+    merged = _shards.merge(docs)
+    path = out / f"canonical-{kind}.json"
+    _write(path, json.dumps(merged, indent=1))
+    _write(path.with_suffix(".md"), markdown(merged))
+    bar_chart(merged, path.with_suffix(".png"))
+    return write_canonical(path, results, kind)
 
 
 def write_canonical(staged: Path, results: Path, kind: str) -> list[Path]:

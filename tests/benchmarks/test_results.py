@@ -12,6 +12,8 @@ from benchmarks import meta, report
 from benchmarks import run as harness
 from benchmarks.meta import RESULTS_DIR, device_kind, experiment_out
 
+from .canonical import cpu_canonical_settings
+
 
 def _row(graph: str, op: str, impl: str, ms: float | None = None, **extra: object) -> dict:
     row = {"graph": graph, "op": op, "impl": impl, "n": 10, "nnz": 40, **extra}
@@ -172,19 +174,7 @@ def test_no_output_into_the_results_folder(monkeypatch: pytest.MonkeyPatch, tmp_
 
 def test_canonical_run_writes_the_set_and_resumes_what_was_cut(tmp_path: Path) -> None:
     # the CPU refusal is main's: run() itself writes a (narrowed, so not full) set on the CPU
-    settings = harness.Settings(
-        graphs=("grid64",),
-        ops=("bfs", "cc"),
-        executors=("reference",),
-        peers=("scipy",),
-        repeats=1,
-        cpu_repeats=1,
-        run_limit_s=20.0,
-        backend="cpu",
-        out=tmp_path / "out",
-        canonical=True,
-        results=tmp_path / "results",
-    )
+    settings = cpu_canonical_settings(tmp_path, ("grid64",), ("bfs", "cc"))
     assert harness.run(settings) == 0
     assert {p.name for p in (tmp_path / "results").iterdir()} == {"cpu.json", "cpu.md", "cpu.png"}
     doc = json.loads((tmp_path / "results" / "cpu.json").read_text())

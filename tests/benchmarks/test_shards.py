@@ -1,0 +1,149 @@
+"""A canonical run split over processes (``--canonical --shard K/N``) and the merge of its
+shards (``--merge-shards``): each shard measures its own (graph, op) groups, and the merged set
+holds every group once, in the run's order; a missing, unfinished or foreign shard is refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import run as harness
+from benchmarks import shards
+from benchmarks.shards import Shard
+
+from .canonical import cpu_canonical_settings
+
+OPS = ("bfs", "cc", "tc")
+
+
+def _settings(tmp_path: Path, shard: Shard | None) -> harness.Settings:
+    return cpu_canonical_settings(tmp_path, ("grid64", "kron10"), OPS, shard=shard)
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two shards of one run, staged (not merged) in ``<tmp>/out``."""
+    tmp = tmp_path_factory.mktemp("shards")
+    for index in (0, 1):
+        assert harness.run(_settings(tmp, Shard(index, 2))) == 0
+    return tmp
+
+
+def _copy(staged: Path, tmp_path: Path) -> Path:
+    (tmp_path / "out").mkdir()
+    for path in (staged / "out").glob("canonical-cpu.shard-*.json"):
+        (tmp_path / "out" / path.name).write_text(path.read_text())
+    return tmp_path
+
+
+def test_shards_take_every_nth_group_of_the_runs_order() -> None:
+    every = shards.groups(("a", "b"), ("x", "y", "z"))
+    assert every == [("a", "x"), ("a", "y"), ("a", "z"), ("b", "x"), ("b", "y"), ("b", "z")]
+    parts = [shards.groups(("a", "b"), ("x", "y", "z"), Shard(k, 4)) for k in range(4)]
+    assert sorted(g for part in parts for g in part) == sorted(every)
+    assert parts[1] == [("a", "y"), ("b", "z")]
+    assert Shard.parse(" 3/4 ") == Shard(3, 4)
+    for bad in ("4/4", "1/0", "-1/2", "1-2", "a/b"):
+        with pytest.raises(ValueError):
+            Shard.parse(bad)
+
+
+def test_each_shard_measures_its_groups_only_and_writes_no_set(staged: Path) -> None:
+    assert not (staged / "results").exists()
+    seen = []
+    for index in (0, 1):
+        doc = json.loads((staged / "out" / f"canonical-cpu.shard-{index}-of-2.json").read_text())
+        mine = shards.groups(("grid64", "kron10"), OPS, Shard(index, 2))
+        assert doc["shard"] == [index, 2] and doc["canonical"]
+        assert [tuple(g) for g in doc["done"]] == mine
+        assert {(r["graph"], r["op"]) for r in doc["rows"]} == set(mine)
+        seen += mine
+    assert sorted(seen) == sorted(shards.groups(("grid64", "kron10"), OPS))
+
+
+def test_the_merged_set_holds_every_group_once_in_the_runs_order(
+    staged: Path, tmp_path: Path
+) -> None:
+    root = _copy(staged, tmp_path)
+    written = harness.merge_shards(root / "out", root / "results")
+    assert {p.name for p in written} == {"cpu.json", "cpu.md", "cpu.png"}
+    doc = json.loads((root / "results" / "cpu.json").read_text())
+    order = shards.groups(("grid64", "kron10"), OPS)
+    assert [tuple(g) for g in doc["done"]] == order
+    groups_in_rows = [(r["graph"], r["op"]) for r in doc["rows"]]
+    assert sorted(set(groups_in_rows), key=order.index) == order
+    assert groups_in_rows == sorted(groups_in_rows, key=order.index)
+    for group in order:  # each group's rows come from one shard: hyblas and the peer, once
+        assert sorted(r["impl"] for r in doc["rows"] if (r["graph"], r["op"]) == group) == [
+            "hyblas:reference",
+            "scipy",
+        ]
+    assert doc["shards"] == 2 and "shard" not in doc and doc["settings"]["shard"] is None
+    assert [p["shard"] for p in doc["parts"]] == [0, 1]
+    assert [g["graph"] for g in doc["graphs"]] == ["grid64", "kron10"]
+    assert doc["canonical"] and not doc["full"]  # narrowed settings: not the full run
+
+
+def test_a_missing_unfinished_or_foreign_shard_is_refused(staged: Path, tmp_path: Path) -> None:
+    root = _copy(staged, tmp_path)
+    out, results = root / "out", root / "results"
+    second = out / "canonical-cpu.shard-1-of-2.json"
+    doc = json.loads(second.read_text())
+
+    second.unlink()
+    with pytest.raises(SystemExit, match="shard.s. 1 of 2"):
+        harness.merge_shards(out, results)
+
+    second.write_text(json.dumps({**doc, "done": doc["done"][:-1]}))
+    with pytest.raises(SystemExit, match="not finished.*--shard 1/2 --resume"):
+        harness.merge_shards(out, results)
+
+    second.write_text(json.dumps({**doc, "commit": "another"}))
+    with pytest.raises(SystemExit, match="commit"):
+        harness.merge_shards(out, results)
+
+    other = {**doc["settings"], "repeats": 9}
+    second.write_text(json.dumps({**doc, "settings": other}))
+    with pytest.raises(SystemExit, match="repeats"):
+        harness.merge_shards(out, results)
+
+    (out / "canonical-cpu.shard-0-of-3.json").write_text("{}")
+    with pytest.raises(SystemExit, match="split"):
+        harness.merge_shards(out, results)
+    assert not results.exists()
+
+
+def test_a_shard_resumes_its_own_groups(staged: Path, tmp_path: Path) -> None:
+    root = _copy(staged, tmp_path)
+    path = root / "out" / "canonical-cpu.shard-1-of-2.json"
+    doc = json.loads(path.read_text())
+    kept = [tuple(g) for g in doc["done"][:1]]
+    cut = {**doc, "done": [list(g) for g in kept], "graphs": []}
+    cut["rows"] = [r for r in doc["rows"] if (r["graph"], r["op"]) in kept]
+    path.write_text(json.dumps(cut))
+    assert harness.run(_settings(root, Shard(1, 2)), resume=True) == 0
+    again = json.loads(path.read_text())
+    assert [tuple(g) for g in again["done"]] == shards.groups(
+        ("grid64", "kron10"), OPS, Shard(1, 2)
+    )
+    assert [r for r in again["rows"] if (r["graph"], r["op"]) in kept] == cut["rows"]
+    assert len(again["parts"]) == 2
+    with pytest.raises(SystemExit, match="shard"):  # another shard's file is not this one's
+        harness.resumable(path, _settings(root, Shard(0, 2)), again["device"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--shard", "0/2"], "--shard splits a --canonical run"),
+        (["--merge-shards", "--canonical"], "--merge-shards takes only"),
+        (["--merge-shards", "--shard", "0/2"], "--merge-shards takes only"),
+        (["--canonical", "--shard", "4/4"], "need 0 <= K < N"),
+    ],
+)
+def test_shard_options_are_refused_out_of_place(argv: list[str], says: str, capsys) -> None:
+    with pytest.raises(SystemExit):
+        harness.main(argv)
+    assert says in capsys.readouterr().err
