@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -136,6 +138,19 @@ def to_numpy(op: str, result: Any, graph: BenchGraph) -> Any:
 
 
 SETTLE_RUNS = 40
+#: Past ``SETTLE_RUNS``, :func:`settle` goes on while a layout is pending (its savings still
+#: adding up towards its build: a product that ``auto`` repeats on a large matrix pays for its
+#: layout after tens to hundreds of runs), until this many seconds of settling in all.
+SETTLE_PENDING_S = 20.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Settled:
+    """What :func:`settle` ran: ``runs``, and whether the last one reached the steady state
+    (added nothing to the caches, with no layout pending)."""
+
+    runs: int
+    steady: bool
 
 
 def _with_derived(*matrices: hb.Matrix) -> list[hb.Matrix]:
@@ -152,23 +167,30 @@ def settle(
     run: Callable[[], Any],
     graph: BenchGraph | Callable[[], list[hb.Matrix]],
     agree: Callable[[bool], bool] = bool,
-) -> int:
-    """Run ``run`` until a run adds nothing to the graph's caches and no layout is pending (at
-    most ``SETTLE_RUNS`` times): ``executor='auto'`` builds a layout only once its savings pay
-    for it, so the steady state the timed runs measure may take several runs to reach.
+) -> Settled:
+    """Run ``run`` until a run adds nothing to the graph's caches and no layout is pending:
+    ``executor='auto'`` builds a layout only once its savings pay for it, so the steady state
+    the timed runs measure may take several runs to reach. At most ``SETTLE_RUNS`` runs, and
+    more only while a layout is pending, for up to ``SETTLE_PENDING_S`` seconds in all.
 
     ``graph`` is the benchmark graph, or a function giving the matrices to watch; ``agree``
     turns this process's verdict into the one every process shares (several processes must
-    stop together). Returns the runs."""
+    stop together)."""
 
     def watched() -> list[hb.Matrix]:
         return [graph.A, graph.weights] if isinstance(graph, BenchGraph) else graph()
 
+    started = time.perf_counter()
     cached = sum(len(m.cache) for m in _with_derived(*watched()))
-    for runs in range(1, SETTLE_RUNS + 1):
+    runs = 0
+    while True:
         run()
+        runs += 1
         matrices = _with_derived(*watched())
         before, cached = cached, sum(len(m.cache) for m in matrices)
-        if agree(cached == before and not any(pending_layouts(m) for m in matrices)):
-            return runs
-    return SETTLE_RUNS
+        pending = any(pending_layouts(m) for m in matrices)
+        if agree(cached == before and not pending):
+            return Settled(runs, True)
+        late = time.perf_counter() - started >= SETTLE_PENDING_S
+        if runs >= SETTLE_RUNS and agree(not pending or late):
+            return Settled(runs, False)

@@ -65,7 +65,7 @@ def _settle(comm: hd.Communicator, fn: Any, local: hb.Matrix) -> int:
     def everywhere(quiet: bool) -> bool:
         return bool(comm.allreduce_scalar(int(quiet), "min", np.int64))
 
-    return settle(fn, lambda: [local], everywhere)
+    return settle(fn, lambda: [local], everywhere).runs
 
 
 def _split(comm: hd.Communicator, fn: Any) -> dict[str, float]:

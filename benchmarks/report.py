@@ -69,10 +69,16 @@ def markdown_table(doc: dict[str, Any]) -> str:
             frac = f"{100 * r['floor_fraction']:.0f}" if r.get("floor_fraction") else ""
             peak = f"{r['peak_gpu_GB']:.2f}" if "peak_gpu_GB" in r else ""
             over = f"{r['peak_over_csr']:.2f}" if "peak_over_csr" in r else ""
+            mark = " ‡" if r.get("unsettled") else ""
             lines.append(
-                f"| {graph} | {op} | {r['impl']} | {r['median_ms']:.3f} | {ratio} | "
+                f"| {graph} | {op} | {r['impl']} | {r['median_ms']:.3f}{mark} | {ratio} | "
                 f"{gteps} | {r.get('levels', '')} | {floor} | {frac} | {peak} | {over} |"
             )
+    if any(r.get("unsettled") for r in doc["rows"]):
+        lines.append(
+            "\n‡ timed before hyblas's steady state: when the settling runs ended, its caches "
+            "still grew or a layout `auto` builds was still paying for itself"
+        )
     for p in doc.get("unavailable_peers", []):
         lines.append(f"\n{p['impl']}: not run ({p['skipped']})")
     return "\n".join(lines) + "\n"
@@ -256,6 +262,11 @@ def readme_section(kind: str, doc: dict[str, Any]) -> str:
     if graphs:
         lines += [f"Graphs: {graphs}.", ""]
     lines += headline_table(doc)
+    if any(r.get("unsettled") for r in doc["rows"]):
+        lines.append(
+            "\n‡ timed before hyblas's steady state: when the settling runs ended, its caches "
+            "still grew or a layout `auto` builds was still paying for itself"
+        )
     for p in doc.get("unavailable_peers", []):
         lines.append(f"\n{p['impl']}: not run ({p['skipped']})")
     return "\n".join(lines) + "\n"

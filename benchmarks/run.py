@@ -9,7 +9,9 @@ executor asked for and every available peer runs once as warm-up; that result is
 against the first implementation's (the hyblas reference executor's, when asked for); hyblas
 then runs until a run adds nothing to the graph's caches and no layout is pending
 (``executor='auto'`` builds a layout only once its savings pay for it, so its steady state may
-take some runs; at most ``hyblas_ops.SETTLE_RUNS``); then the run is timed: CUDA events,
+take some runs; at most ``hyblas_ops.SETTLE_RUNS``, more while a layout is pending, up to
+``hyblas_ops.SETTLE_PENDING_S`` seconds; a row timed before the steady state says so,
+``unsettled``); then the run is timed: CUDA events,
 median of ``--repeats`` on the GPU; wall clock, median of
 ``--cpu-repeats`` on the CPU. A run longer than ``--run-limit-s`` is stopped and recorded as
 such, with its lower bound, instead of being timed. Output: ``<out>/<device>-<date>.json``
@@ -157,7 +159,7 @@ class Impl:
     ops: Callable[[str], bool]
     prepare: Callable[[str, _graphs.BenchGraph], Callable[[], Any]]
     to_numpy: Callable[[str, Any, _graphs.BenchGraph], Any]
-    settle: Callable[[Callable[[], Any], _graphs.BenchGraph], int] | None = None
+    settle: Callable[[Callable[[], Any], _graphs.BenchGraph], hyblas_ops.Settled] | None = None
 
 
 def hyblas_impl(executor: str, backend: str) -> Impl:
@@ -348,9 +350,13 @@ def measure(
         del result
         timer = time_gpu_ms if impl.device == "gpu" else time_cpu_ms
         try:
-            with run_limit(settings.run_limit_s * (repeats + hyblas_ops.SETTLE_RUNS) + 30):
+            settling = settings.run_limit_s * hyblas_ops.SETTLE_RUNS + hyblas_ops.SETTLE_PENDING_S
+            with run_limit(settings.run_limit_s * repeats + settling + 30):
                 if impl.settle is not None:
-                    row["settle_runs"] = impl.settle(run, g)
+                    settled = impl.settle(run, g)
+                    row["settle_runs"] = settled.runs
+                    if not settled.steady:
+                        row["unsettled"] = True
                 per_source_ms.append(timer(run, warmup=0, repeats=repeats))
         except RunLimitExceeded:
             synchronize()
@@ -465,7 +471,9 @@ def result_document(
     plus run details.
 
     row = ``{"graph", "op", "impl", "median_ms", "n", "nnz", "semiring"?, "dtype"?, "gteps"?,
-    "levels"?, "floor_ms"?, "peak_gpu_GB"?, "peak_over_csr"?}`` (the peak: device memory the
+    "levels"?, "floor_ms"?, "settle_runs"?, "unsettled"?, "peak_gpu_GB"?, "peak_over_csr"?}``
+    (``unsettled``: hyblas was timed before its steady state, see :func:`hyblas_ops.settle`;
+    the peak: device memory the
     row's implementation took above what was in use before it, on the GPU; over the graph's CSR
     bytes); a row that was not timed has ``"skipped"`` or ``"error"``
     instead of ``"median_ms"``. ``full``: every standard graph, op, executor and peer was
@@ -486,7 +494,8 @@ def result_document(
         "notes": {
             "timing": "warm-up run checked against the first implementation; hyblas then runs "
             "until a run adds nothing to the graph's caches and no layout is pending "
-            "(settle_runs: auto builds a layout only once its savings pay for it); "
+            "(settle_runs: auto builds a layout only once its savings pay for it; unsettled: "
+            "timed before that steady state, past the settling limits); "
             "then CUDA events (GPU) or "
             "wall clock (CPU), median of the repeats",
             "floor_ms": "bandwidth floor: 8 B per stored entry + row pointers + 2 vectors per "
