@@ -8,7 +8,11 @@ gathered.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -48,9 +52,7 @@ def results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
             pytest.skip("backend 'cuda' needs CuPy and a usable GPU; cuda_available() is False")
         if cupy.cuda.runtime.getDeviceCount() < nprocs:
             pytest.skip(f"needs {nprocs} GPUs")
-    out = tmp_path_factory.mktemp(f"{backend}-{nprocs}")
-    timeout = 120 if backend == "cpu" else 900  # the GPUs' first kernel compilations
-    spmd.run(nprocs, "tests.distributed.worker", str(out), backend, timeout=timeout)
+    out = _launched(tmp_path_factory, backend, nprocs)
     found: dict = {"nprocs": nprocs}
     for path in out.glob("*.npz"):
         with np.load(path) as data:
@@ -63,6 +65,28 @@ def results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     ]
     assert sorted(p.name for p in out.glob("done-*")) == [f"done-{r}" for r in range(nprocs)]
     return found
+
+
+def _launched(tmp_path_factory: pytest.TempPathFactory, backend: str, nprocs: int) -> Path:
+    """The folder the setup's launch wrote, launched once in the test session.
+
+    Under pytest-xdist each worker that gets one of this module's tests sets the module's
+    fixture up: the workers share one launch, in the session's folder, under a lock (several
+    multi-process jobs at once, each NCCL job on the same GPU, would run past their time)."""
+    timeout = 120 if backend == "cpu" else 900  # the GPUs' first kernel compilations
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        out = tmp_path_factory.mktemp(f"{backend}-{nprocs}")
+        spmd.run(nprocs, "tests.distributed.worker", str(out), backend, timeout=timeout)
+        return out
+    out = tmp_path_factory.getbasetemp().parent / f"launch-{backend}-{nprocs}"  # the session's
+    with out.with_suffix(".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "launched").exists():  # not yet, or a failed launch: launch (again)
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir()
+            spmd.run(nprocs, "tests.distributed.worker", str(out), backend, timeout=timeout)
+            (out / "launched").touch()
+    return out
 
 
 def coo(v: hb.Vector) -> np.ndarray:
