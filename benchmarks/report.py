@@ -15,6 +15,17 @@ from typing import Any
 
 from .meta import RESULTS_DIR, device_kind
 
+#: The footnote of a table with a row timed before hyblas's steady state (marked ‡).
+UNSETTLED_NOTE = (
+    "\n‡ timed before hyblas's steady state: when the settling runs ended, its caches still "
+    "grew or a layout `auto` builds was still paying for itself"
+)
+
+
+def _mark(row: dict[str, Any]) -> str:
+    """`` ‡`` for a row timed before hyblas's steady state (``unsettled``), else nothing."""
+    return " ‡" if row.get("unsettled") else ""
+
 
 def _baseline(rows: list[dict[str, Any]], graph: str, op: str) -> dict[str, Any] | None:
     """The fastest hyblas row of (graph, op): what every implementation is compared with."""
@@ -69,16 +80,12 @@ def markdown_table(doc: dict[str, Any]) -> str:
             frac = f"{100 * r['floor_fraction']:.0f}" if r.get("floor_fraction") else ""
             peak = f"{r['peak_gpu_GB']:.2f}" if "peak_gpu_GB" in r else ""
             over = f"{r['peak_over_csr']:.2f}" if "peak_over_csr" in r else ""
-            mark = " ‡" if r.get("unsettled") else ""
             lines.append(
-                f"| {graph} | {op} | {r['impl']} | {r['median_ms']:.3f}{mark} | {ratio} | "
+                f"| {graph} | {op} | {r['impl']} | {r['median_ms']:.3f}{_mark(r)} | {ratio} | "
                 f"{gteps} | {r.get('levels', '')} | {floor} | {frac} | {peak} | {over} |"
             )
     if any(r.get("unsettled") for r in doc["rows"]):
-        lines.append(
-            "\n‡ timed before hyblas's steady state: when the settling runs ended, its caches "
-            "still grew or a layout `auto` builds was still paying for itself"
-        )
+        lines.append(UNSETTLED_NOTE)
     for p in doc.get("unavailable_peers", []):
         lines.append(f"\n{p['impl']}: not run ({p['skipped']})")
     return "\n".join(lines) + "\n"
@@ -196,14 +203,14 @@ def _order(doc: dict[str, Any], key: str, setting: str) -> list[str]:
 def _time_cell(row: dict[str, Any] | None) -> str:
     if row is None:
         return ""
-    return _ms(row["median_ms"]) if "median_ms" in row else _untimed(row)
+    return _ms(row["median_ms"]) + _mark(row) if "median_ms" in row else _untimed(row)
 
 
 def _fastest_cell(rows: dict[str, dict[str, Any]], graph: str, op: str) -> str:
     """The fastest hyblas executor's time and name, or why no hyblas executor was timed."""
     best = _baseline(list(rows.values()), graph, op)
     if best is not None:
-        return f"{_ms(best['median_ms'])} ({best['impl'].removeprefix('hyblas:')})"
+        return f"{_ms(best['median_ms'])}{_mark(best)} ({best['impl'].removeprefix('hyblas:')})"
     return next((_untimed(r) for name, r in rows.items() if name.startswith("hyblas:")), "")
 
 
@@ -263,10 +270,7 @@ def readme_section(kind: str, doc: dict[str, Any]) -> str:
         lines += [f"Graphs: {graphs}.", ""]
     lines += headline_table(doc)
     if any(r.get("unsettled") for r in doc["rows"]):
-        lines.append(
-            "\n‡ timed before hyblas's steady state: when the settling runs ended, its caches "
-            "still grew or a layout `auto` builds was still paying for itself"
-        )
+        lines.append(UNSETTLED_NOTE)
     for p in doc.get("unavailable_peers", []):
         lines.append(f"\n{p['impl']}: not run ({p['skipped']})")
     return "\n".join(lines) + "\n"

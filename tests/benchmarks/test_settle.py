@@ -9,7 +9,7 @@ import pytest
 import hyblas as hb
 from benchmarks import hyblas_ops
 from benchmarks.hyblas_ops import Settled, settle
-from benchmarks.report import markdown_table
+from benchmarks.report import markdown_table, readme_section
 
 
 class _Watched:
@@ -70,3 +70,17 @@ def test_an_unsettled_row_is_flagged_in_the_table() -> None:
     table = markdown_table(doc)
     assert "| 2.000 ‡ |" in table and "| 1.000 |" in table and "\n‡ timed before" in table
     assert "‡" not in markdown_table({**doc, "rows": doc["rows"][1:]})
+
+
+def test_an_unsettled_headline_row_is_flagged_in_the_readme() -> None:
+    row = {"graph": "kron22", "op": "bfs", "n": 2, "nnz": 1}
+    doc = {
+        "device": "NVIDIA H100 80GB HBM3",
+        "date": "2026-11-27",
+        "commit": "0123456789",
+        "rows": [{**row, "impl": "hyblas:auto", "median_ms": 2.0, "unsettled": True}],
+    }
+    section = readme_section("h100", doc)
+    assert "| 2.00 ‡ | 2.00 ‡ (auto) |" in section and "\n‡ timed before" in section
+    settled = readme_section("h100", {**doc, "rows": [{**doc["rows"][0], "unsettled": False}]})
+    assert "‡" not in settled
