@@ -56,31 +56,27 @@ def test_settling_gives_up_unsteady_past_its_limits(monkeypatch) -> None:
     assert _settle(_Watched(growing=0, pending=None), monkeypatch) == Settled(runs, False)
 
 
-def test_an_unsettled_row_is_flagged_in_the_table() -> None:
-    row = {"graph": "g", "op": "bfs", "n": 2, "nnz": 1}
-    doc = {
+def _doc(*rows: dict) -> dict:
+    """A result document of ``rows`` (kron22 bfs rows: impl and time given)."""
+    row = {"graph": "kron22", "op": "bfs", "n": 2, "nnz": 1}
+    return {
         "device": "NVIDIA H100 80GB HBM3",
         "date": "2026-11-27",
         "commit": "0123456789",
-        "rows": [
-            {**row, "impl": "hyblas:auto", "median_ms": 2.0, "unsettled": True},
-            {**row, "impl": "hyblas:dense", "median_ms": 1.0},
-        ],
+        "rows": [{**row, **r} for r in rows],
     }
-    table = markdown_table(doc)
+
+
+def test_an_unsettled_row_is_flagged_in_the_table() -> None:
+    auto = {"impl": "hyblas:auto", "median_ms": 2.0, "unsettled": True}
+    dense = {"impl": "hyblas:dense", "median_ms": 1.0}
+    table = markdown_table(_doc(auto, dense))
     assert "| 2.000 ‡ |" in table and "| 1.000 |" in table and "\n‡ timed before" in table
-    assert "‡" not in markdown_table({**doc, "rows": doc["rows"][1:]})
+    assert "‡" not in markdown_table(_doc(dense))
 
 
 def test_an_unsettled_headline_row_is_flagged_in_the_readme() -> None:
-    row = {"graph": "kron22", "op": "bfs", "n": 2, "nnz": 1}
-    doc = {
-        "device": "NVIDIA H100 80GB HBM3",
-        "date": "2026-11-27",
-        "commit": "0123456789",
-        "rows": [{**row, "impl": "hyblas:auto", "median_ms": 2.0, "unsettled": True}],
-    }
-    section = readme_section("h100", doc)
+    auto = {"impl": "hyblas:auto", "median_ms": 2.0, "unsettled": True}
+    section = readme_section("h100", _doc(auto))
     assert "| 2.00 ‡ | 2.00 ‡ (auto) |" in section and "\n‡ timed before" in section
-    settled = readme_section("h100", {**doc, "rows": [{**doc["rows"][0], "unsettled": False}]})
-    assert "‡" not in settled
+    assert "‡" not in readme_section("h100", _doc({**auto, "unsettled": False}))
