@@ -25,6 +25,7 @@ __all__ = [
     "combine_by_key",
     "index_dtype",
     "row_ids",
+    "run_row_ids",
     "host_row_ids",
     "HOST_ROWS_PART",
     "segment_starts",
@@ -143,6 +144,12 @@ def row_ids(xp: ModuleType, indptr: Any, nrows: int) -> Any:
     return expand(xp, xp.diff(indptr))
 
 
+def run_row_ids(xp: ModuleType, indptr: Any, first: int, last: int, lo: int) -> Any:
+    """The row (int64) of each stored entry of rows ``first:last`` of a CSR matrix, whose
+    entries start at ``lo`` (a run of :func:`row_runs`)."""
+    return first + row_ids(xp, indptr[first : last + 1] - lo, last - first)
+
+
 def host_row_ids(xp: ModuleType, indptr: Any) -> np.ndarray:
     """The row of each stored entry of a CSR matrix, as a NumPy int64 array, expanded a run of
     rows of about ``HOST_ROWS_PART`` entries at a time and copied out: a matrix that fills the
@@ -154,7 +161,7 @@ def host_row_ids(xp: ModuleType, indptr: Any) -> np.ndarray:
         return to_numpy(row_ids(xp, starts, starts.size - 1))
     out = np.empty(total, dtype=np.int64)
     for first, last, lo, hi in row_runs(xp, starts, HOST_ROWS_PART):
-        out[lo:hi] = to_numpy(first + row_ids(xp, starts[first : last + 1] - lo, last - first))
+        out[lo:hi] = to_numpy(run_row_ids(xp, starts, first, last, lo))
     return out
 
 
@@ -290,9 +297,7 @@ def csr_keys(xp: ModuleType, indptr: Any, indices: Any, nrows: int, ncols: int) 
     starts = indptr.astype(np.int64, copy=False)
     for first, last, lo, hi in row_runs(xp, starts, UNIQUE_CHUNK):
         part = keys[lo:hi]
-        xp.multiply(
-            first + row_ids(xp, starts[first : last + 1] - lo, last - first), ncols, out=part
-        )
+        xp.multiply(run_row_ids(xp, starts, first, last, lo), ncols, out=part)
         part += indices[lo:hi]
     return keys
 

@@ -29,8 +29,7 @@ def _runs(xp: ModuleType, starts: Any, ncols: int) -> Iterator[tuple[int, int, i
     ``MERGE_PART`` entries (:func:`arrays.row_runs`): the rows, their entries' span
     and those entries' linear keys ``row * ncols + col`` (int64)."""
     for first, last, lo, hi in arrays.row_runs(xp, starts, MERGE_PART):
-        rows = first + arrays.row_ids(xp, starts[first : last + 1] - lo, last - first)
-        yield first, last, lo, hi, rows * np.int64(ncols)
+        yield first, last, lo, hi, arrays.run_row_ids(xp, starts, first, last, lo) * np.int64(ncols)
 
 
 def in_keys(xp: ModuleType, indptr: Any, indices: Any, ncols: int, sorted_keys: Any) -> Any:

@@ -250,7 +250,7 @@ def _index_test(x: Matrix, op: IndexUnaryOp, thunk: Any) -> Any:
     xp = x.xp
     keep = xp.empty(x.nnz, dtype=bool)
     for start, stop, lo, hi in _prim.row_runs(x.xp, x.indptr, ROW_PART):
-        rows = start + _prim.row_ids(xp, x.indptr[start : stop + 1] - lo, stop - start)
+        rows = _prim.run_row_ids(xp, x.indptr, start, stop, lo)
         cols = x.indices[lo:hi].astype(np.int64)
         keep[lo:hi] = xp.asarray(op.numpy(x.values[lo:hi], rows, cols, thunk)).astype(bool)
     return keep

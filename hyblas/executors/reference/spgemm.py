@@ -64,9 +64,7 @@ class MaskRows:
         m = self.parent
         xp = m.xp
         lo, hi = span or (int(m.indptr[row_start]), int(m.indptr[row_stop]))
-        rows = row_start + _prim.row_ids(
-            xp, m.indptr[row_start : row_stop + 1] - lo, row_stop - row_start
-        )
+        rows = _prim.run_row_ids(xp, m.indptr, row_start, row_stop, lo)
         cols = m.indices[lo:hi].astype(np.int64)
         if self.structural:
             return rows, cols
@@ -174,9 +172,7 @@ def _saxpy(
 ) -> tuple[Any, Any]:
     xp = a.xp
     lo, hi = int(a.indptr[row_start]), int(a.indptr[row_stop])
-    a_rows = row_start + _prim.row_ids(
-        xp, a.indptr[row_start : row_stop + 1] - lo, row_stop - row_start
-    )
+    a_rows = _prim.run_row_ids(xp, a.indptr, row_start, row_stop, lo)
     a_cols = a.indices[lo:hi].astype(np.int64)
     entry_counts = counts[lo:hi]
     source = _prim.expand(xp, entry_counts)
