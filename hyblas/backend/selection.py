@@ -245,11 +245,27 @@ def host_copy(array: Any) -> np.ndarray:
 
 
 def to_backend(array: Any, name: str, dtype: Any = None) -> Any:
-    """``array`` as an array of backend ``name`` (copying across host/device only if needed)."""
+    """``array`` as an array of backend ``name`` (copying across host/device only if needed).
+
+    One host value goes to the GPU as a fill kernel, not a copy: a copy from pageable host
+    memory waits for the work queued on the stream (a search's source would stall the host
+    behind the previous call's kernels)."""
     xp = xp_for(name)
     if name == "cpu":
         return np.asarray(to_numpy(array), dtype=dtype)
+    if not is_cuda_array(array):
+        host = np.asarray(array, dtype=dtype)
+        if host.size == 1 and _fills_exactly(host.reshape(-1)[0]):
+            return xp.full(host.shape, host.reshape(-1)[0], dtype=host.dtype)
+        return xp.asarray(host)
     return xp.asarray(array, dtype=dtype)
+
+
+def _fills_exactly(value: np.generic) -> bool:
+    """Whether CuPy's fill writes exactly ``value``: a bool, integer or real one, but not a
+    negative zero (a fill of a value equal to 0 is a memset, which gives +0.0)."""
+    kind = value.dtype.kind
+    return kind in "biu" or (kind == "f" and not (value == 0 and np.signbit(value)))
 
 
 # --- sparse interop -------------------------------------------------------------------------

@@ -30,6 +30,11 @@ from .walk import Entry, Walked
 __all__ = ["walk", "frontier_facts", "improve_bitmaps", "HUGE_LIST"]
 
 HUGE_LIST = 256  # HYBLAS_HUGE_LIST in frontier_loop.cu: a round's huge vertices the grid walks
+# the kernel's counters (frontier_loop.cu, HYBLAS_SETS and after): three sets of a queue's
+# [light count, other count, edges], by round modulo 3, then these, then the sets' huge counts
+_SETS = 3
+_WALKED, _LIGHT_BASE, _OTHER_BASE, _ROUNDS, _FIRST_LIGHT, _HUGE_COUNTS = 9, 10, 11, 12, 13, 14
+_COUNTERS = _HUGE_COUNTS + _SETS
 
 
 def frontier_facts(A: Matrix, frontier: Vector) -> tuple[int, int]:  # noqa: N803
@@ -97,6 +102,9 @@ def walk(entry: Entry) -> Walked:
         return _walk(entry, None, None)
     A, out_type = entry.A, entry.semiring.output_type(np.dtype(entry.op_type))
     identity = _identity_word(entry.semiring, out_type)
+    if entry.semiring.monoid.name == "any":  # a vertex gets its value as it is queued: no ws
+        with borrow_stamps(A) as stamps:
+            return _walk(entry, placeholder(A.xp, identity.dtype), stamps)
     make_ws = lambda: A.xp.full(A.nrows, identity, dtype=identity.dtype)  # noqa: E731
     with (
         borrow(A, ("loop_level_ws", identity.dtype.str, int(identity)), make_ws) as ws,
@@ -136,7 +144,8 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
             # one queue region for all the rounds: each vertex is queued once, after the first
             # round's, which may hold vertices not in the state
             cap, regions = n + entry.first_count, 1
-            prestamp, offset = stamps.open(entry.first_round, entry.state_ids)
+            # the kernel stamps a sparse state's vertices (a scatter here costs the host more)
+            prestamp, offset = stamps.open(entry.first_round)
             ws, stamp, present = level_ws, stamps.stamp, placeholder(xp, np.int32)  # unread
             visited = entry.present if entry.present is not None else placeholder(xp, np.bool_)
         else:
@@ -148,13 +157,17 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         queue = xp.empty(regions * cap, dtype=np.int64)
         values = xp.empty(regions * cap, dtype=out_type)
         first_values = xp.empty(max(cap, 1), dtype=op_type)
-        counters = xp.zeros(13, dtype=np.uint64)
-        huge_slots = xp.empty(2 * HUGE_LIST, dtype=np.int64)
+        counters = xp.zeros(_COUNTERS, dtype=np.uint64)
+        huge_slots = xp.empty(_SETS * HUGE_LIST, dtype=np.int64)
         if entry.buckets is None:  # read by bucketed rounds only
             bucket = xp.empty(4, dtype=identity.dtype)
         else:
             bucket = xp.asarray(_bucket_words(entry, out_type))
         minima = xp.empty(2, dtype=np.uint64)  # the queues' minima, set up by the kernel
+    to_stamp = entry.state_ids if stamps is not None else None  # a sparse state's vertices
+    stamp_count = 0 if to_stamp is None else int(to_stamp.size)
+    if to_stamp is None:
+        to_stamp = placeholder(xp, np.int64)  # unread
     grid = (multiprocessor_count() * params.blocks_per_sm,)
     warp_vertices = params.warp_vertices
     if warp_vertices is None:
@@ -199,15 +212,17 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
             pull_first,
             np.int64(params.huge),
             huge_slots,
+            to_stamp,
+            np.int64(stamp_count),
         ),
     )
     host_counters = [int(c) for c in counters.get()]  # the stay's one host synchronisation
-    rounds = host_counters[9]
+    rounds = host_counters[_ROUNDS]
     last = entry.first_round + rounds - 1
-    out = last & 1
+    out = last % _SETS  # the last round's queue: its counters' set, and its region's parity
     light_count, other_count = host_counters[3 * out], host_counters[3 * out + 1]
-    light_base, other_base = host_counters[7], host_counters[8]
-    start = (out * cap) if regions == 2 else 0
+    light_base, other_base = host_counters[_LIGHT_BASE], host_counters[_OTHER_BASE]
+    start = ((last & 1) * cap) if regions == 2 else 0
     front = slice(start + light_base, start + light_base + light_count)
     back = slice(start + cap - other_base - other_count, start + cap - other_base)
     if light_count + other_count:
@@ -216,7 +231,11 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
     else:  # the rounds ran to the end (new arrays: views would keep the queues alive)
         ids, x = xp.empty(0, dtype=queue.dtype), xp.empty(0, dtype=values.dtype)
     common = dict(
-        ids=ids, x=x, rounds=rounds, edges=host_counters[6], next_edges=host_counters[3 * out + 2]
+        ids=ids,
+        x=x,
+        rounds=rounds,
+        edges=host_counters[_WALKED],
+        next_edges=host_counters[3 * out + 2],
     )
     if stamps is None:
         threshold = None
@@ -227,7 +246,7 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         )
     stamps.close(last, offset)
     # every vertex reached: the queues after the first round's, front and back
-    first_light = host_counters[10]
+    first_light = host_counters[_FIRST_LIGHT]
     first_other = entry.first_count - first_light
     front = slice(first_light, light_base + light_count)
     back = slice(cap - other_base - other_count, cap - first_other)

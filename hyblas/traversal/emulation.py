@@ -33,7 +33,9 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
     indices = A.indices.astype(np.int64)
     weights = A.values.astype(entry.op_type, copy=False)
     if stamps is not None:
-        prestamp, offset = stamps.open(entry.first_round, entry.state_ids)
+        prestamp, offset = stamps.open(entry.first_round)
+        if entry.state_ids is not None:
+            stamps.stamp[entry.state_ids] = prestamp
         visited = entry.present
         reached = []
     else:
@@ -46,7 +48,9 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
     r = entry.first_round
     front_edges = int((indptr[ids + 1] - indptr[ids]).sum())
     while True:
-        if entry.pull is not None and front_edges > entry.exit_edges:
+        # (as the kernel, a first round given as a list of vertices is pushed)
+        first_listed = r == entry.first_round and entry.ids is not None
+        if entry.pull is not None and front_edges > entry.exit_edges and not first_listed:
             ids, x, examined = _pull_round(entry, stamps, prestamp, visited, ids, out_type)
             walked += examined
             stamps.stamp[ids] = r + offset

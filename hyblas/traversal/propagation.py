@@ -465,11 +465,13 @@ def _entering(
     the loop, given the state's bitmap (bucketed rounds, where the loop carries a waiting
     vertex with the state's value) only if the frontier holds the state's values; a wider one
     too where the loop :func:`pulls` (over ``A.T``, computed then if need be). A narrow stay
-    pulls the rounds that widen only if ``A.T`` is at hand already."""
-    if edges is None:
+    pulls the rounds that widen only if ``A.T`` is at hand already. A frontier of one vertex
+    (and no state to check) is pushed without counting its edges: they are one row's, which
+    the loop spreads over the grid if it is wide, and the count costs a host read."""
+    if edges is None and not (state is None and frontier.known_nnz == 1):
         edges = frontier_facts(A, frontier)[0]
     pull = pulls(sr, levels) and A.nrows == A.ncols
-    if edges > limit:
+    if edges is not None and edges > limit:
         if not pull:
             return None
         transpose = _pull_matrix(A, sr, compute=True)

@@ -32,12 +32,11 @@ class LevelStamps:
     stamp: Any
     high_water: int = 0
 
-    def open(self, first_round: int, state_ids: Any = None) -> tuple[int, int]:
-        """Start a stay whose first round is ``first_round``: returns ``(prestamp, offset)``,
-        stamping ``state_ids`` (the vertices of a sparse state) with ``prestamp``."""
+    def open(self, first_round: int) -> tuple[int, int]:
+        """Start a stay whose first round is ``first_round``: returns ``(prestamp, offset)``.
+        The stay stamps the vertices of a sparse state with ``prestamp`` before its first
+        round (the GPU's loop kernel does so itself)."""
         prestamp = self.high_water + 1
-        if state_ids is not None:
-            self.stamp[state_ids] = prestamp
         return prestamp, prestamp + 1 - first_round
 
     def close(self, last_round: int, offset: int) -> None:

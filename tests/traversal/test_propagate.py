@@ -600,3 +600,32 @@ def test_bad_arguments_are_named_errors_and_change_nothing() -> None:
         LoopParams(exit_edges=-1)
     assert state.isequal(before[0]) and frontier.isequal(before[1])
     assert "loop" in EXECUTORS and "auto" in EXECUTORS
+
+
+@pytest.mark.parametrize("pull_rounds", [True, False])
+def test_a_one_vertex_frontier_enters_the_loop_without_counting_its_edges(
+    backend: str, pull_rounds: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search from one vertex is pushed by the loop without a count of its edges first
+    (on the GPU a host read): even a hub wider than ``exit_edges``, which the later rounds
+    would pull, is pushed in the first round; the frontiers after it are counted."""
+    counted = []
+    facts = propagate_module.frontier_facts
+
+    def counting(A: hb.Matrix, frontier: hb.Vector) -> tuple[int, int]:  # noqa: N803
+        counted.append(frontier.nnz)
+        return facts(A, frontier)
+
+    monkeypatch.setattr(propagate_module, "frontier_facts", counting)
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(9, 8, seed=5)  # noqa: N806
+        source = int(np.argmax(np.diff(to_numpy(A.indptr))))
+        want = hb.algorithms.bfs(A, source, executor="reference")
+        assert counted == []  # host rounds: no loop, no count
+        with hb.trace() as t, loop_params(exit_edges=3, pull_rounds=pull_rounds):
+            got = hb.algorithms.bfs(A, source, executor="loop")
+    assert got.isequal(want, check_dtype=True)
+    assert t[0].op == "loop" and t[0].input_nnz == 1 and "rounds 1-" in t[0].reason
+    assert 1 not in counted  # only the wider frontiers host rounds hand back are counted
+    if pull_rounds:
+        assert [r.op for r in t] == ["loop"] and counted == []

@@ -94,6 +94,7 @@ def specialize(
     with launch bounds for ``blocks_per_sm`` resident blocks of each multiprocessor."""
     return string.Template(_text()).substitute(
         **accumulator_substitutions(semiring, op_type),
+        ANY="1" if semiring.monoid.name == "any" else "0",
         P=_dt.cuda_name(np.dtype(indptr_dtype)),
         I=_dt.cuda_name(np.dtype(index_dtype)),
         BLOCKS_PER_SM=str(int(blocks_per_sm)),

@@ -6,8 +6,9 @@
 // Specialized per (semiring, operand type, index types) by string.Template:
 //   ${T} operand type, ${Z} result type, ${MULT} / ${ADD} expressions in x and y,
 //   ${IDENTITY} the add monoid's identity, ${WORD} / ${TO_WORD} / ${FROM_WORD} the accumulator
-//   word and its conversions, ${ATOMIC} the combine of v into *slot, ${P} / ${I} the CSR's
-//   indptr / indices types, ${BLOCKS_PER_SM} the occupancy the launch bounds promise.
+//   word and its conversions, ${ATOMIC} the combine of v into *slot, ${ANY} 1 for the `any` add
+//   monoid (else 0), ${P} / ${I} the CSR's indptr / indices types, ${BLOCKS_PER_SM} the
+//   occupancy the launch bounds promise.
 //
 // A round walks the out-edges (row u of A's CSR) of every queued vertex u: light ones of at most
 // thread_edges edges a thread each, other light ones a warp each, heavy ones a block each, and
@@ -25,9 +26,12 @@
 // prestamp (the host stamps a sparse state's vertices so); stamps from earlier calls are below
 // prestamp, and round r of this call stamps r + stamp_offset (above it). Contributions of the
 // round are combined into ws[v] (the identity between rounds, left so) and copied out to the next
-// queue's values after the barrier. The rounds' queues follow each other in one region (each
-// vertex is queued once), so at the end the host finds every vertex reached in the queues, with
-// its round in stamp.
+// queue's values after the barrier; in the `any` monoid (HYBLAS_ANY_MONOID) the vertex's value is
+// the contribution of the edge that stamped it, written into the next queue as it is queued, so
+// a round ends at one barrier instead of two (no copy-out, ws not used). The rounds' queues follow
+// each other in one region (each vertex is queued once), so at the end the host finds every
+// vertex reached in the queues, with its round in stamp. The kernel itself stamps a sparse state's
+// vertices (state_ids) with prestamp before the first barrier.
 // PULL rounds (LEVELS only, pull_rounds): a round whose frontier has more than exit_edges
 // out-edges does not push them; every vertex not reached yet walks its in-edges instead (row w
 // of the transpose's CSR, pull_indptr / pull_indices / pull_weights) until one comes from the
@@ -62,6 +66,19 @@ typedef ${I} hyblas_i;
 #define HYBLAS_BLOCKS_PER_SM ${BLOCKS_PER_SM}
 #define HYBLAS_HUGE_LIST 256  // HUGE_LIST in device_loop.py; at most HYBLAS_THREADS
 #define HYBLAS_PULL_STEP 4
+#define HYBLAS_ANY_MONOID ${ANY}
+// A queue's counters come in three sets, by round modulo 3: round r appends to set r % 3 while it
+// reads set (r - 1) % 3, and set (r + 1) % 3, the one round r + 1 appends to, was cleared after
+// round r - 1's barrier; so a round that ends at one barrier leaves no set read and written at once.
+#define HYBLAS_SETS 3
+// counters: [0, 9) the three sets ([light count, other count, edges of the queued vertices]);
+// then these, and [HYBLAS_HUGE_COUNTS + set] the set's huge vertices
+#define HYBLAS_WALKED 9        // out-edges walked and in-edges pulled (for the trace)
+#define HYBLAS_LIGHT_BASE 10   // LEVELS: where the last queue's light entries start in the region
+#define HYBLAS_OTHER_BASE 11   // ... and its other entries, from the region's back
+#define HYBLAS_ROUNDS 12       // the rounds run
+#define HYBLAS_FIRST_LIGHT 13  // the first queue's light count
+#define HYBLAS_HUGE_COUNTS 14
 
 __device__ __forceinline__ hyblas_z hyblas_mult(hyblas_t x, hyblas_t y) { return (hyblas_z)(${MULT}); }
 __device__ __forceinline__ hyblas_z hyblas_add(hyblas_z x, hyblas_z y) { return (hyblas_z)(${ADD}); }
@@ -69,9 +86,6 @@ __device__ __forceinline__ hyblas_word hyblas_to_word(hyblas_z v) { ${TO_WORD} }
 __device__ __forceinline__ hyblas_z hyblas_from_word(hyblas_word w) { ${FROM_WORD} }
 __device__ __forceinline__ void hyblas_atomic_combine(hyblas_word* slot, hyblas_z v) { ${ATOMIC} }
 
-// Counters of one queue: [light count, other count, edges of the queued vertices].
-// counters[6] sums the out-edges the rounds walked and the in-edges pull rounds read (for the
-// trace).
 struct hyblas_loop_view {
     long long n;
     const hyblas_p* indptr;
@@ -213,9 +227,10 @@ __device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long
                                                  hyblas_t x, unsigned long long& edges) {
     bool queue_it = false;
     long long w = 0;
+    hyblas_z z = (hyblas_z)0;
     if (valid) {
         w = (long long)v.indices[e];
-        const hyblas_z z = hyblas_mult(x, v.weights[e]);
+        z = hyblas_mult(x, v.weights[e]);
         if (LEVELS) {
             if (!(v.check_visited && v.visited[w])) {
                 const long long tag = r + v.stamp_offset;
@@ -227,7 +242,7 @@ __device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long
                     queue_it = old == s;
                     s = queue_it ? tag : old;
                 }
-                if (s == tag) hyblas_atomic_combine(&v.ws[w], z);
+                if (!HYBLAS_ANY_MONOID && s == tag) hyblas_atomic_combine(&v.ws[w], z);
             }
         } else {
             const hyblas_z seen = hyblas_from_word(*(volatile hyblas_word*)&v.ws[w]);
@@ -239,7 +254,8 @@ __device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long
             }
         }
     }
-    hyblas_enqueue(v, out, queue_it, w, edges);
+    const long long slot = hyblas_enqueue(v, out, queue_it, w, edges);
+    if (LEVELS && HYBLAS_ANY_MONOID && slot >= 0) out.values[slot] = z;
 }
 
 // Edges [begin, end) of a vertex, taken `stride` at a time by the threads whose rank (0-based,
@@ -421,8 +437,8 @@ __device__ __forceinline__ bool hyblas_in_frontier(const hyblas_loop_view& v,
 // thread_edges of its vertex's in-edges, HYBLAS_PULL_STEP a step with the step's loads issued
 // together (a chain of one load after another is the round's time otherwise), and stops
 // after the step that finds one from the frontier; then the warp walks the rest of its lanes'
-// rows one after another, 32 edges a step. A reached vertex is stamped and queued, and its value left in
-// ws for the copy-out after the round. `examined` counts the in-edges read. Every thread calls
+// rows one after another, 32 edges a step. A reached vertex is stamped and queued with its value
+// (pull rounds are `any` rounds, which need no copy-out). `examined` counts the in-edges read. Every thread calls
 // this.
 __device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_view& p,
                                   const hyblas_queue& out, long long r, bool first,
@@ -477,11 +493,13 @@ __device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_v
             }
         }
         const bool reached = hit >= 0;
+        const hyblas_z z = reached ? hyblas_mult((hyblas_t)0, p.weights[hit]) : (hyblas_z)0;
         if (reached) {
             v.stamp[w] = tag;
-            v.ws[w] = hyblas_to_word(hyblas_mult((hyblas_t)0, p.weights[hit]));
+            if (!HYBLAS_ANY_MONOID) v.ws[w] = hyblas_to_word(z);
         }
-        hyblas_enqueue(v, out, reached, w, next_edges);
+        const long long slot = hyblas_enqueue(v, out, reached, w, next_edges);
+        if (HYBLAS_ANY_MONOID && slot >= 0) out.values[slot] = z;
     }
 }
 
@@ -499,13 +517,13 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                      const bool* first_present, const hyblas_t* first_x,
                      long long first_count, int pull_rounds, const hyblas_p* pull_indptr,
                      const hyblas_i* pull_indices, const hyblas_t* pull_weights,
-                     const bool* pull_first, long long huge, long long* huge_slots_all) {
+                     const bool* pull_first, long long huge, long long* huge_slots_all,
+                     const long long* state_ids, long long state_count) {
     // The first round's frontier: first_count vertices first_ids[i] of value first_x[i]
     // (first_sparse), or the vertices i < first_count with first_present[i] (value first_x[i]).
-    // counters (zeros at the launch): [2][3] by round parity (a queue's counts), [6] the edges
-    // walked, [7] / [8] where the last queue's light / other entries start in its region
-    // (LEVELS; 0 otherwise), [9] the rounds run, [10] the first queue's light count, [11 + parity]
-    // the queue's huge vertices (listed in huge_slots_all + parity * HYBLAS_HUGE_LIST).
+    // counters (zeros at the launch): see HYBLAS_SETS and the indices after it; a set's huge
+    // vertices are listed in huge_slots_all + set * HYBLAS_HUGE_LIST. LEVELS: state_ids
+    // (state_count of them) are the vertices of a sparse state, stamped prestamp here.
     const hyblas_loop_view v = {n, indptr, indices, weights, first_values, ws, present, stamp,
                                 cap, heavy, huge, visited, check_visited, prestamp,
                                 stamp_offset};
@@ -526,11 +544,16 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     // LEVELS: where this round's queue starts in the one region; improve: always 0
     long long light_base = 0, other_base = 0;
     const unsigned long long no_minimum = hyblas_order_key((hyblas_z)(${IDENTITY}));
+    // LEVELS rounds in the `any` monoid end at one barrier (the kernel's top)
+    constexpr bool one_barrier = LEVELS && HYBLAS_ANY_MONOID;
     {  // the first queue (and, bucketed, its minimum; later queues' come with their values)
-        const int in = (int)((r - 1) & 1);
+        const int in = (int)((r - 1) & 1), set = (int)((r - 1) % HYBLAS_SETS);
         const hyblas_queue first = {queue_all + (LEVELS ? 0 : in * cap),
-                                    values_all + (LEVELS ? 0 : in * cap), counters + 3 * in, 0, 0,
-                                    counters + 11 + in, huge_slots_all + in * HYBLAS_HUGE_LIST};
+                                    values_all + (LEVELS ? 0 : in * cap), counters + 3 * set, 0,
+                                    0, counters + HYBLAS_HUGE_COUNTS + set,
+                                    huge_slots_all + set * HYBLAS_HUGE_LIST};
+        if (LEVELS)
+            for (long long i = tid; i < state_count; i += threads) stamp[state_ids[i]] = prestamp;
         if (bucketed) {
             if (tid == 0) minima[0] = minima[1] = no_minimum;
             grid.sync();
@@ -538,19 +561,23 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         hyblas_first_queue(v, first, first_sparse, first_ids, first_present, first_x, first_count,
                            bucketed ? &minima[in] : (unsigned long long*)0);
         grid.sync();
-        if (tid == 0) counters[10] = first.count[0];
+        if (tid == 0) counters[HYBLAS_FIRST_LIGHT] = first.count[0];
     }
     while (true) {
+        // the queue regions (improve rounds) and minima alternate by parity, the counters by set
         const int in = (int)((r - 1) & 1), out = (int)(r & 1);
+        const int set_in = (int)((r - 1) % HYBLAS_SETS), set_out = (int)(r % HYBLAS_SETS);
         const long long in_region = LEVELS ? 0 : in * cap, out_region = LEVELS ? 0 : out * cap;
         const hyblas_queue q_in = {queue_all + in_region, values_all + in_region,
-                                   counters + 3 * in, light_base, other_base, counters + 11 + in,
-                                   huge_slots_all + in * HYBLAS_HUGE_LIST};
+                                   counters + 3 * set_in, light_base, other_base,
+                                   counters + HYBLAS_HUGE_COUNTS + set_in,
+                                   huge_slots_all + set_in * HYBLAS_HUGE_LIST};
         const long long light = (long long)q_in.count[0], other = (long long)q_in.count[1];
         const hyblas_queue q_out = {queue_all + out_region, values_all + out_region,
-                                    counters + 3 * out, LEVELS ? light_base + light : 0,
-                                    LEVELS ? other_base + other : 0, counters + 11 + out,
-                                    huge_slots_all + out * HYBLAS_HUGE_LIST};
+                                    counters + 3 * set_out, LEVELS ? light_base + light : 0,
+                                    LEVELS ? other_base + other : 0,
+                                    counters + HYBLAS_HUGE_COUNTS + set_out,
+                                    huge_slots_all + set_out * HYBLAS_HUGE_LIST};
         // the huge vertices go to the whole grid if they are few enough to be listed
         const unsigned long long huge_n = *q_in.huge_count;
         const bool spread = huge_n <= HYBLAS_HUGE_LIST;
@@ -573,7 +600,9 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         // dependent memory accesses, as short as it can be when each warp has one vertex);
         // beyond that, 32 queue entries a warp: a lane walks its own vertex if it has at most
         // thread_edges edges (all such lanes in step), the warp walks the others
-        const bool pulling = LEVELS && pull_rounds && q_in.count[2] > exit_edges;
+        // (a first round given as a list of vertices is pushed: pull_first is a bitmap)
+        const bool pulling =
+            LEVELS && pull_rounds && q_in.count[2] > exit_edges && !(first && first_sparse);
         if (pulling)
             hyblas_pull_round(v, pull_view, q_out, r, first, thread_edges, tid, threads,
                               next_edges_mine, walked);
@@ -643,12 +672,13 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         #undef HYBLAS_FAR
         #undef HYBLAS_VALUE
         grid.sync();
-        // the next queue is complete: give its vertices their values, and clear the counters
-        // the round after this one appends to (this round's input, read by now)
+        // the next queue is complete: give its vertices their values (one_barrier: they have
+        // them), and clear this round's input counters (read by now), which round r + 2 appends to
         const long long next_light = (long long)q_out.count[0];
         const long long next_other = (long long)q_out.count[1];
         const unsigned long long next_edges = q_out.count[2];
-        for (long long base = tid - lane; base < next_light + next_other; base += threads) {
+        for (long long base = tid - lane; !one_barrier && base < next_light + next_other;
+             base += threads) {
             const long long i = base + lane;
             const bool valid = i < next_light + next_other;
             hyblas_z value = (hyblas_z)0;
@@ -669,14 +699,14 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         other_base = q_out.other_base;
         if (next_light + next_other == 0 || r >= last_round ||
             (next_edges > exit_edges && !pull_rounds)) break;
-        grid.sync();
+        if (!one_barrier) grid.sync();  // the values given out before the next round reads them
         ++r;
     }
-    if (walked) atomicAdd(&counters[6], walked);
+    if (walked) atomicAdd(&counters[HYBLAS_WALKED], walked);
     if (tid == 0) {
-        counters[9] = (unsigned long long)(r - first_round + 1);
-        counters[7] = (unsigned long long)light_base;
-        counters[8] = (unsigned long long)other_base;
+        counters[HYBLAS_ROUNDS] = (unsigned long long)(r - first_round + 1);
+        counters[HYBLAS_LIGHT_BASE] = (unsigned long long)light_base;
+        counters[HYBLAS_OTHER_BASE] = (unsigned long long)other_base;
         if (bucketed) bucket[0] = hyblas_to_word(threshold);
     }
 }
