@@ -31,7 +31,7 @@ __all__ = ["walk", "frontier_facts", "improve_bitmaps", "HUGE_LIST"]
 
 HUGE_LIST = 256  # HYBLAS_HUGE_LIST in frontier_loop.cu: a round's huge vertices the grid walks
 # the kernel's counters (frontier_loop.cu, HYBLAS_SETS and after): three sets of a queue's
-# [light count, other count, edges], by round modulo 3, then these, then the sets' huge counts
+# [light count, other count, edges], then these, then the sets' huge counts
 _SETS = 3
 _WALKED, _LIGHT_BASE, _OTHER_BASE, _ROUNDS, _FIRST_LIGHT, _HUGE_COUNTS = 9, 10, 11, 12, 13, 14
 _COUNTERS = _HUGE_COUNTS + _SETS
@@ -102,7 +102,7 @@ def walk(entry: Entry) -> Walked:
         return _walk(entry, None, None)
     A, out_type = entry.A, entry.semiring.output_type(np.dtype(entry.op_type))
     identity = _identity_word(entry.semiring, out_type)
-    if entry.semiring.monoid.name == "any":  # a vertex gets its value as it is queued: no ws
+    if _one_barrier(entry):  # a vertex gets its value as it is queued: no ws
         with borrow_stamps(A) as stamps:
             return _walk(entry, placeholder(A.xp, identity.dtype), stamps)
     make_ws = lambda: A.xp.full(A.nrows, identity, dtype=identity.dtype)  # noqa: E731
@@ -219,7 +219,8 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
     host_counters = [int(c) for c in counters.get()]  # the stay's one host synchronisation
     rounds = host_counters[_ROUNDS]
     last = entry.first_round + rounds - 1
-    out = last % _SETS  # the last round's queue: its counters' set, and its region's parity
+    # the last round's queue: its counters' set (by parity where the rounds end at two barriers)
+    out = last % (_SETS if _one_barrier(entry) else 2)
     light_count, other_count = host_counters[3 * out], host_counters[3 * out + 1]
     light_base, other_base = host_counters[_LIGHT_BASE], host_counters[_OTHER_BASE]
     start = ((last & 1) * cap) if regions == 2 else 0
@@ -259,6 +260,12 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
     return Walked(
         reached=reached, reached_rounds=stamp[reached] - offset, reached_count=count, **common
     )
+
+
+def _one_barrier(entry: Entry) -> bool:
+    """Whether the kernel's rounds end at one barrier (levels rounds in the ``any`` monoid),
+    taking the counter sets by round modulo 3 rather than by parity."""
+    return entry.levels and entry.semiring.monoid.name == "any"
 
 
 def _fill_levels(stamp: Any, first: int, last: int, offset: int, values: Any, present: Any) -> None:

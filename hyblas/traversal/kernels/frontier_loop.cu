@@ -67,9 +67,10 @@ typedef ${I} hyblas_i;
 #define HYBLAS_HUGE_LIST 256  // HUGE_LIST in device_loop.py; at most HYBLAS_THREADS
 #define HYBLAS_PULL_STEP 4
 #define HYBLAS_ANY_MONOID ${ANY}
-// A queue's counters come in three sets, by round modulo 3: round r appends to set r % 3 while it
-// reads set (r - 1) % 3, and set (r + 1) % 3, the one round r + 1 appends to, was cleared after
-// round r - 1's barrier; so a round that ends at one barrier leaves no set read and written at once.
+// A queue's counters come in three sets. Rounds that end at one barrier take them by round modulo
+// 3: round r appends to set r % 3 while it reads set (r - 1) % 3, and set (r + 1) % 3, the one
+// round r + 1 appends to, was cleared after round r - 1's barrier; so no set is read and written
+// at once. The others take sets 0 and 1 by parity: their second barrier orders the clearing.
 #define HYBLAS_SETS 3
 // counters: [0, 9) the three sets ([light count, other count, edges of the queued vertices]);
 // then these, and [HYBLAS_HUGE_COUNTS + set] the set's huge vertices
@@ -547,7 +548,8 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     // LEVELS rounds in the `any` monoid end at one barrier (the kernel's top)
     constexpr bool one_barrier = LEVELS && HYBLAS_ANY_MONOID;
     {  // the first queue (and, bucketed, its minimum; later queues' come with their values)
-        const int in = (int)((r - 1) & 1), set = (int)((r - 1) % HYBLAS_SETS);
+        const int in = (int)((r - 1) & 1);
+        const int set = one_barrier ? (int)((r - 1) % HYBLAS_SETS) : in;
         const hyblas_queue first = {queue_all + (LEVELS ? 0 : in * cap),
                                     values_all + (LEVELS ? 0 : in * cap), counters + 3 * set, 0,
                                     0, counters + HYBLAS_HUGE_COUNTS + set,
@@ -564,9 +566,11 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         if (tid == 0) counters[HYBLAS_FIRST_LIGHT] = first.count[0];
     }
     while (true) {
-        // the queue regions (improve rounds) and minima alternate by parity, the counters by set
+        // the queue regions (improve rounds) and minima alternate by parity, the counters of
+        // one_barrier rounds by set (the others' by parity: fewer registers live)
         const int in = (int)((r - 1) & 1), out = (int)(r & 1);
-        const int set_in = (int)((r - 1) % HYBLAS_SETS), set_out = (int)(r % HYBLAS_SETS);
+        const int set_in = one_barrier ? (int)((r - 1) % HYBLAS_SETS) : in;
+        const int set_out = one_barrier ? (int)(r % HYBLAS_SETS) : out;
         const long long in_region = LEVELS ? 0 : in * cap, out_region = LEVELS ? 0 : out * cap;
         const hyblas_queue q_in = {queue_all + in_region, values_all + in_region,
                                    counters + 3 * set_in, light_base, other_base,
