@@ -125,7 +125,7 @@ def sssp(
     _check_delta(delta)
     dtype = A.dtype if A.dtype.kind == "f" else np.dtype(np.int64)
     min_plus = _semiring["min_plus"][dtype]
-    low, total = _check_weights(A)
+    low, total = _weight_facts(A)
     delta = _bucket_width(A, dtype, delta, low, total)
     dist = Vector.from_coo([source], [0], size=n, dtype=dtype, backend=A.backend)
     frontier = dist.dup()
@@ -176,6 +176,19 @@ def _check_delta(delta: Any) -> None:
 
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+# A.cache key of what _check_weights found: the matrix's cache is emptied when its entries change
+_WEIGHT_FACTS = ("sssp", "weight_facts")
+
+
+def _weight_facts(A: Matrix) -> tuple[Any, float | None]:  # noqa: N803
+    """:func:`_check_weights`, once per matrix: the passes over the weights (and the host read
+    each ends with) are not repeated by searches from other sources on the same graph."""
+    facts = A.cache.get(_WEIGHT_FACTS)
+    if facts is None:
+        facts = A.cache[_WEIGHT_FACTS] = _check_weights(A)
+    return facts
 
 
 def _check_weights(A: Matrix) -> tuple[Any, float | None]:  # noqa: N803

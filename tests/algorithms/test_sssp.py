@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import networkx as nx
@@ -21,6 +22,9 @@ from hyblas.errors import (
     NegativeCycle,
 )
 from tests.support.graph_strategies import as_dict, graphs
+
+# the module (hyblas.algorithms.sssp is also the function's name there)
+sssp_module = importlib.import_module("hyblas.algorithms.sssp")
 
 NEGATIVE_WEIGHTS = (-2.0, -1.0, -0.5, 0.0, 1.0, 2.5)
 
@@ -269,3 +273,29 @@ def test_sssp_bad_input() -> None:
             sssp(A, 0, delta=delta)
     with pytest.raises(InvalidValue):  # int distances: a width must be a whole number
         sssp(A.dup(np.int32), 0, delta=0.5)
+
+
+def test_sssp_checks_a_matrix_s_weights_once_until_they_change(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The passes over the weights (their sum, NaN check) run on the first search of a matrix
+    only; once its entries change they run again, and a NaN written in is still refused."""
+    calls = []
+    check = sssp_module._check_weights
+
+    def counted(A: hb.Matrix) -> Any:  # noqa: N803
+        calls.append(A.nnz)
+        return check(A)
+
+    monkeypatch.setattr(sssp_module, "_check_weights", counted)
+    with hb.using_backend(backend):
+        A = hb.generators.kronecker(8, 8, seed=2)  # noqa: N806
+        W = hb.generators.random_weights(A, 1.0, 9.0, seed=3, dtype=np.float64)  # noqa: N806
+        want = [sssp(W, s, executor="reference") for s in (0, 1)]
+        assert len(calls) == 1
+        assert [sssp(W, s).isclose(w) for s, w in zip((0, 1), want, strict=True)] == [True] * 2
+        assert len(calls) == 1
+        hb.ops.assign(W, np.nan, None, None, mask=hb.ops.select(W, "rowle", 0).S)
+        with pytest.raises(InvalidValue, match="NaN"):
+            sssp(W, 1)
+    assert len(calls) == 2
