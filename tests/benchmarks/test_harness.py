@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -105,6 +106,31 @@ def test_bfs16_reports_the_harmonic_mean_over_16_seeded_sources(
     assert sources.size == 16 and np.unique(sources).size == 16
     again = harness._graphs.build("grid64", "cpu").graph500_sources
     assert np.array_equal(sources, again)  # seeded
+
+
+def test_a_cpu_implementation_times_each_source_of_bfs16_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the CPU, ``bfs16`` times each source's search once (Graph500's protocol: the 16
+    sources are the repeats); the single-source ``bfs`` keeps ``--cpu-repeats``."""
+    asked = []
+    timer = harness.time_cpu_ms
+
+    def recording(run: Any, warmup: int, repeats: int) -> float:
+        asked.append(repeats)
+        return timer(run, warmup=warmup, repeats=repeats)
+
+    monkeypatch.setattr(harness, "time_cpu_ms", recording)
+    status = harness.main(
+        ["--graphs", "grid64", "--ops", "bfs,bfs16", "--backend", "cpu", "--peers", "scipy"]
+        + ["--executors", "reference", "--cpu-repeats", "3", "--out", str(tmp_path)]
+    )
+    (path,) = tmp_path.glob("*.json")
+    rows = {(r["op"], r["impl"]): r for r in json.loads(path.read_text())["rows"]}
+    assert status == 0 and len(rows) == 4, rows
+    for impl in ("hyblas:reference", "scipy"):
+        assert rows["bfs", impl]["repeats"] == 3 and rows["bfs16", impl]["repeats"] == 1
+    assert asked == [3, 3] + [1] * 32  # bfs: both implementations; then 16 sources each
 
 
 def test_cdlp_and_lcc_with_every_cpu_peer_and_two_executors(tmp_path: Path) -> None:
