@@ -117,11 +117,12 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
     """``level_ws`` / ``stamps``: what levels rounds keep between stays (None otherwise)."""
     A, xp = entry.A, entry.A.xp
     params = current_params()
+    blocks_per_sm = params.blocks_for(_one_barrier(entry), A.nnz / max(A.nrows, 1))
     n = A.nrows
     op_type = np.dtype(entry.op_type)
     out_type = entry.semiring.output_type(op_type)
     kernel = _kernel(
-        entry.semiring, op_type, A.indptr.dtype, A.indices.dtype, entry.levels, params.blocks_per_sm
+        entry.semiring, op_type, A.indptr.dtype, A.indices.dtype, entry.levels, blocks_per_sm
     )
     identity = _identity_word(entry.semiring, out_type)
     weights = values_as(A, op_type)
@@ -168,7 +169,7 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
     stamp_count = 0 if to_stamp is None else int(to_stamp.size)
     if to_stamp is None:
         to_stamp = placeholder(xp, np.int64)  # unread
-    grid = (multiprocessor_count() * params.blocks_per_sm,)
+    grid = (multiprocessor_count() * blocks_per_sm,)
     warp_vertices = params.warp_vertices
     if warp_vertices is None:
         warp_vertices = grid[0] * THREADS // 32

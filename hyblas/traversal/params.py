@@ -64,9 +64,14 @@ class LoopParams:
         the round has at most 256 such (more, and each gets a block: they keep the grid busy
         then). So a stay may start from, or reach, a hub of a power-law graph, whose edges
         one block would walk a few hundred at a time.
-    blocks_per_sm : int
+    blocks_per_sm : int or None
         Resident 256-thread blocks per multiprocessor (the kernel's launch bounds, and the
-        grid is this times the multiprocessor count).
+        grid is this times the multiprocessor count). None (default): ``LEVELS_BLOCKS_PER_SM``
+        for levels rounds in the ``any`` monoid (a BFS's), which end at one grid barrier, on a
+        graph of mean out-degree at most ``NARROW_MEAN_DEGREE`` (grids, meshes, road networks:
+        thousands of narrow levels, each a barrier and a chain of dependent loads, cheaper with
+        fewer blocks); ``BLOCKS_PER_SM`` otherwise (wide levels, pulled at memory bandwidth,
+        and improving rounds, which walk more edges a round).
     """
 
     device_loop: bool = True
@@ -79,13 +84,13 @@ class LoopParams:
     thread_edges: int = 8
     heavy: int = 1024
     huge: int = 1 << 13
-    blocks_per_sm: int = 4
+    blocks_per_sm: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("device_loop", "pull_rounds"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidValue(f"LoopParams.{name} must be a bool, got {getattr(self, name)!r}")
-        for name in ("exit_edges", "warp_vertices"):
+        for name in ("exit_edges", "warp_vertices", "blocks_per_sm"):
             value = getattr(self, name)
             if value is not None and (not _is_int(value) or value < 0):
                 raise InvalidValue(f"LoopParams.{name} must be None or an int >= 0, got {value!r}")
@@ -98,16 +103,34 @@ class LoopParams:
             ("thread_edges", 0),
             ("heavy", 0),
             ("huge", 0),
-            ("blocks_per_sm", 1),
         ):
             value = getattr(self, name)
             if not _is_int(value) or value < lowest:
                 raise InvalidValue(f"LoopParams.{name} must be an int >= {lowest}, got {value!r}")
-        if self.blocks_per_sm > 8:
+        if self.blocks_per_sm is not None and not 1 <= self.blocks_per_sm <= 8:
             raise InvalidValue(
-                f"LoopParams.blocks_per_sm must be at most 8 (2048 threads a "
+                f"LoopParams.blocks_per_sm must be None or 1 to 8 (2048 threads a "
                 f"multiprocessor), got {self.blocks_per_sm}"
             )
+
+    def blocks_for(self, one_barrier: bool, mean_degree: float) -> int:
+        """The resident blocks per multiprocessor of a stay whose rounds end at one barrier
+        (``one_barrier``) or at two, on a graph of ``mean_degree`` out-edges a vertex (see
+        ``blocks_per_sm``).
+
+        Examples
+        --------
+        >>> from hyblas.traversal import LoopParams
+        >>> LoopParams().blocks_for(True, 4.0), LoopParams().blocks_for(True, 32.0)
+        (2, 4)
+        >>> LoopParams(blocks_per_sm=3).blocks_for(True, 4.0)
+        3
+        """
+        if self.blocks_per_sm is not None:
+            return self.blocks_per_sm
+        if one_barrier and mean_degree <= NARROW_MEAN_DEGREE:
+            return LEVELS_BLOCKS_PER_SM
+        return BLOCKS_PER_SM
 
     def exit_limit(self, nnz: int, levels: bool) -> int:
         """The frontier out-edges above which the host takes the rounds, for ``nnz`` edges.
@@ -122,6 +145,12 @@ class LoopParams:
             return self.exit_edges
         fraction = self.exit_fraction if levels else self.improve_exit_fraction
         return max(self.exit_min, int(nnz * fraction))
+
+
+# the default resident blocks per multiprocessor (LoopParams.blocks_per_sm None)
+BLOCKS_PER_SM = 4
+LEVELS_BLOCKS_PER_SM = 2
+NARROW_MEAN_DEGREE = 16.0
 
 
 def _is_int(value: Any) -> bool:

@@ -594,8 +594,9 @@ def test_bad_arguments_are_named_errors_and_change_nothing() -> None:
             dist, hb.Vector.from_coo([0], [0], size=9, dtype=np.int32), A, min_plus, delta=1
         )
     assert dist.isequal(dist_before)
-    with pytest.raises(InvalidValue):
-        LoopParams(blocks_per_sm=9)
+    for blocks in (9, 0, 2.0, True):
+        with pytest.raises(InvalidValue):
+            LoopParams(blocks_per_sm=blocks)
     with pytest.raises(InvalidValue):
         LoopParams(exit_edges=-1)
     assert state.isequal(before[0]) and frontier.isequal(before[1])
