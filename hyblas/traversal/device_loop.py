@@ -165,7 +165,7 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         else:
             bucket = xp.asarray(_bucket_words(entry, out_type))
         minima = xp.empty(2, dtype=np.uint64)  # the queues' minima, set up by the kernel
-    to_stamp = entry.state_ids if stamps is not None else None  # a sparse state's vertices
+    to_stamp = entry.state_ids  # a sparse levels state's vertices (None: none to stamp)
     stamp_count = 0 if to_stamp is None else int(to_stamp.size)
     if to_stamp is None:
         to_stamp = placeholder(xp, np.int64)  # unread

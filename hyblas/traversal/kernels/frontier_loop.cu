@@ -23,15 +23,14 @@
 // LEVELS (propagate(levels=True)): a vertex is reached once, and the setup is O(frontier), not
 // O(n) (ws and stamp are kept between calls, hyblas/traversal/stamps.py). A vertex was reached
 // before the call if visited[v] (the state's presence, when check_visited) or stamp[v] ==
-// prestamp (the host stamps a sparse state's vertices so); stamps from earlier calls are below
-// prestamp, and round r of this call stamps r + stamp_offset (above it). Contributions of the
+// prestamp (the kernel first stamps a sparse state's vertices so); stamps from earlier calls are
+// below prestamp, and round r of this call stamps r + stamp_offset (above it). Contributions of the
 // round are combined into ws[v] (the identity between rounds, left so) and copied out to the next
 // queue's values after the barrier; in the `any` monoid (HYBLAS_ANY_MONOID) the vertex's value is
 // the contribution of the edge that stamped it, written into the next queue as it is queued, so
 // a round ends at one barrier instead of two (no copy-out, ws not used). The rounds' queues follow
 // each other in one region (each vertex is queued once), so at the end the host finds every
-// vertex reached in the queues, with its round in stamp. The kernel itself stamps a sparse state's
-// vertices (state_ids) with prestamp before the first barrier.
+// vertex reached in the queues, with its round in stamp.
 // PULL rounds (LEVELS only, pull_rounds): a round whose frontier has more than exit_edges
 // out-edges does not push them; every vertex not reached yet walks its in-edges instead (row w
 // of the transpose's CSR, pull_indptr / pull_indices / pull_weights) until one comes from the
@@ -439,8 +438,8 @@ __device__ __forceinline__ bool hyblas_in_frontier(const hyblas_loop_view& v,
 // together (a chain of one load after another is the round's time otherwise), and stops
 // after the step that finds one from the frontier; then the warp walks the rest of its lanes'
 // rows one after another, 32 edges a step. A reached vertex is stamped and queued with its value
-// (pull rounds are `any` rounds, which need no copy-out). `examined` counts the in-edges read. Every thread calls
-// this.
+// (pull rounds are `any` rounds: no copy-out). `examined` counts the in-edges read. Every thread
+// calls this.
 __device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_view& p,
                                   const hyblas_queue& out, long long r, bool first,
                                   long long thread_edges, long long tid, long long threads,
