@@ -4,6 +4,7 @@ with delta-stepping's buckets where the weights are non-negative."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -178,17 +179,19 @@ def _check_delta(delta: Any) -> None:
 _INT64_MAX = int(np.iinfo(np.int64).max)
 
 
-# A.cache key of what _check_weights found: the matrix's cache is emptied when its entries change
-_WEIGHT_FACTS = ("sssp", "weight_facts")
+def _once(A: Matrix, name: str, compute: Callable[[], Any]) -> Any:  # noqa: N803
+    """``compute()``, a pass over ``A``'s weights, kept in ``A.cache`` (emptied when the
+    entries change) under ``("sssp", name)``: searches from other sources on the same graph do
+    not repeat the pass and the host read it ends with. A pass that raises keeps nothing."""
+    key = ("sssp", name)
+    if key not in A.cache:
+        A.cache[key] = compute()
+    return A.cache[key]
 
 
 def _weight_facts(A: Matrix) -> tuple[Any, float | None]:  # noqa: N803
-    """:func:`_check_weights`, once per matrix: the passes over the weights (and the host read
-    each ends with) are not repeated by searches from other sources on the same graph."""
-    facts = A.cache.get(_WEIGHT_FACTS)
-    if facts is None:
-        facts = A.cache[_WEIGHT_FACTS] = _check_weights(A)
-    return facts
+    """:func:`_check_weights`, once per matrix."""
+    return _once(A, "weight_facts", lambda: _check_weights(A))
 
 
 def _check_weights(A: Matrix) -> tuple[Any, float | None]:  # noqa: N803
@@ -256,7 +259,7 @@ def _bucket_width(
         # the rule below gives plain rounds whatever the weights: no pass over them
         return None
     if low is None and A.dtype.kind in "if":
-        low = ops.reduce_scalar(A, "min")
+        low = _once(A, "smallest_weight", lambda: ops.reduce_scalar(A, "min"))
     negative = low is not None and low < 0
     if delta != "auto":
         if negative:
@@ -268,7 +271,8 @@ def _bucket_width(
     if negative:
         return None
     if total is None:
-        total = float(ops.reduce_scalar(A, _monoid["plus"][np.float64]))
+        plus = _monoid["plus"][np.float64]
+        total = _once(A, "weight_sum", lambda: float(ops.reduce_scalar(A, plus)))
     mean_weight = total / A.nnz
     width = _WARP * mean_weight / (A.nnz / A.nrows)
     if not (math.isfinite(width) and width > 0 and width >= 2 * mean_weight):

@@ -255,8 +255,9 @@ def to_backend(array: Any, name: str, dtype: Any = None) -> Any:
         return np.asarray(to_numpy(array), dtype=dtype)
     if not is_cuda_array(array):
         host = np.asarray(array, dtype=dtype)
-        if host.size == 1 and _fills_exactly(host.reshape(-1)[0]):
-            return xp.full(host.shape, host.reshape(-1)[0], dtype=host.dtype)
+        value = host.reshape(-1)[0] if host.size == 1 else None
+        if value is not None and _fills_exactly(value):
+            return xp.full(host.shape, value, dtype=host.dtype)
         return xp.asarray(host)
     return xp.asarray(array, dtype=dtype)
 

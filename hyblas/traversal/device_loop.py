@@ -117,7 +117,8 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
     """``level_ws`` / ``stamps``: what levels rounds keep between stays (None otherwise)."""
     A, xp = entry.A, entry.A.xp
     params = current_params()
-    blocks_per_sm = params.blocks_for(_one_barrier(entry), A.nnz / max(A.nrows, 1))
+    one_barrier = _one_barrier(entry)
+    blocks_per_sm = params.blocks_for(one_barrier, A.nnz / max(A.nrows, 1))
     n = A.nrows
     op_type = np.dtype(entry.op_type)
     out_type = entry.semiring.output_type(op_type)
@@ -221,7 +222,7 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
     rounds = host_counters[_ROUNDS]
     last = entry.first_round + rounds - 1
     # the last round's queue: its counters' set (by parity where the rounds end at two barriers)
-    out = last % (_SETS if _one_barrier(entry) else 2)
+    out = last % (_SETS if one_barrier else 2)
     light_count, other_count = host_counters[3 * out], host_counters[3 * out + 1]
     light_base, other_base = host_counters[_LIGHT_BASE], host_counters[_OTHER_BASE]
     start = ((last & 1) * cap) if regions == 2 else 0

@@ -299,3 +299,25 @@ def test_sssp_checks_a_matrix_s_weights_once_until_they_change(
         with pytest.raises(InvalidValue, match="NaN"):
             sssp(W, 1)
     assert len(calls) == 2
+
+
+def test_sssp_passes_over_a_grid_s_weights_on_its_first_search_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a low-degree graph ``delta='auto'`` also needs the smallest weight and the weights'
+    sum: like the checks, those passes run on the first search of a matrix only."""
+    passes = []
+    reduce_scalar = sssp_module.ops.reduce_scalar
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        passes.append(args[1])
+        return reduce_scalar(*args, **kwargs)
+
+    monkeypatch.setattr(sssp_module.ops, "reduce_scalar", counted)
+    A = hb.generators.grid_2d(6, 7)  # noqa: N806
+    W = hb.generators.random_weights(A, 1, 9, seed=1, dtype=np.int32)  # noqa: N806
+    first = sssp(W, 0)
+    assert passes and sssp_module._bucket_width(W, np.dtype(np.int64), "auto") is not None
+    done = len(passes)
+    again = sssp(W, 0)
+    assert len(passes) == done and again.isequal(first)
