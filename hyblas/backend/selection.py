@@ -244,29 +244,38 @@ def host_copy(array: Any) -> np.ndarray:
     return np.array(array, copy=True)
 
 
+# Host data of at most this many bytes goes to the GPU as one asynchronous copy from a fresh
+# (pageable) host copy of it: CUDA stages such a copy before the call returns, without waiting
+# for the work queued on the stream.
+SMALL_COPY_BYTES = 1 << 16
+
+
 def to_backend(array: Any, name: str, dtype: Any = None) -> Any:
     """``array`` as an array of backend ``name`` (copying across host/device only if needed).
 
-    One host value goes to the GPU as a fill kernel, not a copy: a copy from pageable host
-    memory waits for the work queued on the stream (a search's source would stall the host
-    behind the previous call's kernels)."""
+    A few host values (at most ``SMALL_COPY_BYTES``) go to the GPU as one asynchronous copy
+    into a new array: CuPy's own conversion costs the host several times as much, and a
+    search's source vector is two such arrays."""
     xp = xp_for(name)
     if name == "cpu":
         return np.asarray(to_numpy(array), dtype=dtype)
     if not is_cuda_array(array):
         host = np.asarray(array, dtype=dtype)
-        value = host.reshape(-1)[0] if host.size == 1 else None
-        if value is not None and _fills_exactly(value):
-            return xp.full(host.shape, value, dtype=host.dtype)
+        if host.nbytes <= SMALL_COPY_BYTES and not host.dtype.hasobject:
+            return _copied_small(xp, host)
         return xp.asarray(host)
     return xp.asarray(array, dtype=dtype)
 
 
-def _fills_exactly(value: np.generic) -> bool:
-    """Whether CuPy's fill writes exactly ``value``: a bool, integer or real one, but not a
-    negative zero (a fill of a value equal to 0 is a memset, which gives +0.0)."""
-    kind = value.dtype.kind
-    return kind in "biu" or (kind == "f" and not (value == 0 and np.signbit(value)))
+def _copied_small(xp: Any, host: np.ndarray) -> Any:
+    """A new device array holding ``host``, copied on the current stream. The copy reads a
+    fresh C-ordered host copy, which is pageable memory: CUDA has read it when this returns
+    (memory the caller gave might be pinned, and a copy from pinned memory reads it later)."""
+    staged = np.array(host, order="C", copy=True)
+    out = xp.empty(staged.shape, dtype=staged.dtype)
+    if staged.nbytes:
+        out.data.copy_from_host_async(staged.ctypes.data, staged.nbytes)
+    return out
 
 
 # --- sparse interop -------------------------------------------------------------------------

@@ -1,11 +1,12 @@
 """``hyblas.backend.to_backend``: host data moved to a backend keeps every value and dtype
-exactly, a single value included (on the GPU that one is a fill kernel, not a copy)."""
+exactly, a single value included (on the GPU a few values go as one asynchronous copy)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+import hyblas as hb
 from hyblas.backend import to_backend, to_numpy
 
 SINGLE_VALUES = [
@@ -38,3 +39,16 @@ def test_host_values_arrive_bit_for_bit(backend: str, host: np.ndarray) -> None:
 def test_a_dtype_asked_for_converts_a_single_value(backend: str) -> None:
     moved = to_numpy(to_backend([3], backend, dtype=np.float32))
     assert moved.dtype == np.float32 and moved.tolist() == [3.0]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("size", [1, 5, 8192, 70_000])  # the small copy's path, and past it
+def test_a_device_copy_keeps_the_values_given_when_the_host_array_changes_after(
+    size: int,
+) -> None:
+    if not hb.cuda_available():
+        pytest.skip("CuPy or a usable GPU is not available")
+    host = np.arange(size, dtype=np.int64)
+    moved = to_backend(host, "cuda")
+    host[:] = -1  # the copy may still be queued on the stream: it must not read this
+    assert np.array_equal(to_numpy(moved), np.arange(size, dtype=np.int64))
