@@ -161,11 +161,12 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
         first_values = xp.empty(max(cap, 1), dtype=op_type)
         counters = xp.zeros(_COUNTERS, dtype=np.uint64)
         huge_slots = xp.empty(_SETS * HUGE_LIST, dtype=np.int64)
-        if entry.buckets is None:  # read by bucketed rounds only
+        if entry.buckets is None:  # read and written by bucketed rounds only
             bucket = xp.empty(4, dtype=identity.dtype)
+            minima = placeholder(xp, np.uint64)
         else:
             bucket = xp.asarray(_bucket_words(entry, out_type))
-        minima = xp.empty(2, dtype=np.uint64)  # the queues' minima, set up by the kernel
+            minima = xp.empty(2, dtype=np.uint64)  # the queues' minima, set up by the kernel
     to_stamp = entry.state_ids  # a sparse levels state's vertices (None: none to stamp)
     stamp_count = 0 if to_stamp is None else int(to_stamp.size)
     if to_stamp is None:
@@ -283,6 +284,7 @@ def _fill_levels(stamp: Any, first: int, last: int, offset: int, values: Any, pr
     )
 
 
+@functools.lru_cache(maxsize=256)
 def _identity_word(semiring: Semiring, out_type: np.dtype) -> Any:
     """The add monoid's identity as the kernel's accumulator word."""
     return _to_words(np.full(1, semiring.monoid.identity(out_type), out_type))[0]
