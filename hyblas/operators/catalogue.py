@@ -27,12 +27,29 @@ def _copy(x):  # noqa: ANN001, ANN202 - a cast when typed: unary.identity[float6
     return x.copy()
 
 
-def _copy_of_first(x, y):  # noqa: ANN001, ANN202 - operands are same-shaped arrays
-    return x.copy()
+class _CopyOfOperand:
+    """``x`` (the first operand) or ``y``, copied. :meth:`reduceat` reduces runs the same way
+    with one gather (each run's first or last value), where the generic segmented reduction
+    would scan in ⌈log2(longest run)⌉ steps (``any`` combines the reached vertices of every
+    emulated BFS round)."""
+
+    def __init__(self, first: bool):
+        self.first = first
+        self.__name__ = "copy_of_first" if first else "copy_of_second"
+
+    def __call__(self, x, y):  # noqa: ANN001, ANN204 - operands are same-shaped arrays
+        return (x if self.first else y).copy()
+
+    def reduceat(self, values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        """Each run ``values[starts[k]:starts[k + 1]]`` (``starts`` strictly increasing,
+        from 0) reduced: its first value, or its last."""
+        if self.first:
+            return values[starts]
+        return values[np.append(starts[1:], values.size) - 1]
 
 
-def _copy_of_second(x, y):  # noqa: ANN001, ANN202
-    return y.copy()
+_copy_of_first = _CopyOfOperand(first=True)
+_copy_of_second = _CopyOfOperand(first=False)
 
 
 def _ones_like(x):  # noqa: ANN001, ANN202 - a function of this module: a trusted built-in
