@@ -46,7 +46,10 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
     threshold = entry.threshold
     walked = 0
     r = entry.first_round
-    front_edges = int((indptr[ids + 1] - indptr[ids]).sum())
+    # the frontier's rows: where each starts and its out-edges (read once a round)
+    starts = indptr[ids]
+    degrees = indptr[ids + 1] - starts
+    front_edges = int(degrees.sum())
     while True:
         # (as the kernel, a first round given as a list of vertices is pushed)
         first_listed = r == entry.first_round and entry.ids is not None
@@ -55,7 +58,9 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
             walked += examined
             stamps.stamp[ids] = r + offset
             reached.append(ids)
-            front_edges = int((indptr[ids + 1] - indptr[ids]).sum())
+            starts = indptr[ids]
+            degrees = indptr[ids + 1] - starts
+            front_edges = int(degrees.sum())
             if ids.size == 0 or r >= entry.last_round:
                 break
             x = x.astype(entry.op_type, copy=False)
@@ -67,9 +72,9 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
             threshold = buckets.next_threshold(smallest, threshold)
             far = (x >= threshold) & (x != smallest)
             waiting, ids, x = ids[far], ids[~far], x[~far]
-        degrees = indptr[ids + 1] - indptr[ids]
+            starts, degrees = starts[~far], degrees[~far]
         walked += int(degrees.sum())
-        edges, owner = _prim.ranges(np, indptr[ids], degrees)
+        edges, owner = _prim.ranges(np, starts, degrees)
         targets = indices[edges]
         z = np.asarray(mult(x[owner], weights[edges])).astype(out_type, copy=False)
         if stamps is not None:
@@ -89,7 +94,9 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
             values[targets], present[targets] = new, True
             ids = np.union1d(targets[changed], waiting)  # queued once (the round stamp)
             x = values[ids]  # the state after the round, as the kernel copies it out
-        front_edges = int((indptr[ids + 1] - indptr[ids]).sum())
+        starts = indptr[ids]
+        degrees = indptr[ids + 1] - starts
+        front_edges = int(degrees.sum())
         if (
             ids.size == 0
             or r >= entry.last_round
