@@ -46,9 +46,7 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
     threshold = entry.threshold
     walked = 0
     r = entry.first_round
-    # the frontier's rows: where each starts and its out-edges (read once a round)
-    starts = indptr[ids]
-    degrees = indptr[ids + 1] - starts
+    starts, degrees = _rows(indptr, ids)  # read once a round
     front_edges = int(degrees.sum())
     while True:
         # (as the kernel, a first round given as a list of vertices is pushed)
@@ -58,8 +56,7 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
             walked += examined
             stamps.stamp[ids] = r + offset
             reached.append(ids)
-            starts = indptr[ids]
-            degrees = indptr[ids + 1] - starts
+            starts, degrees = _rows(indptr, ids)
             front_edges = int(degrees.sum())
             if ids.size == 0 or r >= entry.last_round:
                 break
@@ -94,8 +91,7 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
             values[targets], present[targets] = new, True
             ids = np.union1d(targets[changed], waiting)  # queued once (the round stamp)
             x = values[ids]  # the state after the round, as the kernel copies it out
-        starts = indptr[ids]
-        degrees = indptr[ids + 1] - starts
+        starts, degrees = _rows(indptr, ids)
         front_edges = int(degrees.sum())
         if (
             ids.size == 0
@@ -133,6 +129,12 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
     )
 
 
+def _rows(indptr: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the rows of vertices ``ids`` start in the CSR, and their out-edges."""
+    starts = indptr[ids]
+    return starts, indptr[ids + 1] - starts
+
+
 def _pull_round(
     entry: Entry,
     stamps: LevelStamps,
@@ -153,8 +155,8 @@ def _pull_round(
     if visited is not None:
         candidate &= ~visited
     rows = np.flatnonzero(candidate)
-    degrees = indptr[rows + 1] - indptr[rows]
-    edges, owner = _prim.ranges(np, indptr[rows], degrees)
+    starts, degrees = _rows(indptr, rows)
+    edges, owner = _prim.ranges(np, starts, degrees)
     hit = in_frontier[sources[edges]]
     # the first hit of each row: edges come row by row, in order within a row
     hit_rows, first = np.unique(owner[hit], return_index=True)
