@@ -70,8 +70,8 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
             far = (x >= threshold) & (x != smallest)
             waiting, ids, x = ids[far], ids[~far], x[~far]
             starts, degrees = starts[~far], degrees[~far]
-        walked += int(degrees.sum())
         edges, owner = _prim.ranges(np, starts, degrees)
+        walked += int(edges.size)
         targets = indices[edges]
         z = np.asarray(mult(x[owner], weights[edges])).astype(out_type, copy=False)
         if stamps is not None:
