@@ -4,7 +4,14 @@ at every ``import networkx``)."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
+
+# The objects frozen (``gc.freeze()``) when this module was imported, that is at ``import
+# networkx``, before a process freezes any of its own: the interpreter's. CPython 3.12 keeps its
+# immortal objects (its static types' MRO tuples) in the permanent generation from start-up on
+# and moves them back there at every full collection; other versions start with none.
+FROZEN_AT_IMPORT: int = gc.get_freeze_count()
 
 # the functions the backend implements, each with what it adds to networkx's documentation
 FUNCTIONS: dict[str, str] = {

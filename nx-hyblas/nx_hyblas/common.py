@@ -10,6 +10,7 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
+from _nx_hyblas import FROZEN_AT_IMPORT
 
 import hyblas as hb
 
@@ -82,8 +83,11 @@ def many_small_objects() -> Iterator[None]:
     are, the sets then paying those traversals), the block ends with ``gc.freeze()`` then
     ``gc.unfreeze()``, which moves every tracked object, the block's and the process's young
     ones, to the oldest generation without traversing them (the process's young objects are
-    then examined at the next full collection, as long-lived ones are). The collector's
-    setting is restored. Nothing of the caller's runs inside.
+    then examined at the next full collection, as long-lived ones are). The objects the
+    interpreter itself keeps frozen (CPython 3.12's immortal ones, counted at ``import
+    networkx``: ``_nx_hyblas.FROZEN_AT_IMPORT``) are not the process's: they go to the oldest
+    generation too, and the next full collection puts them back. The collector's setting is
+    restored. Nothing of the caller's runs inside.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -91,7 +95,7 @@ def many_small_objects() -> Iterator[None]:
         yield
     finally:
         if enabled:
-            if gc.get_freeze_count() == 0:
+            if gc.get_freeze_count() <= FROZEN_AT_IMPORT:
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()

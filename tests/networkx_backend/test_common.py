@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("networkx")
 pytest.importorskip("_nx_hyblas", reason="nx-hyblas is not installed")
 
+from nx_hyblas import common  # noqa: E402
 from nx_hyblas.common import many_small_objects  # noqa: E402
 
 
@@ -59,6 +60,25 @@ def test_the_process_frozen_objects_stay_frozen() -> None:
     finally:
         gc.unfreeze()
     assert id(mine) in {id(obj) for obj in gc.get_objects()}
+
+
+def test_objects_frozen_before_networkx_was_imported_are_the_interpreters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # as CPython 3.12 starts (its immortal objects frozen): the block still moves its sets
+    # out of the young generation
+    startup = [{"frozen before import networkx"}]
+    gc.freeze()
+    try:
+        monkeypatch.setattr(common, "FROZEN_AT_IMPORT", gc.get_freeze_count())
+        with many_small_objects():
+            made = [{k} for k in range(20_000)]
+        young = {id(obj) for obj in gc.get_objects(generation=0)}
+        assert not any(id(s) in young for s in made)
+        assert gc.get_count()[0] < gc.get_threshold()[0]
+        assert id(startup) in {id(obj) for obj in gc.get_objects(generation=2)}
+    finally:
+        gc.unfreeze()
 
 
 def test_garbage_made_before_is_still_collected() -> None:
