@@ -138,8 +138,10 @@ def measure(
     table: Table,
     warmup: int = 2,
     functions: tuple[str, ...] = tuple(FUNCTIONS),
+    warm_repeats: int | None = None,
 ) -> None:
-    """The ``functions`` of FUNCTIONS on ``G``, then the conversion alone."""
+    """The ``functions`` of FUNCTIONS on ``G``, then the conversion alone; the warm calls are
+    timed ``warm_repeats`` times (default: ``repeats``)."""
 
     def clear() -> None:
         G.__networkx_cache__.clear()
@@ -157,7 +159,9 @@ def measure(
         for _ in range(warmup):
             function(G, source, backend="hyblas")
         warm, _ = _median_s(
-            lambda f=function: f(G, source, backend="hyblas"), repeats, lambda: None
+            lambda f=function: f(G, source, backend="hyblas"),
+            warm_repeats or repeats,
+            lambda: None,
         )
         table.row(graph, name, t_nx, cold, warm, _same(theirs, ours))
     interface = nx.utils.backends.backends["hyblas"].load()
@@ -187,6 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument(
+        "--warm-repeats",
+        type=int,
+        default=None,
+        help="timed warm hyblas calls (default: --repeats; they cost little next to the others)",
+    )
+    parser.add_argument(
         "--warmup", type=int, default=2, help="untimed hyblas calls before the warm ones"
     )
     parser.add_argument("--out", type=Path, default=None, help="the markdown table's file")
@@ -211,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         f"NetworkX {nx.__version__} and nx-hyblas on hyblas device {device!r} "
         f"({platform.processor() or platform.machine()}, {os.cpu_count()} CPUs), "
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, median of {args.repeats} "
-        f"(warm: after {args.warmup} untimed calls)",
+        f"(warm: of {args.warm_repeats or args.repeats}, after {args.warmup} untimed calls)",
     )
     for graph in graphs:
         start = time.perf_counter()
@@ -224,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{graph}: {G.number_of_nodes():,} nodes, {G.number_of_edges():,} edges "
             f"(built in {time.perf_counter() - start:.1f} s)"
         )
-        measure(graph, G, source, args.repeats, table, args.warmup, functions)
+        measure(graph, G, source, args.repeats, table, args.warmup, functions, args.warm_repeats)
         del G
     print(f"table written to {out}")
     return 0
