@@ -32,6 +32,10 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
     indptr = A.indptr.astype(np.int64)
     indices = A.indices.astype(np.int64)
     weights = A.values.astype(entry.op_type, copy=False)
+    # levels rounds in the `any` monoid keep each vertex's first contribution, as the kernel's
+    # stamps let the first one through: found with a scratch array of positions, not a sort
+    first_only = stamps is not None and semiring.monoid.name == "any"
+    scratch = np.empty(A.nrows, dtype=np.int64) if first_only else None
     if stamps is not None:
         prestamp, offset = stamps.open(entry.first_round)
         if entry.state_ids is not None:
@@ -79,7 +83,11 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
             if visited is not None:
                 keep &= ~visited[targets]
             targets, z = targets[keep], z[keep]
-        targets, z = _prim.combine_by_key(np, targets, z, add)
+        if first_only:
+            first = _first_of_each(scratch, targets)
+            targets, z = targets[first], z[first]
+        else:
+            targets, z = _prim.combine_by_key(np, targets, z, add)
         if stamps is not None:
             stamps.stamp[targets] = r + offset
             reached.append(targets)
@@ -127,6 +135,16 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
         reached_count=count,
         **common,
     )
+
+
+def _first_of_each(scratch: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """A mask of one position of each key of ``keys``, its first: ``scratch``, indexed by
+    key, is written here. (NumPy writes a repeated index in order, so a key's earliest
+    position, written last, stays; were it another, the mask would still hold one position
+    per key, which is all the `any` monoid asks.)"""
+    order = np.arange(keys.size)
+    scratch[keys[::-1]] = order[::-1]
+    return scratch[keys] == order
 
 
 def _rows(indptr: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
