@@ -178,6 +178,9 @@ class Vector:
         check_size(size)
         check_bounds(xp, idx, size, "indices")
         with translate_oom(f"building a Vector of size {size} from {idx.size} entries"):
+            if idx.size <= 1:  # in order and without repeats (a search's source)
+                one = (idx.copy(), vals.copy())  # never the caller's
+                return cls(size, vals.dtype, backend=name, sparse=one).settle()
             idx, vals = _prim.sort_by_keys(xp, idx, vals)  # new arrays, never the caller's
             starts = _prim.segment_starts(xp, idx)
             if starts.size != idx.size:

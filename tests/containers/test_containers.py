@@ -141,7 +141,8 @@ def test_vector_constructors(backend: str) -> None:
 
 
 def test_built_containers_do_not_share_the_callers_arrays(backend: str) -> None:
-    """Input already in order skips the sort; the containers still hold their own copies."""
+    """Input already in order skips the sort (one entry, any work); the containers still hold
+    their own copies."""
     from hyblas.backend import xp_for
 
     xp = xp_for(backend)
@@ -149,9 +150,12 @@ def test_built_containers_do_not_share_the_callers_arrays(backend: str) -> None:
     A = hb.Matrix.from_coo(rows, cols, vals, backend=backend)
     idx, v = xp.asarray([0, 2]), xp.asarray([5.0, 6.0])
     x = hb.Vector.from_coo(idx, v, size=3, backend=backend)
-    vals[0], idx[0], v[0] = 99.0, 1, -1.0
+    one_idx, one_v = xp.asarray([1], dtype=np.int64), xp.asarray([7.0])
+    y = hb.Vector.from_coo(one_idx, one_v, size=10_000, backend=backend)  # stays sparse
+    vals[0], idx[0], v[0], one_idx[0], one_v[0] = 99.0, 1, -1.0, 2, -7.0
     assert A.to_coo()[2].tolist() == [1.0, 2.0, 3.0]
     assert x.to_coo()[0].tolist() == [0, 2] and x.to_coo()[1].tolist() == [5.0, 6.0]
+    assert y.to_coo()[0].tolist() == [1] and y.to_coo()[1].tolist() == [7.0]
 
 
 def test_to_coo_on_the_device_gives_copies_of_the_backend_arrays(backend: str) -> None:
