@@ -30,8 +30,8 @@ def _copy(x):  # noqa: ANN001, ANN202 - a cast when typed: unary.identity[float6
 class _CopyOfOperand:
     """``x`` (the first operand) or ``y``, copied. :meth:`reduceat` reduces runs the same way
     with one gather (each run's first or last value), where the generic segmented reduction
-    would scan in ⌈log2(longest run)⌉ steps (``any`` combines the reached vertices of every
-    emulated BFS round)."""
+    would scan in ⌈log2(longest run)⌉ steps (``any`` combines a BFS product's contributions
+    per vertex in the CPU executors' products)."""
 
     def __init__(self, first: bool):
         self.first = first
