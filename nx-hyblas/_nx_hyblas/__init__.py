@@ -28,6 +28,10 @@ FUNCTIONS: dict[str, str] = {
     "all_pairs_dijkstra_path_length": "One single-source search per source.",
     "single_source_bellman_ford_path_length": "Bellman-Ford rounds of min.plus.",
     "bellman_ford_path_length": "Bellman-Ford rounds of min.plus.",
+    "eccentricity": (
+        "Multi-source BFS, a batch of nodes per search, each row's maximum reduced by "
+        "hyblas; with a weight, one single-source search per node."
+    ),
     "connected_components": "Union-find with Afforest's sampling (GPU kernels).",
     "number_connected_components": "Union-find (Afforest).",
     "is_connected": "Union-find (Afforest).",

@@ -4,7 +4,7 @@ arrays, its node keys, and the hyblas Graphs built from them on demand."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
 from typing import Any
 
 import networkx as nx
@@ -91,6 +91,12 @@ class HyblasGraph:
 
     def __iter__(self) -> Iterable[Hashable]:
         return iter(self.nodes)
+
+    def nbunch_iter(self, nbunch: Any = None) -> Iterator[Hashable]:
+        """The nodes of ``nbunch`` (None: every node; a node; or an iterable of nodes, those
+        not in the graph skipped) by ``nx.Graph.nbunch_iter`` itself: its rules and errors, as
+        the installed NetworkX words them."""
+        return nx.Graph.nbunch_iter(_NodeKeys(self.index), nbunch)
 
     # --- hyblas views ------------------------------------------------------------------------
 
@@ -192,6 +198,20 @@ _ADJACENCY_VIEWS = (
     "edges",
 )
 _STANDARD = (nx.MultiDiGraph, nx.MultiGraph, nx.DiGraph, nx.Graph)
+
+
+class _NodeKeys:
+    """What ``nx.Graph.nbunch_iter`` reads of a graph: its nodes in order (``_adj``, here the
+    node -> vertex index) and membership."""
+
+    def __init__(self, index: dict[Hashable, int]) -> None:
+        self._adj = index
+
+    def __contains__(self, node: Any) -> bool:
+        try:
+            return node in self._adj
+        except TypeError:  # unhashable: no node
+            return False
 
 
 def _adjacency_is_standard(G: nx.Graph) -> bool:

@@ -74,6 +74,8 @@ class BackendInterface:
             return "weighted betweenness and endpoints are networkx's own"
         if name in ("clustering", "average_clustering") and bound.get("weight") is not None:
             return "weighted clustering is networkx's own"
+        if name == "eccentricity" and bound.get("sp") is not None:
+            return "with the path lengths given, eccentricity has nothing for hyblas to compute"
         if name == "k_core" and bound.get("core_number") is not None:
             return "with the core numbers given, k_core has nothing for hyblas to compute"
         return True

@@ -89,6 +89,33 @@ def _same(ours, theirs) -> None:
         assert ours == theirs
 
 
+def _outcome(call) -> tuple:
+    """What ``call()`` raised: its type and message."""
+    try:
+        call()
+    except nx.NetworkXException as exc:
+        return type(exc), str(exc)
+    raise AssertionError("no error")
+
+
+def _eccentricities(G: nx.Graph, **kw) -> list:  # noqa: N803
+    """Eccentricity asked every way, of the largest part of ``G`` where every node reaches
+    every other; and the error of ``G`` with a node that reaches nothing."""
+    parts = nx.strongly_connected_components if G.is_directed() else nx.connected_components
+    H = G.subgraph(max(parts(G, backend="networkx"), key=len)).copy()  # noqa: N806
+    nodes = list(H)
+    G = G.copy()  # noqa: N806
+    G.add_node("alone")
+    return [
+        nx.eccentricity(H, **kw),
+        nx.eccentricity(H, nodes[-1], **kw),
+        nx.eccentricity(H, [nodes[2], "absent", nodes[0]], **kw),
+        nx.eccentricity(H, weight="weight", **kw),
+        _outcome(lambda: nx.eccentricity(G, **kw)),
+        _outcome(lambda: nx.eccentricity(G, weight="weight", **kw)),
+    ]
+
+
 CALLS = {
     "single_source_shortest_path_length": lambda G, **kw: nx.single_source_shortest_path_length(
         G, "v0", **kw
@@ -117,6 +144,7 @@ CALLS = {
         nx.single_source_bellman_ford_path_length(G, "v0", **kw)
     ),
     "bellman_ford_path_length": lambda G, **kw: nx.bellman_ford_path_length(G, "v0", "v0", **kw),
+    "eccentricity": _eccentricities,
     "pagerank": lambda G, **kw: nx.pagerank(G, tol=1e-10, **kw),
     "betweenness_centrality": lambda G, **kw: nx.betweenness_centrality(G, **kw),
 }

@@ -14,6 +14,7 @@ from .components import (
     weakly_connected_components,
 )
 from .core import core_number, k_core
+from .distance_measures import eccentricity
 from .link_analysis import pagerank
 from .shortest_paths import (
     all_pairs_dijkstra_path_length,
@@ -45,6 +46,7 @@ __all__ = [
     "descendants",
     "descendants_at_distance",
     "dijkstra_path_length",
+    "eccentricity",
     "has_path",
     "is_connected",
     "is_weakly_connected",

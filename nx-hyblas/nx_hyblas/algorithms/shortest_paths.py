@@ -148,7 +148,9 @@ def bfs_layers(G, sources, **kwargs) -> Iterator[list]:
 # --- weighted --------------------------------------------------------------------------------
 
 
-def _distances(G: HyblasGraph, vertex: int, weight: str | None, kwargs: dict) -> dict:
+def distances(G: HyblasGraph, vertex: int, weight: str | None, kwargs: dict) -> dict:
+    """``{node: distance}`` from ``vertex`` along edge attribute ``weight`` (None: every edge
+    1), nearest first, by hyblas's sssp."""
     executor, dtype = options(kwargs)
     graph = G.hb_graph(weight, "min", dtype=dtype) if weight is not None else G.hb_graph()
     if weight is None:  # every edge of length 1
@@ -162,7 +164,7 @@ def _distances(G: HyblasGraph, vertex: int, weight: str | None, kwargs: dict) ->
     return sorted_by_value(by_node(G, found))
 
 
-def _no_negative_weights(G: HyblasGraph, weight: str | None) -> None:
+def no_negative_weights(G: HyblasGraph, weight: str | None) -> None:
     """Dijkstra's answer with a negative weight is networkx's own business (it may raise or
     not, depending on the order it meets edges): leave those graphs to it."""
     if weight is not None and weight in G.values and G.values[weight].size:
@@ -174,8 +176,8 @@ def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight", 
     vertex = G.vertex(source)
     if vertex is None:
         raise nx.NodeNotFound(f"Node {source} not found in graph")
-    _no_negative_weights(G, weight)
-    return _within(_distances(G, vertex, weight, kwargs), cutoff)
+    no_negative_weights(G, weight)
+    return _within(distances(G, vertex, weight, kwargs), cutoff)
 
 
 def dijkstra_path_length(G, source, target, weight="weight", **kwargs):
@@ -184,24 +186,24 @@ def dijkstra_path_length(G, source, target, weight="weight", **kwargs):
         raise nx.NodeNotFound(f"Node {source} not found in graph")
     if source == target:
         return 0
-    _no_negative_weights(G, weight)
-    found = _distances(G, vertex, weight, kwargs)
+    no_negative_weights(G, weight)
+    found = distances(G, vertex, weight, kwargs)
     if target not in found:
         raise nx.NetworkXNoPath(f"Node {target} not reachable from {source}")
     return found[target]
 
 
 def all_pairs_dijkstra_path_length(G, cutoff=None, weight="weight", **kwargs) -> Iterator:
-    _no_negative_weights(G, weight)
+    no_negative_weights(G, weight)
     for vertex, node in enumerate(G.nodes):
-        yield node, _within(_distances(G, vertex, weight, kwargs), cutoff)
+        yield node, _within(distances(G, vertex, weight, kwargs), cutoff)
 
 
 def single_source_bellman_ford_path_length(G, source, weight="weight", **kwargs):
     vertex = G.vertex(source)
     if vertex is None:
         raise nx.NodeNotFound(f"Source {source} not in G")
-    return _distances(G, vertex, weight, kwargs)
+    return distances(G, vertex, weight, kwargs)
 
 
 def bellman_ford_path_length(G, source, target, weight="weight", **kwargs):
@@ -212,7 +214,7 @@ def bellman_ford_path_length(G, source, target, weight="weight", **kwargs):
     vertex = G.vertex(source)
     if vertex is None:
         raise nx.NodeNotFound(f"Source {source} not in G")
-    found = _distances(G, vertex, weight, kwargs)
+    found = distances(G, vertex, weight, kwargs)
     if target not in found:
         raise nx.NetworkXNoPath(f"node {target} not reachable from {source}")
     return found[target]
