@@ -36,9 +36,14 @@ def eccentricity(G, v=None, sp=None, weight=None, **kwargs):
 
 def _hops(G: HyblasGraph, vertices: np.ndarray, executor: str) -> list[int]:
     """The largest number of edges from each of ``vertices`` to any vertex: the maximum of
-    each row of a multi-source BFS, which must reach every vertex."""
+    each row of a multi-source BFS, which must reach every vertex; on the GPU, of one BFS
+    per vertex. There a BFS runs in the device loop, while the multi-source BFS's masked
+    matrix products go through a sparse-matrix product that takes its wide rows one at a
+    time, the slower of the two ways there (the other way round on the CPU)."""
     n = len(G)
     A = G.hb_graph().A
+    if A.backend == "cuda":
+        return [_farthest_level(G, hb.algorithms.bfs(A, v, executor=executor)) for v in vertices]
     batch = max(1, min(ECCENTRICITY_BATCH_SOURCES, ECCENTRICITY_BATCH_ENTRIES // max(n, 1)))
     found: list[int] = []
     for first in range(0, vertices.size, batch):
@@ -50,6 +55,13 @@ def _hops(G: HyblasGraph, vertices: np.ndarray, executor: str) -> list[int]:
         _, farthest = hb.ops.reduce_rows(levels, "max").to_coo()
         found += farthest.tolist()
     return found
+
+
+def _farthest_level(G: HyblasGraph, levels: hb.Vector) -> int:
+    """The largest of one BFS's levels, which must reach every vertex."""
+    if levels.nnz != len(G):
+        _unreachable(G)
+    return int(hb.ops.reduce_scalar(levels, "max"))
 
 
 def _farthest(G: HyblasGraph, found: dict[Any, Any]) -> Any:
