@@ -1,5 +1,6 @@
 """Eccentricity, from which NetworkX's diameter, radius, center and periphery are computed:
-a multi-source BFS per batch of nodes (a search per node with a weight)."""
+BFS from every node asked for (a multi-source BFS per batch of them on the CPU), or one
+single-source search per node with a weight."""
 
 from __future__ import annotations
 
