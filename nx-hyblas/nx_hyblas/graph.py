@@ -96,7 +96,7 @@ class HyblasGraph:
         """The nodes of ``nbunch`` (None: every node; a node; or an iterable of nodes, those
         not in the graph skipped) by ``nx.Graph.nbunch_iter`` itself: its rules and errors, as
         the installed NetworkX words them."""
-        return nx.Graph.nbunch_iter(_NodeKeys(self.index), nbunch)
+        return nx.Graph.nbunch_iter(_NodeKeys(self), nbunch)
 
     # --- hyblas views ------------------------------------------------------------------------
 
@@ -202,16 +202,13 @@ _STANDARD = (nx.MultiDiGraph, nx.MultiGraph, nx.DiGraph, nx.Graph)
 
 class _NodeKeys:
     """What ``nx.Graph.nbunch_iter`` reads of a graph: its nodes in order (``_adj``, here the
-    node -> vertex index) and membership."""
+    node -> vertex index) and membership (the graph's own)."""
 
-    def __init__(self, index: dict[Hashable, int]) -> None:
-        self._adj = index
+    def __init__(self, graph: HyblasGraph) -> None:
+        self._adj, self._graph = graph.index, graph
 
     def __contains__(self, node: Any) -> bool:
-        try:
-            return node in self._adj
-        except TypeError:  # unhashable: no node
-            return False
+        return node in self._graph
 
 
 def _adjacency_is_standard(G: nx.Graph) -> bool:

@@ -13,7 +13,7 @@ import hyblas as hb
 
 from ..common import options
 from ..graph import HyblasGraph
-from .shortest_paths import distances, no_negative_weights
+from .shortest_paths import no_negative_weights, search
 
 # the most distances (int64, both backends) a batch of the multi-source BFS holds at once
 ECCENTRICITY_BATCH_ENTRIES = 2**24
@@ -28,7 +28,7 @@ def eccentricity(G, v=None, sp=None, weight=None, **kwargs):
         found = _hops(G, vertices, executor)
     else:
         no_negative_weights(G, weight)
-        found = [_farthest(G, distances(G, vertex, weight, kwargs)) for vertex in vertices]
+        found = [_farthest(G, search(G, vertex, weight, kwargs)) for vertex in vertices]
     e = dict(zip(nodes, found, strict=True))
     if v in G:
         return e[v]  # one node asked for: its value, as networkx returns it
@@ -44,7 +44,7 @@ def _hops(G: HyblasGraph, vertices: np.ndarray, executor: str) -> list[int]:
     n = len(G)
     A = G.hb_graph().A
     if A.backend == "cuda":
-        return [_farthest_level(G, hb.algorithms.bfs(A, v, executor=executor)) for v in vertices]
+        return [_farthest(G, hb.algorithms.bfs(A, v, executor=executor)) for v in vertices]
     batch = max(1, min(ECCENTRICITY_BATCH_SOURCES, ECCENTRICITY_BATCH_ENTRIES // max(n, 1)))
     found: list[int] = []
     for first in range(0, vertices.size, batch):
@@ -58,18 +58,12 @@ def _hops(G: HyblasGraph, vertices: np.ndarray, executor: str) -> list[int]:
     return found
 
 
-def _farthest_level(G: HyblasGraph, levels: hb.Vector) -> int:
-    """The largest of one BFS's levels, which must reach every vertex."""
-    if levels.nnz != len(G):
+def _farthest(G: HyblasGraph, reached: hb.Vector) -> Any:
+    """The largest value of one search's result (levels or distances), as a Python number;
+    the search must reach every vertex."""
+    if reached.nnz != len(G):
         _unreachable(G)
-    return int(hb.ops.reduce_scalar(levels, "max"))
-
-
-def _farthest(G: HyblasGraph, found: dict[Any, Any]) -> Any:
-    """The largest of one search's distances, which must reach every node."""
-    if len(found) != len(G):
-        _unreachable(G)
-    return max(found.values())
+    return hb.ops.reduce_scalar(reached, "max").item()
 
 
 def _unreachable(G: HyblasGraph) -> None:

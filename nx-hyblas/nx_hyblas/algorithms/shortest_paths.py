@@ -148,9 +148,9 @@ def bfs_layers(G, sources, **kwargs) -> Iterator[list]:
 # --- weighted --------------------------------------------------------------------------------
 
 
-def distances(G: HyblasGraph, vertex: int, weight: str | None, kwargs: dict) -> dict:
-    """``{node: distance}`` from ``vertex`` along edge attribute ``weight`` (None: every edge
-    1), nearest first, by hyblas's sssp."""
+def search(G: HyblasGraph, vertex: int, weight: str | None, kwargs: dict) -> hb.Vector:
+    """The distances from ``vertex`` along edge attribute ``weight`` (None: every edge 1), by
+    vertex: hyblas's sssp."""
     executor, dtype = options(kwargs)
     graph = G.hb_graph(weight, "min", dtype=dtype) if weight is not None else G.hb_graph()
     if weight is None:  # every edge of length 1
@@ -158,10 +158,14 @@ def distances(G: HyblasGraph, vertex: int, weight: str | None, kwargs: dict) -> 
     else:
         A = graph.A
     try:
-        found = hb.algorithms.sssp(A, vertex, executor=executor)
+        return hb.algorithms.sssp(A, vertex, executor=executor)
     except hb.errors.NegativeCycle as exc:
         raise nx.NetworkXUnbounded("Negative cycle detected.") from exc
-    return sorted_by_value(by_node(G, found))
+
+
+def _distances(G: HyblasGraph, vertex: int, weight: str | None, kwargs: dict) -> dict:
+    """``{node: distance}`` from ``vertex``, nearest first."""
+    return sorted_by_value(by_node(G, search(G, vertex, weight, kwargs)))
 
 
 def no_negative_weights(G: HyblasGraph, weight: str | None) -> None:
@@ -177,7 +181,7 @@ def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight", 
     if vertex is None:
         raise nx.NodeNotFound(f"Node {source} not found in graph")
     no_negative_weights(G, weight)
-    return _within(distances(G, vertex, weight, kwargs), cutoff)
+    return _within(_distances(G, vertex, weight, kwargs), cutoff)
 
 
 def dijkstra_path_length(G, source, target, weight="weight", **kwargs):
@@ -187,7 +191,7 @@ def dijkstra_path_length(G, source, target, weight="weight", **kwargs):
     if source == target:
         return 0
     no_negative_weights(G, weight)
-    found = distances(G, vertex, weight, kwargs)
+    found = _distances(G, vertex, weight, kwargs)
     if target not in found:
         raise nx.NetworkXNoPath(f"Node {target} not reachable from {source}")
     return found[target]
@@ -196,14 +200,14 @@ def dijkstra_path_length(G, source, target, weight="weight", **kwargs):
 def all_pairs_dijkstra_path_length(G, cutoff=None, weight="weight", **kwargs) -> Iterator:
     no_negative_weights(G, weight)
     for vertex, node in enumerate(G.nodes):
-        yield node, _within(distances(G, vertex, weight, kwargs), cutoff)
+        yield node, _within(_distances(G, vertex, weight, kwargs), cutoff)
 
 
 def single_source_bellman_ford_path_length(G, source, weight="weight", **kwargs):
     vertex = G.vertex(source)
     if vertex is None:
         raise nx.NodeNotFound(f"Source {source} not in G")
-    return distances(G, vertex, weight, kwargs)
+    return _distances(G, vertex, weight, kwargs)
 
 
 def bellman_ford_path_length(G, source, target, weight="weight", **kwargs):
@@ -214,7 +218,7 @@ def bellman_ford_path_length(G, source, target, weight="weight", **kwargs):
     vertex = G.vertex(source)
     if vertex is None:
         raise nx.NodeNotFound(f"Source {source} not in G")
-    found = distances(G, vertex, weight, kwargs)
+    found = _distances(G, vertex, weight, kwargs)
     if target not in found:
         raise nx.NetworkXNoPath(f"node {target} not reachable from {source}")
     return found[target]
