@@ -15,7 +15,7 @@ from ..common import options
 from ..graph import HyblasGraph
 from .shortest_paths import no_negative_weights, search
 
-# the most distances (int64, both backends) a batch of the multi-source BFS holds at once
+# the most distances (int64) a batch of the multi-source BFS (the CPU's way) holds at once
 ECCENTRICITY_BATCH_ENTRIES = 2**24
 ECCENTRICITY_BATCH_SOURCES = 256
 
