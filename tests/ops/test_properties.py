@@ -93,7 +93,11 @@ _SPGEMM_STRATEGIES = {
         PRODUCT_BUDGET={"cpu": 3, "cuda": 3}, _dot_cost=lambda *args: 1 << 62, DOT_SLICE=2
     ),
     "mask-runs": dict(_dot_cost=lambda *args: 1 << 62, DOT_SLICE=2),
-    "rows": dict(DENSE_ROW_FRACTION=1 << 40, DENSE_ROW_MIN=1, _dot_cost=lambda *args: 1 << 62),
+    "rows": dict(
+        DENSE_ROW_FRACTION=1 << 40,
+        DENSE_ROW_MIN={"cpu": 1, "cuda": 1},
+        _dot_cost=lambda *args: 1 << 62,
+    ),
     "dot": dict(_dot_cost=lambda *args: -1),
     "dot-slices": dict(_dot_cost=lambda *args: -1, DOT_SLICE=2),
 }

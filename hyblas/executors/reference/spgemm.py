@@ -6,9 +6,10 @@ Three strategies, chosen per call and per row of ``A``:
   expanded, products a mask rules out are dropped, the rest sorted by ``(i, j)`` and reduced.
   Rows are grouped so that a group's products stay under :data:`PRODUCT_BUDGET`, so memory is
   bounded whatever the size of the full product.
-* **row SpMV**: a row of ``A`` whose products would reach ``nnz(B) / DENSE_ROW_FRACTION`` is
-  one vector-matrix product over ``Bᵀ`` (the reference SpMV): one pass over ``B`` costs less
-  than sorting that many products (a wide level of a multi-source BFS on a power-law graph).
+* **row SpMV**: a row of ``A`` whose products would reach ``nnz(B) / DENSE_ROW_FRACTION`` and
+  :data:`DENSE_ROW_MIN` is one vector-matrix product over ``Bᵀ`` (the reference SpMV): one pass
+  over ``B`` costs less than sorting that many products (a wide level of a multi-source BFS on
+  a power-law graph).
 * **dot** (non-complemented mask only): when ``Σ_(i,j) in mask min(|A_i*|, |B_*j|)`` is below
   the saxpy product count (triangle counting), each allowed entry is the intersection of row
   ``i`` of ``A`` and column ``j`` of ``B``, walked from the shorter side with a binary search
@@ -41,8 +42,10 @@ PRODUCT_BUDGET = {"cpu": 1 << 23, "cuda": 1 << 25}
 DOT_SLICE = 1 << 24
 #: A row with at least ``nnz(B) / DENSE_ROW_FRACTION`` products is computed by a row SpMV.
 DENSE_ROW_FRACTION = 16
-#: ... and at least this many products (small ``B``: sorting is cheap).
-DENSE_ROW_MIN = 1 << 14
+#: ... and at least this many (per backend). A row SpMV has a fixed cost, which on the GPU is
+#: host and launch work worth sorting millions of products: below this, a row goes into a
+#: saxpy group with its neighbours (small ``B``, or the narrow rows of a small graph's search).
+DENSE_ROW_MIN = {"cpu": 1 << 14, "cuda": 1 << 23}
 
 
 def _cast(values: Any, dtype: np.dtype) -> Any:
@@ -125,7 +128,7 @@ def spgemm(a: Any, b: Any, semiring: Semiring, *, mask: MaskRows | None = None) 
     counts = xp.diff(b.indptr.astype(np.int64))[a.indices]  # products of each entry of A
     row_products = to_numpy(_prim.sums_before_rows(xp, a.indptr, counts, DOT_SLICE))
     budget = PRODUCT_BUDGET[a.backend]
-    dense_from = max(b.nnz // DENSE_ROW_FRACTION, DENSE_ROW_MIN)
+    dense_from = max(b.nnz // DENSE_ROW_FRACTION, DENSE_ROW_MIN[a.backend])
     parts = [
         _dense_row(a, b, start, semiring, mask, out_type)
         if dense
