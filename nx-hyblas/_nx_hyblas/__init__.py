@@ -29,8 +29,7 @@ FUNCTIONS: dict[str, str] = {
     "single_source_bellman_ford_path_length": "Bellman-Ford rounds of min.plus.",
     "bellman_ford_path_length": "Bellman-Ford rounds of min.plus.",
     "eccentricity": (
-        "A multi-source BFS per batch of nodes on the CPU, a BFS per node on the GPU (the "
-        "device loop); with a weight, one single-source search per node."
+        "A multi-source BFS per batch of nodes; with a weight, one single-source search per node."
     ),
     "connected_components": "Union-find with Afforest's sampling (GPU kernels).",
     "number_connected_components": "Union-find (Afforest).",

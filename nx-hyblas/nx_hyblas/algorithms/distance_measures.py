@@ -1,6 +1,6 @@
 """Eccentricity, from which NetworkX's diameter, radius, center and periphery are computed:
-BFS from every node asked for (a multi-source BFS per batch of them on the CPU), or one
-single-source search per node with a weight."""
+a multi-source BFS per batch of the nodes asked for, or one single-source search per node with
+a weight."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ..common import options
 from ..graph import HyblasGraph
 from .shortest_paths import no_negative_weights, search
 
-# the most distances (int64) a batch of the multi-source BFS (the CPU's way) holds at once
+# the most distances (int64) a batch of the multi-source BFS holds at once
 ECCENTRICITY_BATCH_ENTRIES = 2**24
 ECCENTRICITY_BATCH_SOURCES = 256
 
@@ -37,14 +37,9 @@ def eccentricity(G, v=None, sp=None, weight=None, **kwargs):
 
 def _hops(G: HyblasGraph, vertices: np.ndarray, executor: str) -> list[int]:
     """The largest number of edges from each of ``vertices`` to any vertex: the maximum of
-    each row of a multi-source BFS, which must reach every vertex; on the GPU, of one BFS
-    per vertex. There a BFS runs in the device loop, while the multi-source BFS's masked
-    matrix products go through a sparse-matrix product that takes its wide rows one at a
-    time, the slower of the two ways there (the other way round on the CPU)."""
+    each row of a multi-source BFS, which must reach every vertex."""
     n = len(G)
     A = G.hb_graph().A
-    if A.backend == "cuda":
-        return [_farthest(G, hb.algorithms.bfs(A, v, executor=executor)) for v in vertices]
     batch = max(1, min(ECCENTRICITY_BATCH_SOURCES, ECCENTRICITY_BATCH_ENTRIES // max(n, 1)))
     found: list[int] = []
     for first in range(0, vertices.size, batch):
