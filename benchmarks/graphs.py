@@ -98,6 +98,11 @@ class BenchGraph:
             copy._peer = dataclasses.replace(self._peer, source=source)
         return copy
 
+    def drop_peer_setups(self) -> None:
+        """Forget the peers' setups (:meth:`PeerGraph.setup_once`): each row makes its own."""
+        if self._peer is not None:
+            self._peer.setups.clear()
+
     def release(self) -> None:
         """Drop every array of this graph (before the next graph is built)."""
         self.A = self.weights = None  # type: ignore[assignment]

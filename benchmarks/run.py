@@ -387,9 +387,10 @@ def _csr_bytes(graph: _graphs.BenchGraph) -> int:
 
 
 def _fresh_memory(graph: _graphs.BenchGraph, impl: Impl, backend: str) -> None:
-    """Before an implementation's row on the GPU: its graph's caches cleared where it is
-    hyblas (the layouts an op builds count in its own peak, not in the next op's), the pool's
-    unused blocks freed."""
+    """Before an implementation's row: the peers' setups of the last row dropped; on the GPU
+    its graph's caches cleared where it is hyblas (the layouts an op builds count in its own
+    peak, not in the next op's), the pool's unused blocks freed."""
+    graph.drop_peer_setups()
     if backend != "cuda":
         return
     if impl.name.startswith("hyblas:"):
@@ -448,6 +449,7 @@ def run_graph(
                 row["floor_ms"] = floor
                 row["floor_fraction"] = floor / row["median_ms"]
             emit(row)
+            graph.drop_peer_setups()  # not held while the next row runs
             peak = max(peak, gpu_memory_pool_bytes())
             gc.collect()
             if "median_ms" not in row:  # a stopped run may leave blocks behind

@@ -7,7 +7,9 @@ Each peer module (``cusparse``, ``cupyx_naive``, ``scipy_peer``, ``suitesparse``
 * ``DEVICE``: ``"gpu"`` (time with CUDA events) or ``"cpu"`` (wall clock);
 * ``available() -> str | None``: None when usable here, else the reason;
 * ``OPS[op](graph) -> run``: all setup (conversions, allocations) untimed, then a zero-argument
-  closure whose call is the timed work; it may raise :class:`Unavailable`;
+  closure whose call is the timed work; it may raise :class:`Unavailable`. A setup that does
+  not depend on the source goes through :meth:`PeerGraph.setup_once`, so that a multi-source
+  op (``bfs16``) makes it once, not once per source;
 * ``to_numpy(op, result)``: converts what ``run()`` returned to the conventions below (untimed).
 
 Result conventions of ``to_numpy``:
@@ -43,7 +45,8 @@ those are imported inside functions.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
@@ -101,6 +104,9 @@ class PeerGraph:
         float32 (n,), values in [1, 2): the SpMV input (never zero).
     x_bool : np.ndarray
         bool (n,), about half True.
+    setups : dict
+        What :meth:`setup_once` made, shared with every copy of this graph that
+        ``dataclasses.replace`` makes (the same graph searched from another source).
     """
 
     name: str
@@ -111,10 +117,20 @@ class PeerGraph:
     msbfs_sources: np.ndarray
     x: np.ndarray
     x_bool: np.ndarray
+    setups: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def n(self) -> int:
         return int(self.csr.shape[0])
+
+    def setup_once(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()``, made once and kept under ``key`` for this graph and its copies: a
+        peer's setup that does not depend on the source (a conversion of the whole graph,
+        seconds on the largest ones). The harness empties :attr:`setups` before and after
+        each row, so one row's setups never serve another's."""
+        if key not in self.setups:
+            self.setups[key] = make()
+        return self.setups[key]
 
 
 class Unavailable(Exception):

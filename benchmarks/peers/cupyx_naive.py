@@ -51,7 +51,8 @@ def make_bfs(graph: PeerGraph, xp: ModuleType, xsparse: ModuleType) -> Callable[
     n = graph.n
     source = int(graph.source)
     # y = Aᵀ f pushes the frontier along the edges i -> j (rows of A are sources).
-    AT = xsparse.csr_matrix(host_csr(graph.csr.T, np.float32))  # noqa: N806
+    host = graph.setup_once("cupyx float32 transpose", lambda: host_csr(graph.csr.T, np.float32))
+    AT = xsparse.csr_matrix(host)  # noqa: N806
 
     def run() -> Any:
         levels = xp.full(n, -1, dtype=xp.int64)
@@ -82,7 +83,7 @@ def make_sssp(
     """
     n = graph.n
     source = int(graph.source)
-    coo = sp.coo_array(graph.weights)
+    coo = graph.setup_once("cupyx weights as coo", lambda: sp.coo_array(graph.weights))
     dtype = np.dtype(coo.dtype if dtype is None else dtype)
     index = np.int32 if n < 2**31 else np.int64
     src = xp.asarray(coo.row.astype(index))

@@ -12,6 +12,7 @@ import pytest
 
 import hyblas as hb
 from benchmarks import run as harness
+from benchmarks.peers import scipy_peer
 from benchmarks.report import markdown_table
 
 REQUIRED_ROW_KEYS = {"graph", "op", "impl", "n", "nnz"}
@@ -131,6 +132,31 @@ def test_a_cpu_implementation_times_each_source_of_bfs16_once(
     for impl in ("hyblas:reference", "scipy"):
         assert rows["bfs", impl]["repeats"] == 3 and rows["bfs16", impl]["repeats"] == 1
     assert asked == [3, 3] + [1] * 32  # bfs: both implementations; then 16 sources each
+
+
+def test_a_peer_converts_the_graph_once_a_row_not_once_a_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``bfs16`` prepares each peer once per source; the conversion of the whole graph that
+    does not depend on the source is made once for the row, and each row (``bfs``, then
+    ``bfs16``) makes its own."""
+    made = []
+    convert = scipy_peer._csgraph_input
+
+    def counting(graph: Any) -> Any:
+        made.append(graph.source)
+        return convert(graph)
+
+    monkeypatch.setattr(scipy_peer, "_csgraph_input", counting)
+    status = harness.main(
+        ["--graphs", "grid64", "--ops", "bfs,bfs16", "--backend", "cpu", "--peers", "scipy"]
+        + ["--executors", "reference", "--cpu-repeats", "1", "--out", str(tmp_path)]
+    )
+    (path,) = tmp_path.glob("*.json")
+    rows = {(r["op"], r["impl"]): r for r in json.loads(path.read_text())["rows"]}
+    assert status == 0 and rows["bfs16", "scipy"]["sources"] == 16, rows
+    assert "median_ms" in rows["bfs16", "scipy"] and "error" not in rows["bfs16", "scipy"]
+    assert len(made) == 2  # bfs's row, then bfs16's (from its first source)
 
 
 def test_cdlp_and_lcc_with_every_cpu_peer_and_two_executors(tmp_path: Path) -> None:
