@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import hyblas as hb
 from benchmarks import run as harness
 from benchmarks import shards
 from benchmarks.shards import Shard
@@ -147,3 +148,18 @@ def test_shard_options_are_refused_out_of_place(argv: list[str], says: str, caps
     with pytest.raises(SystemExit):
         harness.main(argv)
     assert says in capsys.readouterr().err
+
+
+def test_each_shard_compiles_its_share_of_the_warmup_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before a canonical run on the GPU measures anything it runs hyblas's warmup steps:
+    every ``count``-th one from the shard's index, so the shards of one host run each step
+    once between them; a run in one process runs them all."""
+    ran: list[int] = []
+    steps = [hb.warmup.WarmupStep(f"step {i}", lambda i=i: ran.append(i)) for i in range(10)]
+    monkeypatch.setattr(hb.warmup, "steps", lambda: iter(steps))
+    for index in range(4):
+        assert harness.compile_ahead(Shard(index, 4)) >= 0.0
+    assert ran == [0, 4, 8, 1, 5, 9, 2, 6, 3, 7]
+    ran.clear()
+    harness.compile_ahead(None)
+    assert ran == list(range(10))
