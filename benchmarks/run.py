@@ -442,6 +442,7 @@ def run_graph(
             if not impl.ops(MULTI_SOURCE.get(op, op)):
                 continue
             _fresh_memory(graph, impl, settings.backend)
+            started = time.perf_counter()
             try:
                 with device_memory_peak() as memory:
                     row = measure(impl, op, graph, settings, expected)
@@ -458,6 +459,7 @@ def run_graph(
                     "error": f"{type(exc).__name__}: {exc}",
                 }
                 traceback.print_exc()
+            row["wall_s"] = time.perf_counter() - started  # what the row cost the run
             floor = floor_ms(MULTI_SOURCE.get(op, op), graph, copy_tbps)
             if floor is not None and "median_ms" in row:
                 row["floor_ms"] = floor
