@@ -45,6 +45,7 @@ import signal
 import sys
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -160,6 +161,7 @@ class Impl:
     prepare: Callable[[str, _graphs.BenchGraph], Callable[[], Any]]
     to_numpy: Callable[[str, Any, _graphs.BenchGraph], Any]
     settle: Callable[[Callable[[], Any], _graphs.BenchGraph], hyblas_ops.Settled] | None = None
+    executor: str | None = None  # a hyblas executor asked for by name ('auto': the policy's)
 
 
 def hyblas_impl(executor: str, backend: str) -> Impl:
@@ -173,6 +175,7 @@ def hyblas_impl(executor: str, backend: str) -> Impl:
         prepare,
         hyblas_ops.to_numpy,
         hyblas_ops.settle,
+        executor,
     )
 
 
@@ -295,6 +298,39 @@ def is_full(settings: Settings) -> bool:
     )
 
 
+@dataclasses.dataclass
+class OwnProducts:
+    """Whether a run asked of one hyblas executor ran any product on it: ``fell_back`` when
+    it handed a product to another (an ExecutorFallback warning), ``ran`` when one of its
+    products is in the run's trace."""
+
+    fell_back: bool = False
+    ran: bool = False
+
+    @property
+    def none(self) -> bool:
+        """Every product went elsewhere: the row would time another executor's work."""
+        return self.fell_back and not self.ran
+
+
+@contextlib.contextmanager
+def own_products(executor: str | None) -> Iterator[OwnProducts]:
+    """Watch a run for :class:`OwnProducts` of ``executor`` (a name other than 'auto' and
+    'reference', which run every product); otherwise watch nothing."""
+    found = OwnProducts()
+    if executor in (None, "auto", "reference"):
+        yield found
+        return
+    with warnings.catch_warnings(record=True) as caught, hb.trace() as trace:
+        warnings.simplefilter("always", hb.errors.ExecutorFallback)
+        yield found
+    found.fell_back = any(issubclass(w.category, hb.errors.ExecutorFallback) for w in caught)
+    found.ran = any(row.executor == executor for row in trace)
+    for w in caught:  # the others, as they would have been shown
+        if not issubclass(w.category, hb.errors.ExecutorFallback):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
 def measure(
     impl: Impl, op: str, graph: _graphs.BenchGraph, settings: Settings, expected: dict[str, Any]
 ) -> dict[str, Any]:
@@ -329,7 +365,7 @@ def measure(
                 run = impl.prepare(base, g)
                 synchronize()
             started = time.perf_counter()
-            with run_limit(settings.run_limit_s):
+            with run_limit(settings.run_limit_s), own_products(impl.executor) as own:
                 result = run()
                 synchronize()
         except peers.Unavailable as why:
@@ -346,6 +382,12 @@ def measure(
                 raise
             return {**row, "skipped": f"out of memory: {type(exc).__name__}: {exc}"}
         first_s = time.perf_counter() - started
+        if own.none:
+            return {
+                **row,
+                "skipped": f"the {impl.executor!r} executor runs none of {base}'s products "
+                "(each went to another executor): its times would be another row's",
+            }
         host = impl.to_numpy(base, result, g)
         key = f"{base}@{source}"
         if key not in expected:
@@ -498,8 +540,9 @@ def result_document(
     """``{"device", "kind", "date", "commit", "copy_TBps", "full", "canonical", "rows": [row...]}``
     plus run details.
 
-    row = ``{"graph", "op", "impl", "median_ms", "n", "nnz", "semiring"?, "dtype"?, "gteps"?,
-    "levels"?, "floor_ms"?, "settle_runs"?, "unsettled"?, "peak_gpu_GB"?, "peak_over_csr"?}``
+    row = ``{"graph", "op", "impl", "median_ms", "n", "nnz", "wall_s", "semiring"?, "dtype"?,
+    "gteps"?, "levels"?, "floor_ms"?, "settle_runs"?, "unsettled"?, "peak_gpu_GB"?,
+    "peak_over_csr"?}`` (``wall_s``: what the row cost the run, in seconds)
     (``unsettled``: hyblas was timed before its steady state, see :func:`hyblas_ops.settle`;
     the peak: device memory the
     row's implementation took above what was in use before it, on the GPU; over the graph's CSR

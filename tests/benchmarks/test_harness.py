@@ -168,6 +168,51 @@ def test_a_peer_converts_the_graph_once_a_row_not_once_a_source(
     assert len(made) == 2  # bfs's row, then bfs16's (from its first source)
 
 
+def test_an_executor_that_runs_none_of_an_op_s_products_gets_no_timed_row(
+    tmp_path: Path,
+) -> None:
+    """Triangle counting is matrix products only, which the dense executor hands to the
+    reference one: its row is skipped with the reason, not timed as a copy of the reference
+    row. CDLP's matrix products go to the reference executor too, but its vector products
+    run on the dense one: that row is timed."""
+    status = harness.main(
+        ["--graphs", "kron10", "--ops", "cdlp10,tc", "--backend", "cpu", "--peers", ""]
+        + ["--executors", "reference,dense", "--cpu-repeats", "1", "--out", str(tmp_path)]
+    )
+    (path,) = tmp_path.glob("*.json")
+    rows = {(r["op"], r["impl"]): r for r in json.loads(path.read_text())["rows"]}
+    assert status == 0 and len(rows) == 4, rows
+    assert "runs none of tc's products" in rows["tc", "hyblas:dense"]["skipped"]
+    assert "median_ms" not in rows["tc", "hyblas:dense"]
+    for timed in [("tc", "hyblas:reference"), ("cdlp10", "hyblas:reference")]:
+        assert rows[timed]["median_ms"] > 0, rows[timed]
+    assert rows["cdlp10", "hyblas:dense"]["median_ms"] > 0, rows["cdlp10", "hyblas:dense"]
+
+
+@pytest.mark.parametrize(
+    ("products", "none"),
+    [(("mxm",), True), (("mxm", "mxv"), False), (("mxv",), False), ((), False)],
+    ids=["mxm", "mxm-and-mxv", "mxv", "nothing"],
+)
+def test_own_products_tells_a_run_whose_products_all_went_elsewhere(
+    products: tuple[str, ...], none: bool
+) -> None:
+    """The dense executor runs no mxm (the reference executor does, with a warning) and runs
+    mxv: a run is "none of its own" only when it handed a product over and ran none."""
+    A = hb.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, 2.0, 3.0], nrows=3, ncols=3)
+    u = hb.Vector.from_coo([0, 2], [1.0, 1.0], size=3)
+    with harness.own_products("dense") as own:
+        for product in products:
+            if product == "mxm":
+                hb.ops.mxm(A, A, "plus_times", executor="dense")
+            else:
+                hb.ops.mxv(A, u, "plus_times", executor="dense")
+    assert own.none is none
+    with harness.own_products("reference") as own:  # runs every product: nothing watched
+        hb.ops.mxm(A, A, "plus_times", executor="reference")
+    assert own.none is False
+
+
 def test_cdlp_and_lcc_with_every_cpu_peer_and_two_executors(tmp_path: Path) -> None:
     """The two Graphalytics ops alone: hyblas's reference and auto executors and the CPU peers
     agree (every row timed, none failed), the peers checked against hyblas:reference."""
