@@ -239,11 +239,6 @@ def _check_weights(A: Matrix) -> tuple[Any, float | None]:  # noqa: N803
     return low, None
 
 
-_WARP = 32.0  # edges settled per bucket (Davidson et al.'s near-far rule)
-# width >= 2 mean weights  <=>  mean out-degree <= _WARP / 2
-_MOST_MEAN_DEGREE = _WARP / 2
-
-
 def _bucket_width(
     A: Matrix,  # noqa: N803
     dtype: np.dtype,
