@@ -115,6 +115,17 @@ def test_bfs16_reports_the_harmonic_mean_over_16_seeded_sources(
     assert np.array_equal(sources, again)  # seeded
 
 
+def _rows(tmp_path: Path, *args: str) -> tuple[int, dict[tuple[str, str], dict[str, Any]]]:
+    """A CPU run of the harness with ``args``: its exit status and its rows by (op, impl)."""
+    status = harness.main([*args, "--backend", "cpu", "--out", str(tmp_path)])
+    (path,) = tmp_path.glob("*.json")
+    rows = json.loads(path.read_text())["rows"]
+    return status, {(r["op"], r["impl"]): r for r in rows}
+
+
+_BFS_AND_BFS16 = ("--graphs", "grid64", "--ops", "bfs,bfs16", "--peers", "scipy")
+
+
 def test_a_cpu_implementation_times_each_source_of_bfs16_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -129,12 +140,9 @@ def test_a_cpu_implementation_times_each_source_of_bfs16_once(
         return timer(run, warmup=warmup, repeats=repeats)
 
     monkeypatch.setattr(harness, "time_cpu_ms", recording)
-    status = harness.main(
-        ["--graphs", "grid64", "--ops", "bfs,bfs16", "--backend", "cpu", "--peers", "scipy"]
-        + ["--executors", "reference", "--cpu-repeats", "3", "--out", str(tmp_path)]
+    status, rows = _rows(
+        tmp_path, *_BFS_AND_BFS16, "--executors", "reference", "--cpu-repeats", "3"
     )
-    (path,) = tmp_path.glob("*.json")
-    rows = {(r["op"], r["impl"]): r for r in json.loads(path.read_text())["rows"]}
     assert status == 0 and len(rows) == 4, rows
     for impl in ("hyblas:reference", "scipy"):
         assert rows["bfs", impl]["repeats"] == 3 and rows["bfs16", impl]["repeats"] == 1
@@ -157,12 +165,9 @@ def test_a_peer_converts_the_graph_once_a_row_not_once_a_source(
         return convert(graph)
 
     monkeypatch.setattr(scipy_peer, "_csgraph_input", counting)
-    status = harness.main(
-        ["--graphs", "grid64", "--ops", "bfs,bfs16", "--backend", "cpu", "--peers", "scipy"]
-        + ["--executors", "reference", "--cpu-repeats", "1", "--out", str(tmp_path)]
+    status, rows = _rows(
+        tmp_path, *_BFS_AND_BFS16, "--executors", "reference", "--cpu-repeats", "1"
     )
-    (path,) = tmp_path.glob("*.json")
-    rows = {(r["op"], r["impl"]): r for r in json.loads(path.read_text())["rows"]}
     assert status == 0 and rows["bfs16", "scipy"]["sources"] == 16, rows
     assert "median_ms" in rows["bfs16", "scipy"] and "error" not in rows["bfs16", "scipy"]
     assert len(made) == 2  # bfs's row, then bfs16's (from its first source)
@@ -175,12 +180,10 @@ def test_an_executor_that_runs_none_of_an_op_s_products_gets_no_timed_row(
     reference one: its row is skipped with the reason, not timed as a copy of the reference
     row. CDLP's matrix products go to the reference executor too, but its vector products
     run on the dense one: that row is timed."""
-    status = harness.main(
-        ["--graphs", "kron10", "--ops", "cdlp10,tc", "--backend", "cpu", "--peers", ""]
-        + ["--executors", "reference,dense", "--cpu-repeats", "1", "--out", str(tmp_path)]
-    )
-    (path,) = tmp_path.glob("*.json")
-    rows = {(r["op"], r["impl"]): r for r in json.loads(path.read_text())["rows"]}
+    status, rows = _rows(
+        tmp_path, "--graphs", "kron10", "--ops", "cdlp10,tc", "--peers", "", "--executors",
+        "reference,dense", "--cpu-repeats", "1",
+    )  # fmt: skip
     assert status == 0 and len(rows) == 4, rows
     assert "runs none of tc's products" in rows["tc", "hyblas:dense"]["skipped"]
     assert "median_ms" not in rows["tc", "hyblas:dense"]
