@@ -151,6 +151,22 @@ def test_a_cpu_implementation_times_each_source_of_bfs16_once(
     assert rows["bfs16", "scipy"]["median_ms"] > 0 and rows["bfs16", "scipy"]["sources"] == 16
 
 
+def test_with_auto_in_the_run_bfs16_times_hyblas_as_users_run_it(tmp_path: Path) -> None:
+    """With ``auto`` among the executors, ``bfs16`` times ``hyblas:auto`` (and the peers)
+    only: the other executors' rows say where their searches are timed (the ``bfs`` row,
+    which times them all). Without ``auto``, the named executors run it (the smoke run's
+    reference executor)."""
+    status, rows = _rows(
+        tmp_path, *_BFS_AND_BFS16, "--executors", "reference,auto,sparse", "--cpu-repeats", "1"
+    )
+    assert status == 0, rows
+    for executor in ("reference", "sparse"):
+        assert "timed in the bfs row" in rows["bfs16", f"hyblas:{executor}"]["skipped"]
+        assert rows["bfs", f"hyblas:{executor}"]["median_ms"] > 0
+    for impl in ("hyblas:auto", "scipy"):
+        assert rows["bfs16", impl]["sources"] == 16 and rows["bfs16", impl]["median_ms"] > 0
+
+
 def test_a_peer_converts_the_graph_once_a_row_not_once_a_source(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
