@@ -458,10 +458,9 @@ def compile_ahead(shard: _shards.Shard | None) -> float:
 
 
 def _fresh_memory(graph: _graphs.BenchGraph, impl: Impl, backend: str) -> None:
-    """Before an implementation's row: the peers' setups of the last row dropped; on the GPU
-    its graph's caches cleared where it is hyblas (the layouts an op builds count in its own
-    peak, not in the next op's), the pool's unused blocks freed."""
-    graph.drop_peer_setups()
+    """Before an implementation's row on the GPU: its graph's caches cleared where it is
+    hyblas (the layouts an op builds count in its own peak, not in the next op's), the pool's
+    unused blocks freed."""
     if backend != "cuda":
         return
     if impl.name.startswith("hyblas:"):
@@ -522,7 +521,7 @@ def run_graph(
                 row["floor_ms"] = floor
                 row["floor_fraction"] = floor / row["median_ms"]
             emit(row)
-            graph.drop_peer_setups()  # not held while the next row runs
+            graph.drop_peer_setups()  # each row makes its own; none held while the next runs
             peak = max(peak, gpu_memory_pool_bytes())
             gc.collect()
             if "median_ms" not in row:  # a stopped run may leave blocks behind

@@ -124,7 +124,9 @@ def _spmv(semiring_name: str, boolean: bool) -> Callable[[PeerGraph], Callable[[
 
 def _bfs(graph: PeerGraph) -> Callable[[], Any]:
     gb = _gb()
-    A = graph.setup_once("suitesparse bool pattern", lambda: _matrix(gb, graph.csr, bool, True))  # noqa: N806
+    A = graph.setup_once(  # noqa: N806
+        "suitesparse bool pattern", lambda: _matrix(gb, graph.csr, bool, True)
+    )
     n, source = graph.n, int(graph.source)
     any_pair = gb.semiring.any_pair[bool]
 
