@@ -161,7 +161,7 @@ class Impl:
     prepare: Callable[[str, _graphs.BenchGraph], Callable[[], Any]]
     to_numpy: Callable[[str, Any, _graphs.BenchGraph], Any]
     settle: Callable[[Callable[[], Any], _graphs.BenchGraph], hyblas_ops.Settled] | None = None
-    executor: str | None = None  # a hyblas executor asked for by name ('auto': the policy's)
+    executor: str | None = None  # hyblas's executor ('auto': the policy's); None for a peer
 
 
 def hyblas_impl(executor: str, backend: str) -> Impl:
@@ -463,7 +463,7 @@ def _fresh_memory(graph: _graphs.BenchGraph, impl: Impl, backend: str) -> None:
     unused blocks freed."""
     if backend != "cuda":
         return
-    if impl.name.startswith("hyblas:"):
+    if impl.executor is not None:  # a hyblas row
         graph.A.clear_cache()
         graph.weights.clear_cache()
     gc.collect()
@@ -488,7 +488,7 @@ def run_graph(
     info = {**_graphs.describe(graph), "build_s": time.perf_counter() - started}
     print(f"# {name}: n={graph.n:,} nnz={graph.nnz:,} built in {info['build_s']:.1f} s", flush=True)
     peak = gpu_memory_pool_bytes()
-    if any(not impl.name.startswith("hyblas:") for impl in impls):
+    if any(impl.executor is None for impl in impls):  # a peer among them
         started = time.perf_counter()
         graph.peer_graph()
         info["peer_graph_s"] = time.perf_counter() - started
