@@ -54,8 +54,8 @@ def _hops(G: HyblasGraph, vertices: np.ndarray, executor: str) -> list[int]:
 
 
 def _farthest(G: HyblasGraph, reached: hb.Vector) -> Any:
-    """The largest value of one search's result (levels or distances), as a Python number;
-    the search must reach every vertex."""
+    """The largest of one search's distances, as a Python number; the search must reach
+    every vertex."""
     if reached.nnz != len(G):
         _unreachable(G)
     return hb.ops.reduce_scalar(reached, "max").item()
