@@ -26,8 +26,9 @@ comes from the device name (:func:`benchmarks.meta.device_kind`: "NVIDIA H100 80
 h100). A canonical run cut short (a time limit) continues with ``--canonical --resume``: the
 (graph, op) groups the staged file finished are kept, the others measured. On a host of ``N``
 GPUs of one kind, ``--canonical --shard K/N`` (one process per GPU) measures every ``N``-th
-(graph, op) group, staged as ``<out>/canonical-<kind>.shard-K-of-N.json`` (resumable the same
-way), and ``--merge-shards`` then joins the finished shards into the canonical set
+(graph, op) group, or with ``--claims DIR`` each next group it claims first, staged as
+``<out>/canonical-<kind>.shard-K-of-N.json`` (resumable the same way), and ``--merge-shards``
+then joins the finished shards into the canonical set
 (:mod:`benchmarks.shards`).
 """
 
@@ -286,6 +287,7 @@ class Settings:
     canonical: bool = False  # write the canonical set of the device's kind into ``results``
     results: Path = RESULTS_DIR
     shard: _shards.Shard | None = None  # a canonical run's share: staged, merged later
+    claims: Path | None = None  # with a shard: the sitting's claims, shared by its shards
 
 
 def is_full(settings: Settings) -> bool:
@@ -478,9 +480,17 @@ def run_graph(
     emit: Callable[[dict[str, Any]], None],
     ops: tuple[str, ...] | None = None,
     op_done: Callable[[str, str], None] | None = None,
-) -> dict[str, Any]:
+    take: Callable[[str, str], bool] | None = None,
+) -> dict[str, Any] | None:
     """Measure ``ops`` (default: the settings') on graph ``name``; ``op_done(graph, op)`` after
-    each op's rows are all emitted. Returns the graph's details."""
+    each op's rows are all emitted. With ``take``, an op is measured only if ``take(name, op)``
+    claims it, asked just before (the graph is built once the first is claimed). Returns the
+    graph's details, or None where no op was claimed."""
+    ops = list(settings.ops if ops is None else ops)
+    while take is not None and ops and not take(name, ops[0]):
+        ops.pop(0)
+    if not ops:
+        return None
     free_gpu_memory_pool()
     started = time.perf_counter()
     graph = _graphs.build(name, settings.backend)
@@ -492,7 +502,9 @@ def run_graph(
         started = time.perf_counter()
         graph.peer_graph()
         info["peer_graph_s"] = time.perf_counter() - started
-    for op in settings.ops if ops is None else ops:
+    for position, op in enumerate(ops):
+        if position and take is not None and not take(name, op):
+            continue
         expected: dict[str, Any] = {}
         for impl in impls:
             if not impl.ops(MULTI_SOURCE.get(op, op)):
@@ -670,8 +682,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--shard",
         metavar="K/N",
-        help="with --canonical: measure shard K of N (every N-th (graph, op) group; one "
+        help="with --canonical: measure shard K of N (every N-th (graph, op) group, or with "
+        "--claims those it claims; one "
         "process per GPU of a host), staged in --out for --merge-shards",
+    )
+    parser.add_argument(
+        "--claims",
+        type=Path,
+        metavar="DIR",
+        help="with --shard: the shards take the groups in order as each gets free, claiming "
+        "each in DIR (a fresh directory per sitting, the same for all its shards)",
     )
     parser.add_argument(
         "--merge-shards",
@@ -680,12 +700,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.merge_shards:
-        others = [a for a in ("canonical", "resume", "shard", "smoke") if getattr(args, a)]
+        others = [
+            a for a in ("canonical", "resume", "shard", "claims", "smoke") if getattr(args, a)
+        ]
         if others:
             parser.error(f"--merge-shards takes only --out and --results, not --{others[0]}")
         written = merge_shards(args.out, args.results)
         print(f"canonical set: {', '.join(str(p) for p in written)}")
         return 0
+    if args.claims is not None and args.shard is None:
+        parser.error("--claims shares the groups among the shards of a --shard run")
     shard = None
     if args.shard is not None:
         if not args.canonical:
@@ -734,6 +758,7 @@ def main(argv: list[str] | None = None) -> int:
         canonical=args.canonical,
         results=args.results,
         shard=shard,
+        claims=args.claims,
     )
     for name in settings.graphs:
         if reason := _graphs.unavailable(name):
@@ -764,7 +789,8 @@ def resumable(path: Path, settings: Settings, device: str) -> dict[str, Any]:
         raise SystemExit(f"nothing to resume: {path} does not exist")
     doc = json.loads(path.read_text())
     mine, theirs = settings_document(settings), doc.get("settings", {})
-    differ = [k for k in mine if k not in ("out", "results") and theirs.get(k) != mine[k]]
+    own = ("out", "results", "claims")  # where a sitting keeps things, not what it measures
+    differ = [k for k in mine if k not in own and theirs.get(k) != mine[k]]
     differ += [k for k, v in (("device", device), ("commit", commit_id())) if doc.get(k) != v]
     if differ:
         raise SystemExit(f"cannot resume {path}: its {', '.join(differ)} differ from this run's")
@@ -809,14 +835,19 @@ def run(settings: Settings, *, resume: bool = False) -> int:
         graphs_info: list[dict[str, Any]] = earlier.get("graphs", [])
         done = {(graph, op): None for graph, op in earlier.get("done", [])}
         parts = [*earlier.get("parts", []), {"started": _now()}]
-        mine = _shards.groups(settings.graphs, settings.ops, settings.shard)
-        todo = [group for group in mine if group not in done]
+        claims = None if settings.claims is None else _shards.Claims(settings.claims)
+        mine = _shards.groups(settings.graphs, settings.ops, None if claims else settings.shard)
+        others = set()
+        if claims is not None and earlier:
+            others = _shards.done_by_others(settings.out, settings.shard, earlier)
+        todo = [group for group in mine if group not in done and group not in others]
+        finished = False
         if settings.canonical and settings.backend == "cuda" and todo:
             parts[-1]["compiled_ahead_s"] = compile_ahead(settings.shard)
             print(f"# kernels compiled ahead in {parts[-1]['compiled_ahead_s']:.1f} s", flush=True)
 
         def save() -> None:
-            complete = all(key in done for key in todo) and not unavailable
+            complete = finished and not unavailable
             doc = result_document(settings, rows, graphs_info, copy_tbps, device, complete)
             doc["unavailable_peers"] = unavailable
             doc["done"] = list(done)
@@ -835,12 +866,17 @@ def run(settings: Settings, *, resume: bool = False) -> int:
             done[graph, op] = None
             save()
 
+        save()  # staged at once: a sitting stopped within its first group can still resume
+        take = None if claims is None else claims.take
         for name in settings.graphs:
             ops = tuple(op for graph, op in todo if graph == name)
             if ops:
-                graphs_info.append(
-                    run_graph(name, impls, settings, copy_tbps, emit, ops=ops, op_done=op_done)
+                info = run_graph(
+                    name, impls, settings, copy_tbps, emit, ops=ops, op_done=op_done, take=take
                 )
+                if info is not None and all(g["graph"] != name for g in graphs_info):
+                    graphs_info.append(info)  # a resumed sitting keeps the first build's
+        finished = True
         save()
         from .report import bar_chart  # matplotlib only here
 

@@ -142,6 +142,8 @@ def test_a_shard_resumes_its_own_groups(staged: Path, tmp_path: Path) -> None:
         (["--merge-shards", "--canonical"], "--merge-shards takes only"),
         (["--merge-shards", "--shard", "0/2"], "--merge-shards takes only"),
         (["--canonical", "--shard", "4/4"], "need 0 <= K < N"),
+        (["--canonical", "--claims", "c"], "--claims shares the groups among the shards"),
+        (["--merge-shards", "--claims", "c"], "--merge-shards takes only"),
     ],
 )
 def test_shard_options_are_refused_out_of_place(argv: list[str], says: str, capsys) -> None:
@@ -163,3 +165,103 @@ def test_each_shard_compiles_its_share_of_the_warmup_ahead(monkeypatch: pytest.M
     ran.clear()
     harness.compile_ahead(None)
     assert ran == list(range(10))
+
+
+def test_a_claim_goes_to_the_first_asker_only(tmp_path: Path) -> None:
+    claims = shards.Claims(tmp_path / "claims")
+    assert claims.take("kron10", "spmv:min_plus")
+    assert not claims.take("kron10", "spmv:min_plus")
+    assert claims.take("kron10", "spmv:plus_times")  # ':' does not merge two ops' claims
+    assert not shards.Claims(tmp_path / "claims").take("kron10", "spmv:plus_times")
+    assert shards.Claims(tmp_path / "other").take("kron10", "spmv:min_plus")
+
+
+def _claimed(directory: Path, groups: list[tuple[str, str]]) -> Path:
+    claims = shards.Claims(directory)
+    for group in groups:
+        assert claims.take(*group)
+    return directory
+
+
+def test_shards_with_claims_measure_the_groups_each_claims(tmp_path: Path) -> None:
+    """Each shard measures the groups it claims, in the run's order; a graph none of whose
+    groups it gets is not built; the merge takes every group from the shard that did it."""
+    every = shards.groups(("grid64", "kron10"), OPS)
+    theirs = [every[1], every[3], every[4], every[5]]  # all of kron10's: shard 0 never builds it
+    ours = [group for group in every if group not in theirs]
+    first = _claimed(tmp_path / "first", theirs)
+    settings = _settings(tmp_path, Shard(0, 2))
+    assert harness.run(harness.Settings(**{**vars(settings), "claims": first})) == 0
+    doc = json.loads((tmp_path / "out" / "canonical-cpu.shard-0-of-2.json").read_text())
+    assert [tuple(g) for g in doc["done"]] == ours
+    assert {(r["graph"], r["op"]) for r in doc["rows"]} == set(ours)
+    assert [g["graph"] for g in doc["graphs"]] == ["grid64"]
+    assert doc["settings"]["claims"] == str(first)
+    second = _claimed(tmp_path / "second", ours)
+    settings = _settings(tmp_path, Shard(1, 2))
+    assert harness.run(harness.Settings(**{**vars(settings), "claims": second})) == 0
+    doc = json.loads((tmp_path / "out" / "canonical-cpu.shard-1-of-2.json").read_text())
+    assert [tuple(g) for g in doc["done"]] == theirs
+    merged = json.loads(
+        Path(harness.merge_shards(tmp_path / "out", tmp_path / "results")[0]).read_text()
+    )
+    assert [tuple(g) for g in merged["done"]] == every
+    assert sorted({(r["graph"], r["op"]) for r in merged["rows"]}) == sorted(every)
+    assert len(merged["rows"]) == 2 * len(every)  # hyblas:reference and scipy, once each
+    assert merged["settings"]["claims"] is None and merged["settings"]["shard"] is None
+
+
+def test_a_resumed_shard_with_claims_skips_what_the_others_did(
+    staged: Path, tmp_path: Path
+) -> None:
+    """A sitting that resumes with claims measures only the groups no shard has staged as
+    done: the others' groups are skipped even where this shard would have had them."""
+    root = _copy(staged, tmp_path)
+    first = root / "out" / "canonical-cpu.shard-0-of-2.json"
+    doc = json.loads(first.read_text())
+    dropped = tuple(doc["done"][-1])
+    cut = {**doc, "done": doc["done"][:-1]}
+    cut["rows"] = [r for r in doc["rows"] if (r["graph"], r["op"]) != dropped]
+    first.write_text(json.dumps(cut))
+    settings = harness.Settings(
+        **{**vars(_settings(root, Shard(0, 2))), "claims": root / "sitting-2"}
+    )
+    assert harness.run(settings, resume=True) == 0
+    again = json.loads(first.read_text())
+    assert [tuple(g) for g in again["done"]] == [tuple(g) for g in doc["done"]]
+    assert [r for r in again["rows"] if (r["graph"], r["op"]) != dropped] == cut["rows"]
+    assert len(list((root / "sitting-2").iterdir())) == 1  # one claim: the dropped group's
+    claims = shards.Claims(root / "sitting-2")
+    assert not claims.take(*dropped)
+    assert all(
+        claims.take(*group)
+        for group in shards.groups(("grid64", "kron10"), OPS)
+        if group != dropped
+    )
+    assert [g["graph"] for g in again["graphs"]] == sorted({g["graph"] for g in again["graphs"]})
+    harness.merge_shards(root / "out", root / "results")
+
+    second = root / "out" / "canonical-cpu.shard-1-of-2.json"
+    second.write_text(json.dumps({**json.loads(second.read_text()), "commit": "another"}))
+    with pytest.raises(SystemExit, match="another run: its commit"):
+        harness.run(settings, resume=True)
+
+
+def test_a_group_done_twice_or_by_no_shard_of_a_claims_run_is_refused(
+    staged: Path, tmp_path: Path
+) -> None:
+    root = _copy(staged, tmp_path)
+    out, results = root / "out", root / "results"
+    paths = [out / f"canonical-cpu.shard-{k}-of-2.json" for k in (0, 1)]
+    docs = [json.loads(path.read_text()) for path in paths]
+    paths[1].write_text(json.dumps({**docs[1], "done": docs[1]["done"] + docs[0]["done"][:1]}))
+    graph, op = docs[0]["done"][0]
+    with pytest.raises(SystemExit, match=f"{graph} {op} is done by shards 0 and 1"):
+        harness.merge_shards(out, results)
+    for path, doc in zip(paths, docs, strict=True):
+        path.write_text(json.dumps({**doc, "settings": {**doc["settings"], "claims": "/c"}}))
+    paths[1].write_text(json.dumps({**json.loads(paths[1].read_text()), "done": []}))
+    graph, op = docs[1]["done"][0]
+    with pytest.raises(SystemExit, match=f"not finished: {graph} {op}, .*done by no shard"):
+        harness.merge_shards(out, results)
+    assert not results.exists()
