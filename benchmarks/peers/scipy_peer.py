@@ -21,8 +21,10 @@ kernels and csgraph are single-threaded.
   ``k < j < i`` is counted once, at ``(i, j)``. ``L @ L`` does the same multiplications as
   ``L @ L.T`` restricted to ``k`` between ``j`` and ``i`` and builds about half the product.
   Refused above :data:`TC_MAX_WORK` multiply-adds (the product can hold that many entries).
-* ``msbfs``: ``csgraph.shortest_path(unweighted=True, indices=sources)``; refused when its dense
-  float64 ``(k, n)`` output would exceed :data:`MSBFS_MAX_OUTPUT_BYTES`.
+* ``msbfs``: ``csgraph.shortest_path(unweighted=True, indices=source)`` for each source into
+  the rows of one dense float64 ``(k, n)`` array (one call a source, so the harness's run
+  limit can stop the run between two sources: one call with every source is one C call);
+  refused when that output would exceed :data:`MSBFS_MAX_OUTPUT_BYTES`.
 * ``cdlp10``: label propagation in NumPy over the CSR arrays (:func:`make_cdlp`): per round,
   gather the neighbours' labels, sort the (row, label) pairs (one int64 sort of
   ``row * n + label``, the same order as ``np.lexsort((label, row))``), run lengths, then per
@@ -180,7 +182,14 @@ def _msbfs(graph: PeerGraph) -> Callable[[], Any]:
             f"{MSBFS_MAX_OUTPUT_BYTES / 2**30:.1f} GiB)"
         )
     A = _csgraph_input(graph)  # noqa: N806
-    return lambda: csgraph.shortest_path(A, directed=True, unweighted=True, indices=sources)
+
+    def run() -> np.ndarray:
+        levels = np.empty((sources.size, graph.n))
+        for row, source in zip(levels, sources.tolist(), strict=True):
+            row[:] = csgraph.shortest_path(A, directed=True, unweighted=True, indices=source)
+        return levels
+
+    return run
 
 
 def _structure(A: Any) -> sp.csr_array:  # noqa: N803

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -23,6 +24,7 @@ from scipy.sparse import csgraph
 
 import hyblas
 from benchmarks import peers
+from benchmarks import run as harness
 from benchmarks.peers import (
     OPS_ALL,
     PeerGraph,
@@ -349,6 +351,27 @@ def test_scipy_refuses_oversized_work(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scipy_peer, "MSBFS_MAX_OUTPUT_BYTES", 8 * 64 * g.n - 1)
     with pytest.raises(Unavailable, match="MSBFS_MAX_OUTPUT_BYTES"):
         scipy_peer.OPS["msbfs"](g)
+
+
+def test_the_run_limit_stops_scipy_msbfs_between_two_sources(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The harness's run limit is an alarm, which Python takes between two C calls: the
+    scipy msbfs peer searches one source a call, so a run over the limit stops after the
+    source it is on, not after all of them."""
+    calls = []
+
+    def one_slow_call(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs["indices"])
+        time.sleep(0.05)  # a search that takes a while (the sleep is the C call here)
+        return csgraph.shortest_path(*args, **kwargs)
+
+    run = scipy_peer.OPS["msbfs"](graphs()["kron8"])
+    monkeypatch.setattr(scipy_peer.csgraph, "shortest_path", one_slow_call)
+    with pytest.raises(harness.RunLimitExceeded), harness.run_limit(0.2):
+        run()
+    assert 1 < len(calls) < 10  # of 64 sources
+    assert all(np.ndim(source) == 0 for source in calls)
 
 
 # --------------------------------------------------------------------------------------------
