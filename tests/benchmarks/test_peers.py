@@ -494,6 +494,69 @@ def test_suitesparse(op: str, name: str) -> None:
     check(name, op, suitesparse.to_numpy(op, result), rtol=rtol)
 
 
+def _dot_steps(X: sp.csr_array, Y: sp.csr_array) -> np.ndarray:  # noqa: N803
+    """Each row's merge steps in ``C<X.S> = X any.pair Yᵀ``, written out in NumPy."""
+    x_len, y_len = np.diff(X.indptr), np.diff(Y.indptr)
+    rows = np.repeat(np.arange(X.shape[0]), x_len)
+    return np.bincount(rows, weights=x_len[rows] + y_len[X.indices], minlength=X.shape[0])
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+def test_suitesparse_row_blocks_cover_the_rows_in_blocks_of_about_the_steps_asked(
+    name: str,
+) -> None:
+    gb = pytest.importorskip("graphblas")
+    L = sp.tril(sp.csr_array(graphs()[name].csr), k=-1, format="csr")  # noqa: N806
+    L.sort_indices()
+    steps = _dot_steps(L, L)
+    M = gb.io.from_scipy_sparse(L.astype(bool))  # noqa: N806
+    assert suitesparse.row_blocks(gb, M, M, most=steps.sum()) == [(0, L.shape[0])]
+    most = steps.sum() / 7
+    blocks = suitesparse.row_blocks(gb, M, M, most=most)
+    assert blocks[0][0] == 0 and blocks[-1][1] == L.shape[0]
+    assert all(hi == lo for (_, hi), (lo, _) in zip(blocks, blocks[1:], strict=False))
+    assert 7 <= len(blocks) <= 8
+    for lo, hi in blocks:  # over `most` only by its last row, which reaches the block's mark
+        assert hi > lo and steps[lo : hi - 1].sum() <= most
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+def test_suitesparse_tc_and_lcc_in_row_blocks_equal_the_reference(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gb = pytest.importorskip("graphblas")
+    g = graphs()[name]
+    L = sp.tril(sp.csr_array(g.csr), k=-1, format="csr")  # noqa: N806
+    monkeypatch.setattr(suitesparse, "DOT_BLOCK_STEPS", max(_dot_steps(L, L).sum() / 5, 1))
+    for op in ("tc", "lcc"):
+        check(name, op, suitesparse.to_numpy(op, suitesparse.OPS[op](g)()), rtol=1e-9)
+    assert len(suitesparse.row_blocks(gb, *[gb.io.from_scipy_sparse(L.astype(bool))] * 2)) > 1
+
+
+def test_the_run_limit_stops_a_blocked_suitesparse_product_between_blocks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As scipy's msbfs between sources: a run of many blocks over the limit stops after the
+    block it is on."""
+    gb = pytest.importorskip("graphblas")
+    g = graphs()["kron8"]
+    L = sp.tril(sp.csr_array(g.csr), k=-1, format="csr")  # noqa: N806
+    monkeypatch.setattr(suitesparse, "DOT_BLOCK_STEPS", _dot_steps(L, L).sum() / 64)
+    run = suitesparse.OPS["tc"](g)
+    calls = []
+    mxm = gb.Matrix.mxm
+
+    def one_slow_block(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        time.sleep(0.05)  # a block that takes a while (the sleep is the C call here)
+        return mxm(*args, **kwargs)
+
+    monkeypatch.setattr(gb.Matrix, "mxm", one_slow_block)
+    with pytest.raises(harness.RunLimitExceeded), harness.run_limit(0.2):
+        run()
+    assert 1 < len(calls) < 10  # of about 64 blocks
+
+
 def test_suitesparse_unavailable_without_graphblas(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "graphblas", None)  # `import graphblas` now fails
     reason = suitesparse.available()
@@ -571,6 +634,12 @@ def test_lcc_peers_agree_with_hyblas_the_loops_and_networkx(name: str) -> None:
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-12)
     if suitesparse.available() is None:
         result = suitesparse.make_lcc(A, directed=directed)()
+        np.testing.assert_allclose(
+            suitesparse.to_numpy("lcc", result), expected, rtol=1e-6, atol=1e-12
+        )
+        with pytest.MonkeyPatch.context() as patch:  # in row blocks
+            patch.setattr(suitesparse, "DOT_BLOCK_STEPS", max(A.nnz, 1))
+            result = suitesparse.make_lcc(A, directed=directed)()
         np.testing.assert_allclose(
             suitesparse.to_numpy("lcc", result), expected, rtol=1e-6, atol=1e-12
         )
