@@ -55,9 +55,17 @@ _op("spmv:plus_times", fill=0.0)(_spmv_float32("plus_times"))
 _op("spmv:min_plus", fill=np.inf)(_spmv_float32("min_plus"))
 
 
+#: The key of the bool copy of the pattern that ``spmv:lor_land`` multiplies, in the graph's
+#: matrix's cache (as :class:`hyblas.Graph` keeps its derived matrices): there :func:`settle`
+#: watches it and its layouts, and the next hyblas row's ``clear_cache`` frees it.
+BOOL_PATTERN = ("benchmarks", "bool_pattern")
+
+
 @_op("spmv:lor_land", fill=False)
 def _lor_land(g: BenchGraph, executor: str) -> Callable[[], Any]:
-    pattern = g.A.dup(dtype=bool)
+    pattern = g.A.cache.get(BOOL_PATTERN)
+    if pattern is None:
+        pattern = g.A.cache[BOOL_PATTERN] = g.A.dup(dtype=bool)
     u = hb.Vector.from_dense(g.x_bool, backend=g.A.backend)
     sr = hb.semiring.lor_land[np.bool_]
     return lambda: hb.ops.mxv(pattern, u, sr, executor=executor)

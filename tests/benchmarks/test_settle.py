@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import hyblas as hb
-from benchmarks import hyblas_ops
+from benchmarks import graphs, hyblas_ops
 from benchmarks.hyblas_ops import Settled, settle
 from benchmarks.report import markdown_table, readme_section
 
@@ -54,6 +54,25 @@ def test_settling_gives_up_unsteady_past_its_limits(monkeypatch) -> None:
     # a layout that never pays: the time limit, once past the run limit
     monkeypatch.setattr(hyblas_ops, "SETTLE_PENDING_S", 0.0)
     assert _settle(_Watched(growing=0, pending=None), monkeypatch) == Settled(runs, False)
+
+
+def test_settling_watches_the_matrix_an_op_makes_of_the_graph(monkeypatch) -> None:
+    """``spmv:lor_land`` multiplies a bool copy of the pattern, not the graph's matrix: its
+    layouts' rent adds up there, so settling watches it (else ``auto`` is timed before it
+    builds its layout)."""
+    g = graphs.build("kron10", "cpu")
+    run = hyblas_ops.OPS["spmv:lor_land"](g, "auto")
+    pattern = g.A.cache[hyblas_ops.BOOL_PATTERN]
+    assert pattern.dtype == bool and pattern.nnz == g.A.nnz
+    hyblas_ops.OPS["spmv:lor_land"](g, "dense")  # another row of the same graph: the same copy
+    assert g.A.cache[hyblas_ops.BOOL_PATTERN] is pattern
+    runs = []
+
+    def pending(matrix: hb.Matrix) -> list[str]:
+        return ["dense"] if matrix is pattern and len(runs) < 5 else []
+
+    monkeypatch.setattr(hyblas_ops, "pending_layouts", pending)
+    assert settle(lambda: runs.append(run()), g) == Settled(5, True)
 
 
 def _doc(*rows: dict) -> dict:
