@@ -334,9 +334,17 @@ def own_products(executor: str | None) -> Iterator[OwnProducts]:
 
 
 def measure(
-    impl: Impl, op: str, graph: _graphs.BenchGraph, settings: Settings, expected: dict[str, Any]
+    impl: Impl,
+    op: str,
+    graph: _graphs.BenchGraph,
+    settings: Settings,
+    expected: dict[str, Any],
+    *,
+    check_only: bool = False,
 ) -> dict[str, Any]:
-    """One row: warm-up + check, then the timed repeats (or why there are none)."""
+    """One row: warm-up + check, then the timed repeats (or why there are none). With
+    ``check_only``, the checked runs only: what they give goes into ``expected`` (the group's
+    reference for the rows after it), and the row has no time."""
     base = MULTI_SOURCE.get(op, op)
     sources = graph.graph500_sources if op in MULTI_SOURCE else [graph.source]
     row: dict[str, Any] = {
@@ -408,6 +416,8 @@ def measure(
             if why:
                 return {**row, "error": f"differs from {expected[key][0]}: {why}"}
         del result
+        if check_only:
+            continue
         timer = time_gpu_ms if impl.device == "gpu" else time_cpu_ms
         if timed_by_check:
             per_source_ms.append(first_s * 1e3)
@@ -427,6 +437,8 @@ def measure(
         edges.append(traversed_edges(base, host, g))
         levels = levels_of(base, host)
         del run
+    if check_only:
+        return row
     row["median_ms"] = float(np.median(per_source_ms))
     row["repeats"] = repeats
     if edges and edges[0] is not None:
@@ -472,6 +484,30 @@ def _fresh_memory(graph: _graphs.BenchGraph, impl: Impl, backend: str) -> None:
     free_gpu_memory_pool()
 
 
+def _recheck(
+    impls: list[Impl],
+    earlier: dict[str, dict[str, Any]],
+    op: str,
+    graph: _graphs.BenchGraph,
+    settings: Settings,
+    expected: dict[str, Any],
+) -> None:
+    """Fill ``expected`` from the first implementation whose kept row has a time (it was
+    checked against the group's reference then), by its checked runs; nothing where none has.
+    A failure leaves ``expected`` to the next row, as in a sitting that measures the group
+    whole."""
+    first = next((i for i in impls if "median_ms" in earlier.get(i.name, {})), None)
+    if first is None:
+        return
+    _fresh_memory(graph, first, settings.backend)
+    try:
+        measure(first, op, graph, settings, expected, check_only=True)
+    except Exception:  # a row of its own is not wanted: the next row sets the reference
+        traceback.print_exc()
+        expected.clear()
+    graph.drop_peer_setups()
+
+
 def run_graph(
     name: str,
     impls: list[Impl],
@@ -481,11 +517,15 @@ def run_graph(
     ops: tuple[str, ...] | None = None,
     op_done: Callable[[str, str], None] | None = None,
     take: Callable[[str, str], bool] | None = None,
+    kept: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any] | None:
     """Measure ``ops`` (default: the settings') on graph ``name``; ``op_done(graph, op)`` after
     each op's rows are all emitted. With ``take``, an op is measured only if ``take(name, op)``
-    claims it, asked just before (the graph is built once the first is claimed). Returns the
-    graph's details, or None where no op was claimed."""
+    claims it, asked just before (the graph is built once the first is claimed). ``kept``:
+    rows an earlier sitting measured of an op it did not finish; their implementations are not
+    measured again, and the first of them with a time runs its checked runs again (untimed) to
+    be the reference of the others. Returns the graph's details, or None where no op was
+    claimed."""
     ops = list(settings.ops if ops is None else ops)
     while take is not None and ops and not take(name, ops[0]):
         ops.pop(0)
@@ -506,9 +546,12 @@ def run_graph(
         if position and take is not None and not take(name, op):
             continue
         expected: dict[str, Any] = {}
+        earlier = {r["impl"]: r for r in kept or () if (r["graph"], r["op"]) == (name, op)}
         for impl in impls:
-            if not impl.ops(MULTI_SOURCE.get(op, op)):
+            if not impl.ops(MULTI_SOURCE.get(op, op)) or impl.name in earlier:
                 continue
+            if earlier and not expected:  # the kept rows' reference, once
+                _recheck(impls, earlier, op, graph, settings, expected)
             _fresh_memory(graph, impl, settings.backend)
             started = time.perf_counter()
             try:
@@ -783,8 +826,9 @@ def _write(path: Path, text: str) -> None:
 
 
 def resumable(path: Path, settings: Settings, device: str) -> dict[str, Any]:
-    """The staged document of an unfinished run of the same device, commit and settings, its
-    rows cut to the (graph, op) groups it finished; SystemExit when there is none."""
+    """The staged document of an unfinished run of the same device, commit and settings
+    (with the rows of the group it was measuring, which the next sitting keeps); SystemExit
+    when there is none."""
     if not path.exists():
         raise SystemExit(f"nothing to resume: {path} does not exist")
     doc = json.loads(path.read_text())
@@ -794,8 +838,6 @@ def resumable(path: Path, settings: Settings, device: str) -> dict[str, Any]:
     differ += [k for k, v in (("device", device), ("commit", commit_id())) if doc.get(k) != v]
     if differ:
         raise SystemExit(f"cannot resume {path}: its {', '.join(differ)} differ from this run's")
-    done = {(graph, op) for graph, op in doc.get("done", [])}
-    doc["rows"] = [row for row in doc["rows"] if (row["graph"], row["op"]) in done]
     return doc
 
 
@@ -841,6 +883,11 @@ def run(settings: Settings, *, resume: bool = False) -> int:
         if claims is not None and earlier:
             others = _shards.done_by_others(settings.out, settings.shard, earlier)
         todo = [group for group in mine if group not in done and group not in others]
+        # the groups this shard was measuring when its last sitting stopped: kept, its own
+        begun = {(r["graph"], r["op"]) for r in rows} - set(done)
+        if claims is not None:
+            begun = {group for group in begun if group in todo and claims.take(*group)}
+        rows = [r for r in rows if (r["graph"], r["op"]) in set(done) | begun]
         finished = False
         if settings.canonical and settings.backend == "cuda" and todo:
             parts[-1]["compiled_ahead_s"] = compile_ahead(settings.shard)
@@ -867,12 +914,21 @@ def run(settings: Settings, *, resume: bool = False) -> int:
             save()
 
         save()  # staged at once: a sitting stopped within its first group can still resume
-        take = None if claims is None else claims.take
+        take = None if claims is None else (lambda g, o: (g, o) in begun or claims.take(g, o))
+        kept = [r for r in rows if (r["graph"], r["op"]) in begun]
         for name in settings.graphs:
             ops = tuple(op for graph, op in todo if graph == name)
             if ops:
                 info = run_graph(
-                    name, impls, settings, copy_tbps, emit, ops=ops, op_done=op_done, take=take
+                    name,
+                    impls,
+                    settings,
+                    copy_tbps,
+                    emit,
+                    ops=ops,
+                    op_done=op_done,
+                    take=take,
+                    kept=kept,
                 )
                 if info is not None and all(g["graph"] != name for g in graphs_info):
                     graphs_info.append(info)  # a resumed sitting keeps the first build's

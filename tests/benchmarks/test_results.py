@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchmarks import meta, report
 from benchmarks import run as harness
 from benchmarks.meta import RESULTS_DIR, device_kind, experiment_out
+from benchmarks.peers import scipy_peer
 
 from .canonical import cpu_canonical_settings
 
@@ -181,22 +183,43 @@ def test_canonical_run_writes_the_set_and_resumes_what_was_cut(tmp_path: Path) -
     assert doc["canonical"] and not doc["full"] and doc["kind"] == "cpu"
     assert doc["done"] == [["grid64", "bfs"], ["grid64", "cc"]]
 
-    # cut short during cc: its rows are measured again, bfs's kept
+    # cut short during cc, after its reference row: bfs's rows and that row are kept, the
+    # rest of cc is measured
     staged = tmp_path / "out" / "canonical-cpu.json"
     bfs = [r for r in doc["rows"] if r["op"] == "bfs"]
+    kept = _row("grid64", "cc", "hyblas:reference", 7.0)
     cut = {**doc, "done": [["grid64", "bfs"]], "graphs": []}
-    cut["rows"] = [*bfs, _row("grid64", "cc", "hyblas:reference", -1.0)]
+    cut["rows"] = [*bfs, kept]
     staged.write_text(json.dumps(cut))
     assert harness.run(settings, resume=True) == 0
     again = json.loads((tmp_path / "results" / "cpu.json").read_text())
     assert [r for r in again["rows"] if r["op"] == "bfs"] == bfs
     cc = [r for r in again["rows"] if r["op"] == "cc"]
-    assert {r["impl"] for r in cc} == {"hyblas:reference", "scipy"}
-    assert all(r["median_ms"] > 0 for r in cc)
+    assert [r["impl"] for r in cc] == ["hyblas:reference", "scipy"]
+    assert cc[0] == kept and cc[1]["median_ms"] > 0 and "error" not in cc[1]
     assert len(again["parts"]) == 2 and [g["graph"] for g in again["graphs"]] == ["grid64"]
 
     with pytest.raises(SystemExit, match="ops"):
         harness.run(harness.Settings(**{**vars(settings), "ops": ("bfs",)}), resume=True)
+
+
+def test_a_resumed_group_checks_its_rows_against_its_kept_reference(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept reference row's checked runs are run again (untimed), so a wrong result of
+    a row measured after the resume is still caught."""
+    settings = cpu_canonical_settings(tmp_path, ("grid64",), ("cc",))
+    assert harness.run(settings) == 0
+    staged = tmp_path / "out" / "canonical-cpu.json"
+    doc = json.loads(staged.read_text())
+    kept = [r for r in doc["rows"] if r["impl"] == "hyblas:reference"]
+    staged.write_text(json.dumps({**doc, "done": [], "rows": kept, "graphs": []}))
+    # every vertex a component of its own: grid64 is connected
+    monkeypatch.setitem(scipy_peer.OPS, "cc", lambda graph: lambda: np.arange(graph.n))
+    assert harness.run(settings, resume=True) == 1
+    rows = json.loads(staged.read_text())["rows"]
+    assert rows[0] == kept[0]
+    assert rows[1]["impl"] == "scipy" and "differs from hyblas:reference" in rows[1]["error"]
 
 
 def test_the_commit_says_when_the_measured_files_are_not_the_commits(

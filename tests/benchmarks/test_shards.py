@@ -248,6 +248,34 @@ def test_a_resumed_shard_with_claims_skips_what_the_others_did(
         harness.run(settings, resume=True)
 
 
+def test_a_resumed_shard_with_claims_finishes_the_group_it_began(
+    staged: Path, tmp_path: Path
+) -> None:
+    """The group a shard was measuring when its sitting stopped stays its own: it claims it
+    first and keeps its finished rows; a group begun but done by another shard since (in
+    its file) is dropped."""
+    root = _copy(staged, tmp_path)
+    path = root / "out" / "canonical-cpu.shard-0-of-2.json"
+    doc = json.loads(path.read_text())
+    begun = tuple(doc["done"][-1])
+    first = next(r for r in doc["rows"] if (r["graph"], r["op"]) == begun)
+    theirs = json.loads((root / "out" / "canonical-cpu.shard-1-of-2.json").read_text())
+    stale = [r for r in theirs["rows"] if (r["graph"], r["op"]) == tuple(theirs["done"][0])]
+    cut = {**doc, "done": doc["done"][:-1]}
+    cut["rows"] = [r for r in doc["rows"] if (r["graph"], r["op"]) != begun] + [first] + stale
+    path.write_text(json.dumps(cut))
+    claims = root / "sitting-2"
+    settings = harness.Settings(**{**vars(_settings(root, Shard(0, 2))), "claims": claims})
+    assert harness.run(settings, resume=True) == 0
+    again = json.loads(path.read_text())
+    assert [tuple(g) for g in again["done"]] == [tuple(g) for g in doc["done"]]
+    mine = [r for r in again["rows"] if (r["graph"], r["op"]) == begun]
+    assert mine[0] == first and len(mine) == 2 and "median_ms" in mine[1]
+    assert not any(r in again["rows"] for r in stale)
+    assert not shards.Claims(claims).take(*begun)
+    harness.merge_shards(root / "out", root / "results")
+
+
 def test_a_group_done_twice_or_by_no_shard_of_a_claims_run_is_refused(
     staged: Path, tmp_path: Path
 ) -> None:
