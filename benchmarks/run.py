@@ -67,7 +67,7 @@ from . import graphs as _graphs
 from . import hyblas_ops, peers
 from . import shards as _shards
 from .meta import RESULTS_DIR, commit_id, device_kind, in_results
-from .timing import copy_bandwidth_tbps, time_cpu_ms, time_gpu_ms
+from .timing import copy_bandwidth_tbps, cpu_samples_ms, gpu_samples_ms
 
 OPS = (
     "spmv:plus_times",
@@ -104,6 +104,13 @@ RTOL = {
 
 #: Longest untimed setup of one implementation (host conversions of the biggest graph).
 SETUP_LIMIT_S = 300.0
+
+#: A row's timed runs of one source stop before ``--repeats`` / ``--cpu-repeats`` once they
+#: add up to this many seconds, with at least ``TIMED_LEAST`` of them (a median of three on
+#: the GPU; one on the CPU, where a run of seconds varies little): each run of an op that takes
+#: seconds costs the run as much, and tells as little more.
+TIMED_BUDGET_S = 5.0
+TIMED_LEAST = {"gpu": 3, "cpu": 1}
 
 
 def _out_of_memory(exc: BaseException) -> bool:
@@ -368,7 +375,7 @@ def measure(
             "skipped": f"{op} times hyblas:auto (as users run it); the {impl.executor!r} "
             f"executor's searches are timed in the {base} row",
         }
-    per_source_ms, edges, levels = [], [], None
+    per_source_ms, timed_runs, edges, levels = [], [], [], None
     repeats = settings.repeats if impl.device == "gpu" else settings.cpu_repeats
     if op in MULTI_SOURCE and impl.device != "gpu":
         # the sources are the repeats: Graph500 times each search once (on the CPU a search
@@ -418,9 +425,10 @@ def measure(
         del result
         if check_only:
             continue
-        timer = time_gpu_ms if impl.device == "gpu" else time_cpu_ms
+        timer = gpu_samples_ms if impl.device == "gpu" else cpu_samples_ms
         if timed_by_check:
             per_source_ms.append(first_s * 1e3)
+            timed_runs.append(1)
         try:
             settling = settings.run_limit_s * hyblas_ops.SETTLE_RUNS + hyblas_ops.SETTLE_PENDING_S
             with run_limit(settings.run_limit_s * repeats + settling + 30):
@@ -430,7 +438,15 @@ def measure(
                     if not settled.steady:
                         row["unsettled"] = True
                 if not timed_by_check:
-                    per_source_ms.append(timer(run, warmup=0, repeats=repeats))
+                    samples = timer(
+                        run,
+                        warmup=0,
+                        repeats=repeats,
+                        budget_s=TIMED_BUDGET_S,
+                        least=TIMED_LEAST[impl.device],
+                    )
+                    per_source_ms.append(float(np.median(samples)))
+                    timed_runs.append(len(samples))
         except RunLimitExceeded:
             synchronize()
             return {**row, "skipped": f"timed runs exceed the limit (first run {first_s:.1f} s)"}
@@ -440,7 +456,7 @@ def measure(
     if check_only:
         return row
     row["median_ms"] = float(np.median(per_source_ms))
-    row["repeats"] = repeats
+    row["repeats"] = min(timed_runs)  # per source
     if edges and edges[0] is not None:
         teps = [e / (ms * 1e-3) for e, ms in zip(edges, per_source_ms)]
         row["gteps"] = float(len(teps) / sum(1.0 / t for t in teps)) / 1e9 if all(teps) else 0.0
@@ -679,7 +695,9 @@ def main(argv: list[str] | None = None) -> int:
         "--peers",
         help=f"comma list of {', '.join(PEERS)} ('' for none; default: all)",
     )
-    parser.add_argument("--repeats", type=int, default=5, help="GPU timed runs (median)")
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="GPU timed runs (median; fewer past TIMED_BUDGET_S)"
+    )
     parser.add_argument("--cpu-repeats", type=int, default=3, help="CPU timed runs (median)")
     parser.add_argument(
         "--run-limit-s",

@@ -12,6 +12,7 @@ import pytest
 
 import hyblas as hb
 from benchmarks import run as harness
+from benchmarks import timing
 from benchmarks.peers import scipy_peer
 from benchmarks.report import markdown_table
 
@@ -94,7 +95,7 @@ def test_bfs16_reports_the_harmonic_mean_over_16_seeded_sources(
     runs, on the wall clock.)"""
     assert harness.OPS.index("bfs16") == harness.OPS.index("bfs") + 1
     times = iter([float(ms) for ms in range(1, 17)])
-    monkeypatch.setattr(harness, "time_cpu_ms", lambda run, warmup, repeats: next(times))
+    monkeypatch.setattr(harness, "cpu_samples_ms", lambda run, **_: [next(times)])
     status = harness.main(
         ["--graphs", "grid64", "--ops", "bfs16", "--backend", "cpu", "--peers", "scipy"]
         + ["--cpu-repeats", "1", "--out", str(tmp_path)]
@@ -133,13 +134,13 @@ def test_a_cpu_implementation_times_each_source_of_bfs16_once(
     sources are the repeats): hyblas in a timed run after its checked one, a peer in its
     checked run; the single-source ``bfs`` keeps ``--cpu-repeats``."""
     asked = []
-    timer = harness.time_cpu_ms
+    timer = harness.cpu_samples_ms
 
-    def recording(run: Any, warmup: int, repeats: int) -> float:
-        asked.append(repeats)
-        return timer(run, warmup=warmup, repeats=repeats)
+    def recording(run: Any, **timing: Any) -> list[float]:
+        asked.append(timing["repeats"])
+        return timer(run, **timing)
 
-    monkeypatch.setattr(harness, "time_cpu_ms", recording)
+    monkeypatch.setattr(harness, "cpu_samples_ms", recording)
     status, rows = _rows(
         tmp_path, *_BFS_AND_BFS16, "--executors", "reference", "--cpu-repeats", "3"
     )
@@ -336,3 +337,27 @@ def test_gpu_rows_report_the_peak_above_what_was_in_use(tmp_path: Path) -> None:
         assert r["peak_gpu_GB"] >= 0 and r["peak_over_csr"] >= 0
     dense = [r for r in rows if r["impl"] == "hyblas:dense" and r["op"] == "pagerank20"]
     assert dense and dense[0]["peak_gpu_GB"] > 0  # its layout is built inside the row
+
+
+def test_timed_runs_stop_at_the_time_budget_with_the_least_count() -> None:
+    """As do_bench sizes its repeats by time: the samples stop once they add up to the budget
+    and there are at least ``least``; without a budget, all ``repeats``."""
+    slow = lambda: time.sleep(0.03)  # noqa: E731
+    assert len(timing.cpu_samples_ms(slow, warmup=0, repeats=5)) == 5
+    assert len(timing.cpu_samples_ms(slow, warmup=0, repeats=5, budget_s=0.01)) == 1
+    assert len(timing.cpu_samples_ms(slow, warmup=0, repeats=5, budget_s=0.01, least=3)) == 3
+    assert len(timing.cpu_samples_ms(slow, warmup=0, repeats=5, budget_s=0.07)) == 3
+    assert len(timing.cpu_samples_ms(lambda: None, warmup=0, repeats=5, budget_s=0.07)) == 5
+
+
+def test_a_row_of_slow_runs_is_timed_within_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The harness passes its budget: with a budget smaller than one run, a CPU row is
+    timed once after its checked run, and says so."""
+    monkeypatch.setattr(harness, "TIMED_BUDGET_S", 1e-9)
+    status, rows = _rows(
+        tmp_path, "--graphs", "grid64", "--ops", "bfs", "--peers", "scipy", "--cpu-repeats", "3"
+    )
+    assert status == 0 and rows
+    assert all(row["repeats"] == 1 for row in rows.values()), rows
