@@ -24,7 +24,8 @@ set ``benchmarks/results/<kind>.json`` / ``.md`` / ``.png`` (replacing that kind
 set) and the results README regenerated (``python -m benchmarks.report --readme``). ``<kind>``
 comes from the device name (:func:`benchmarks.meta.device_kind`: "NVIDIA H100 80GB HBM3" ->
 h100). A canonical run cut short (a time limit) continues with ``--canonical --resume``: the
-(graph, op) groups the staged file finished are kept, the others measured. On a host of ``N``
+(graph, op) groups the staged file finished are kept, and the finished rows of the group it
+was measuring, the rest measured. On a host of ``N``
 GPUs of one kind, ``--canonical --shard K/N`` (one process per GPU) measures every ``N``-th
 (graph, op) group, or with ``--claims DIR`` each next group it claims first, staged as
 ``<out>/canonical-<kind>.shard-K-of-N.json`` (resumable the same way), and ``--merge-shards``
