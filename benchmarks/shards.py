@@ -66,7 +66,7 @@ class Claims:
     def take(self, graph: str, op: str) -> bool:
         """Claim ``(graph, op)``: True for the first asker, False for every later one."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{graph}@{op}")
+        name = re.sub(r"[^A-Za-z0-9_.@-]", "_", f"{graph}@{op}")
         try:
             os.close(os.open(self.directory / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
         except FileExistsError:

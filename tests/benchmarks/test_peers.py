@@ -370,7 +370,7 @@ def test_the_run_limit_stops_scipy_msbfs_between_two_sources(
     monkeypatch.setattr(scipy_peer.csgraph, "shortest_path", one_slow_call)
     with pytest.raises(harness.RunLimitExceeded), harness.run_limit(0.2):
         run()
-    assert 1 < len(calls) < 10  # of 64 sources
+    assert 0 < len(calls) < 10  # of 64 sources: stopped between two
     assert all(np.ndim(source) == 0 for source in calls)
 
 
@@ -554,7 +554,7 @@ def test_the_run_limit_stops_a_blocked_suitesparse_product_between_blocks(
     monkeypatch.setattr(gb.Matrix, "mxm", one_slow_block)
     with pytest.raises(harness.RunLimitExceeded), harness.run_limit(0.2):
         run()
-    assert 1 < len(calls) < 10  # of about 64 blocks
+    assert 0 < len(calls) < 10  # of about 64 blocks: stopped between two
 
 
 def test_suitesparse_unavailable_without_graphblas(monkeypatch: pytest.MonkeyPatch) -> None:
