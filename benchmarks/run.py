@@ -903,10 +903,10 @@ def run(settings: Settings, *, resume: bool = False) -> int:
             others = _shards.done_by_others(settings.out, settings.shard, earlier)
         todo = [group for group in mine if group not in done and group not in others]
         # the groups this shard was measuring when its last sitting stopped: kept, its own
-        begun = {(r["graph"], r["op"]) for r in rows} - set(done)
+        begun = {(r["graph"], r["op"]) for r in rows} - done.keys()
         if claims is not None:
             begun = {group for group in begun if group in todo and claims.take(*group)}
-        rows = [r for r in rows if (r["graph"], r["op"]) in set(done) | begun]
+        rows = [r for r in rows if (group := (r["graph"], r["op"])) in done or group in begun]
         finished = False
         if settings.canonical and settings.backend == "cuda" and todo:
             parts[-1]["compiled_ahead_s"] = compile_ahead(settings.shard)
