@@ -4,6 +4,7 @@ host reads a few counters once at the end instead of once a round."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any
 
@@ -25,7 +26,7 @@ from ..operators.classes import BinaryOp, Semiring
 from . import kernels as _k
 from .params import THREADS, current_params
 from .stamps import LevelStamps, borrow, borrow_stamps
-from .walk import Entry, Walked
+from .walk import Entry, Walked, pull_bitmap_words
 
 __all__ = ["walk", "frontier_facts", "improve_bitmaps", "HUGE_LIST"]
 
@@ -102,19 +103,25 @@ def walk(entry: Entry) -> Walked:
         return _walk(entry, None, None)
     A, out_type = entry.A, entry.semiring.output_type(np.dtype(entry.op_type))
     identity = _identity_word(entry.semiring, out_type)
-    if _one_barrier(entry):  # a vertex gets its value as it is queued: no ws
-        with borrow_stamps(A) as stamps:
-            return _walk(entry, placeholder(A.xp, identity.dtype), stamps)
-    make_ws = lambda: A.xp.full(A.nrows, identity, dtype=identity.dtype)  # noqa: E731
-    with (
-        borrow(A, ("loop_level_ws", identity.dtype.str, int(identity)), make_ws) as ws,
-        borrow_stamps(A) as stamps,
-    ):
-        return _walk(entry, ws, stamps)
+    with contextlib.ExitStack() as kept:
+        stamps = kept.enter_context(borrow_stamps(A))
+        if _one_barrier(entry):  # a vertex gets its value as it is queued: no ws
+            ws = placeholder(A.xp, identity.dtype)
+        else:
+            make_ws = lambda: A.xp.full(A.nrows, identity, dtype=identity.dtype)  # noqa: E731
+            key = ("loop_level_ws", identity.dtype.str, int(identity))
+            ws = kept.enter_context(borrow(A, key, make_ws))
+        bits = None
+        if entry.pull is not None:  # the kernel writes them before it reads them
+            words = 2 * pull_bitmap_words(A.nrows)
+            make_bits = lambda: A.xp.empty(words, dtype=np.uint32)  # noqa: E731
+            bits = kept.enter_context(borrow(A, "loop_pull_bits", make_bits))
+        return _walk(entry, ws, stamps, bits)
 
 
-def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
-    """``level_ws`` / ``stamps``: what levels rounds keep between stays (None otherwise)."""
+def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: Any = None) -> Walked:
+    """``level_ws`` / ``stamps``: what levels rounds keep between stays (None otherwise);
+    ``pull_bits``: the pull rounds' frontier bitmaps (None: the stay does not pull)."""
     A, xp = entry.A, entry.A.xp
     params = current_params()
     one_barrier = _one_barrier(entry)
@@ -213,6 +220,7 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None) -> Walked:
             np.int32(pull is not None),
             *pull_arrays,
             pull_first,
+            pull_bits if pull_bits is not None else placeholder(xp, np.uint32),
             np.int64(params.huge),
             huge_slots,
             to_stamp,

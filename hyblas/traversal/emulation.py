@@ -11,7 +11,7 @@ import numpy as np
 
 from ..device import arrays as _prim
 from .stamps import LevelStamps, borrow_stamps
-from .walk import Entry, Walked
+from .walk import Entry, Walked, pull_bitmap_words
 
 __all__ = ["walk"]
 
@@ -167,15 +167,15 @@ def _pull_round(
     pull = entry.pull
     indptr = pull.indptr.astype(np.int64)
     sources = pull.indices.astype(np.int64)
-    in_frontier = np.zeros(pull.nrows, dtype=bool)
-    in_frontier[ids] = True
+    bits = _frontier_bits(ids, pull.nrows)
     candidate = stamps.stamp < prestamp
     if visited is not None:
         candidate &= ~visited
     rows = np.flatnonzero(candidate)
     starts, degrees = _rows(indptr, rows)
     edges, owner = _prim.ranges(np, starts, degrees)
-    hit = in_frontier[sources[edges]]
+    tails = sources[edges]
+    hit = ((bits[tails >> 5] >> (tails & 31).astype(np.uint32)) & 1).astype(bool)
     # the first hit of each row: edges come row by row, in order within a row
     hit_rows, first = np.unique(owner[hit], return_index=True)
     first_edge = edges[hit][first]
@@ -185,3 +185,10 @@ def _pull_round(
     mult = entry.semiring.binaryop.numpy
     values = np.asarray(mult(np.zeros(weights.size, dtype=entry.op_type), weights))
     return rows[hit_rows], values.astype(out_type, copy=False), examined
+
+
+def _frontier_bits(ids: np.ndarray, n: int) -> np.ndarray:
+    """The kernel's frontier bitmap of pull rounds (:func:`.walk.pull_bitmap_words`)."""
+    bits = np.zeros(pull_bitmap_words(n), dtype=np.uint32)
+    np.bitwise_or.at(bits, ids >> 5, np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32)))
+    return bits

@@ -12,7 +12,7 @@ from ..containers.matrix import Matrix
 from ..operators.classes import Semiring
 from .buckets import Buckets
 
-__all__ = ["Entry", "Walked"]
+__all__ = ["Entry", "Walked", "pull_bitmap_words"]
 
 
 @dataclass
@@ -77,3 +77,9 @@ class Walked:
     reached: Any = None
     reached_rounds: Any = None
     reached_count: int = 0
+
+
+def pull_bitmap_words(n: int) -> int:
+    """The 32-bit words of a pull round's frontier bitmap over ``n`` vertices: vertex ``u`` is
+    bit ``u & 31`` of word ``u >> 5`` (``frontier_loop.cu`` keeps two, by round parity)."""
+    return (n + 31) // 32

@@ -35,7 +35,12 @@
 // out-edges does not push them; every vertex not reached yet walks its in-edges instead (row w
 // of the transpose's CSR, pull_indptr / pull_indices / pull_weights) until one comes from the
 // frontier, and the first such edge reaches it: the direction-optimizing BFS's bottom-up step.
-// The frontier is the vertices stamped in the round before (in the first round, pull_first).
+// The frontier is the vertices stamped in the round before (in the first round, pull_first),
+// read as a bitmap, pull_bits (bit u & 31 of word u >> 5; two of them, taken by round parity):
+// a pull round writes its reached vertices' bitmap word by word (a warp's ballot), and a pull
+// round after a push round first sets the bits of the push round's queue. The frontier test,
+// the round's one read at a random place per in-edge, then reads a few hundred kilobytes that
+// stay in L2 instead of the 8-byte stamps (tens of megabytes on a large graph).
 // propagate pulls only where that is the product: the add monoid is `any` and the multiply
 // ignores the frontier's value (pair, second).
 // Otherwise (improve): ws[v] is the state itself, present[v] its presence, and stamp[v] the last
@@ -417,23 +422,38 @@ __device__ void hyblas_huge_walk(const hyblas_loop_view& v, long long r, const h
     __syncthreads();  // the shared arrays are written again in the next round
 }
 
-// The CSR whose rows are the in-edges, and the first round's frontier, of pull rounds.
+// The CSR whose rows are the in-edges, the first round's frontier, and the frontier bitmaps
+// (see the top) of pull rounds.
 struct hyblas_pull_view {
     const hyblas_p* indptr;
     const hyblas_i* indices;
     const hyblas_t* weights;
     const bool* first;
+    unsigned int* bits;  // two bitmaps of `words` words each
+    long long words;
 };
 
-__device__ __forceinline__ bool hyblas_in_frontier(const hyblas_loop_view& v,
-                                                   const hyblas_pull_view& p, long long u,
-                                                   long long r, bool first) {
-    // (read through L2, where the round before's stamps are; this round's change no frontier
-    // vertex's)
-    return first ? p.first[u] : __ldcg(&v.stamp[u]) == r - 1 + v.stamp_offset;
+__device__ __forceinline__ bool hyblas_in_frontier(const hyblas_pull_view& p,
+                                                   const unsigned int* bits_in, long long u,
+                                                   bool first) {
+    // (a plain load, cached in L1: the round writes no word of bits_in, and the grid's barrier
+    // made the writes of the rounds before visible)
+    return first ? p.first[u] : (bits_in[u >> 5] >> (u & 31)) & 1u;
 }
 
-// A pull round r (see the top): warps take 32 consecutive vertices; a lane walks up to
+// Set the bits of q_in's vertices (`count` of them, `light` light) in the cleared bitmap `bits`.
+__device__ __forceinline__ void hyblas_queue_bits(const hyblas_loop_view& v,
+                                                  const hyblas_queue& q_in, long long light,
+                                                  long long count, unsigned int* bits,
+                                                  long long tid, long long threads) {
+    for (long long i = tid; i < count; i += threads) {
+        const long long u = q_in.ids[hyblas_slot(v, q_in, light, i)];
+        atomicOr(&bits[u >> 5], 1u << (u & 31));
+    }
+}
+
+// A pull round r (see the top), reading the frontier from bits_in and writing the vertices it
+// reaches into bits_out: warps take 32 consecutive vertices (one bitmap word); a lane walks up to
 // thread_edges of its vertex's in-edges, HYBLAS_PULL_STEP a step with the step's loads issued
 // together (a chain of one load after another is the round's time otherwise), and stops
 // after the step that finds one from the frontier; then the warp walks the rest of its lanes'
@@ -442,6 +462,7 @@ __device__ __forceinline__ bool hyblas_in_frontier(const hyblas_loop_view& v,
 // calls this.
 __device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_view& p,
                                   const hyblas_queue& out, long long r, bool first,
+                                  const unsigned int* bits_in, unsigned int* bits_out,
                                   long long thread_edges, long long tid, long long threads,
                                   unsigned long long& next_edges, unsigned long long& examined) {
     const int lane = threadIdx.x & (HYBLAS_WARP - 1);
@@ -465,7 +486,7 @@ __device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_v
                 u[k] = e + k < own_end ? (long long)p.indices[e + k] : -1;
             #pragma unroll
             for (int k = 0; k < HYBLAS_PULL_STEP; ++k)
-                in[k] = u[k] >= 0 && hyblas_in_frontier(v, p, u[k], r, first);
+                in[k] = u[k] >= 0 && hyblas_in_frontier(p, bits_in, u[k], first);
             #pragma unroll
             for (int k = HYBLAS_PULL_STEP - 1; k >= 0; --k)
                 if (in[k]) hit = e + k;  // the first in the step
@@ -481,7 +502,8 @@ __device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_v
             for (long long k = from; k < to; k += HYBLAS_WARP) {
                 const long long e = k + lane;
                 const unsigned int hits = __ballot_sync(
-                    0xffffffffu, e < to && hyblas_in_frontier(v, p, (long long)p.indices[e], r, first));
+                    0xffffffffu,
+                    e < to && hyblas_in_frontier(p, bits_in, (long long)p.indices[e], first));
                 if (hits) {  // the same in every lane
                     found = k + __ffs(hits) - 1;
                     break;
@@ -493,6 +515,8 @@ __device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_v
             }
         }
         const bool reached = hit >= 0;
+        const unsigned int word = __ballot_sync(0xffffffffu, reached);
+        if (lane == 0) bits_out[base >> 5] = word;  // every word of the bitmap, once
         const hyblas_z z = reached ? hyblas_mult((hyblas_t)0, p.weights[hit]) : (hyblas_z)0;
         if (reached) {
             v.stamp[w] = tag;
@@ -517,8 +541,9 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                      const bool* first_present, const hyblas_t* first_x,
                      long long first_count, int pull_rounds, const hyblas_p* pull_indptr,
                      const hyblas_i* pull_indices, const hyblas_t* pull_weights,
-                     const bool* pull_first, long long huge, long long* huge_slots_all,
-                     const long long* state_ids, long long state_count) {
+                     const bool* pull_first, unsigned int* pull_bits, long long huge,
+                     long long* huge_slots_all, const long long* state_ids,
+                     long long state_count) {
     // The first round's frontier: first_count vertices first_ids[i] of value first_x[i]
     // (first_sparse), or the vertices i < first_count with first_present[i] (value first_x[i]).
     // counters (zeros at the launch): see HYBLAS_SETS and the indices after it; a set's huge
@@ -527,7 +552,8 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     const hyblas_loop_view v = {n, indptr, indices, weights, first_values, ws, present, stamp,
                                 cap, heavy, huge, visited, check_visited, prestamp,
                                 stamp_offset};
-    const hyblas_pull_view pull_view = {pull_indptr, pull_indices, pull_weights, pull_first};
+    const hyblas_pull_view pull_view = {pull_indptr, pull_indices, pull_weights, pull_first,
+                                        pull_bits, (n + HYBLAS_WARP - 1) / HYBLAS_WARP};
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     const long long tid = (long long)blockIdx.x * HYBLAS_THREADS + threadIdx.x;
     const long long threads = (long long)gridDim.x * HYBLAS_THREADS;
@@ -540,6 +566,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     const hyblas_z top = bucketed ? hyblas_from_word(bucket[3]) : (hyblas_z)0;
     hyblas_z threshold = bucketed ? hyblas_from_word(bucket[0]) : (hyblas_z)0;
     unsigned long long walked = 0;  // out-edges this thread walked as a warp's or block's leader
+    bool pulled = false;            // whether the round before was a pull round (the same in all)
     long long r = first_round;
     // LEVELS: where this round's queue starts in the one region; improve: always 0
     long long light_base = 0, other_base = 0;
@@ -606,9 +633,19 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         // (a first round given as a list of vertices is pushed: pull_first is a bitmap)
         const bool pulling =
             LEVELS && pull_rounds && q_in.count[2] > exit_edges && !(first && first_sparse);
-        if (pulling)
-            hyblas_pull_round(v, pull_view, q_out, r, first, thread_edges, tid, threads,
-                              next_edges_mine, walked);
+        if (pulling) {
+            unsigned int* bits_in = pull_bits + ((r - 1) & 1) * pull_view.words;
+            unsigned int* bits_out = pull_bits + (r & 1) * pull_view.words;
+            if (!first && !pulled) {  // the frontier is a push round's queue: its bitmap
+                for (long long i = tid; i < pull_view.words; i += threads) bits_in[i] = 0u;
+                grid.sync();
+                hyblas_queue_bits(v, q_in, light, light + other, bits_in, tid, threads);
+                grid.sync();
+            }
+            hyblas_pull_round(v, pull_view, q_out, r, first, bits_in, bits_out, thread_edges,
+                              tid, threads, next_edges_mine, walked);
+        }
+        pulled = pulling;
         const bool one_each = light <= warp_vertices;
         const long long per_warp = one_each ? 1 : HYBLAS_WARP;
         const long long own_edges = one_each ? -1 : thread_edges;
