@@ -215,6 +215,53 @@ __device__ __forceinline__ long long hyblas_enqueue(const hyblas_loop_view& v,
     return slot;
 }
 
+// hyblas_enqueue for a whole block at once: one atomic per counter a block, not a warp (a pull
+// round queues vertices from nearly every warp: an atomic per warp on the same counter stalls
+// it). Every thread of the block must call this.
+#define HYBLAS_BLOCK_WARPS (HYBLAS_THREADS / HYBLAS_WARP)
+__device__ __forceinline__ long long hyblas_block_enqueue(const hyblas_loop_view& v,
+                                                          const hyblas_queue& q, bool want,
+                                                          long long vertex,
+                                                          unsigned long long& edges) {
+    __shared__ int lights[HYBLAS_BLOCK_WARPS], others[HYBLAS_BLOCK_WARPS];
+    __shared__ unsigned long long reserved[2];
+    const int lane = threadIdx.x & (HYBLAS_WARP - 1), warp = threadIdx.x / HYBLAS_WARP;
+    const long long degree = want ? hyblas_degree(v, vertex) : 0;
+    const bool light = want && degree <= v.heavy;
+    const unsigned int light_lanes = __ballot_sync(0xffffffffu, light);
+    const unsigned int other_lanes = __ballot_sync(0xffffffffu, want && !light);
+    if (lane == 0) {
+        lights[warp] = __popc(light_lanes);
+        others[warp] = __popc(other_lanes);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long light_n = 0, other_n = 0;
+        for (int k = 0; k < HYBLAS_BLOCK_WARPS; ++k) {
+            light_n += (unsigned long long)lights[k];
+            other_n += (unsigned long long)others[k];
+        }
+        reserved[0] = light_n ? atomicAdd(&q.count[0], light_n) : 0ull;
+        reserved[1] = other_n ? atomicAdd(&q.count[1], other_n) : 0ull;
+    }
+    __syncthreads();
+    long long light_before = (long long)reserved[0], other_before = (long long)reserved[1];
+    for (int k = 0; k < warp; ++k) {
+        light_before += lights[k];
+        other_before += others[k];
+    }
+    __syncthreads();  // read before the next call writes them
+    if (!want) return -1;
+    edges += (unsigned long long)degree;
+    const unsigned int below = (1u << lane) - 1u;
+    const long long slot = light
+        ? q.light_base + light_before + __popc(light_lanes & below)
+        : v.cap - 1 - q.other_base - (other_before + __popc(other_lanes & below));
+    q.ids[slot] = vertex;
+    if (!light && degree > v.huge) hyblas_list_huge(q, slot);
+    return slot;
+}
+
 // Add the warp's `edges` to *total with one atomic (one atomic per enqueue on one counter
 // stalls a round with many queued vertices); every lane of the warp must call this.
 __device__ __forceinline__ void hyblas_add_edges(unsigned long long* total,
@@ -282,7 +329,6 @@ __device__ __forceinline__ void hyblas_loop_range(const hyblas_loop_view& v, lon
 // one atomic per counter, and writes them, 256 at a time, ranked within the block. (An atomic
 // per warp on the shared counters stalled on a large bitmap frontier.) With `minimum`, the
 // values' minimum is combined into it as an order key. Every thread calls this.
-#define HYBLAS_BLOCK_WARPS (HYBLAS_THREADS / HYBLAS_WARP)
 __device__ __forceinline__ void hyblas_first_queue(const hyblas_loop_view& v,
                                                    const hyblas_queue& q, int sparse,
                                                    const long long* ids, const bool* present,
@@ -422,15 +468,12 @@ __device__ void hyblas_huge_walk(const hyblas_loop_view& v, long long r, const h
     __syncthreads();  // the shared arrays are written again in the next round
 }
 
-// The CSR whose rows are the in-edges, the first round's frontier, and the frontier bitmaps
-// (see the top) of pull rounds.
+// The CSR whose rows are the in-edges, and the first round's frontier, of pull rounds.
 struct hyblas_pull_view {
     const hyblas_p* indptr;
     const hyblas_i* indices;
     const hyblas_t* weights;
     const bool* first;
-    unsigned int* bits;  // two bitmaps of `words` words each
-    long long words;
 };
 
 __device__ __forceinline__ bool hyblas_in_frontier(const hyblas_pull_view& p,
@@ -467,7 +510,8 @@ __device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_v
                                   unsigned long long& next_edges, unsigned long long& examined) {
     const int lane = threadIdx.x & (HYBLAS_WARP - 1);
     const long long tag = r + v.stamp_offset;
-    for (long long base = tid - lane; base < v.n; base += threads) {
+    // the same trips in every warp of a block (hyblas_block_enqueue)
+    for (long long base = tid - lane; base - (threadIdx.x - lane) < v.n; base += threads) {
         const long long w = base + lane;
         const bool open = w < v.n && !(v.check_visited && v.visited[w]) &&
                           *(volatile long long*)&v.stamp[w] < v.prestamp;
@@ -516,13 +560,13 @@ __device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_v
         }
         const bool reached = hit >= 0;
         const unsigned int word = __ballot_sync(0xffffffffu, reached);
-        if (lane == 0) bits_out[base >> 5] = word;  // every word of the bitmap, once
+        if (lane == 0 && base < v.n) bits_out[base >> 5] = word;  // every word, once
         const hyblas_z z = reached ? hyblas_mult((hyblas_t)0, p.weights[hit]) : (hyblas_z)0;
         if (reached) {
             v.stamp[w] = tag;
             if (!HYBLAS_ANY_MONOID) v.ws[w] = hyblas_to_word(z);
         }
-        const long long slot = hyblas_enqueue(v, out, reached, w, next_edges);
+        const long long slot = hyblas_block_enqueue(v, out, reached, w, next_edges);
         if (HYBLAS_ANY_MONOID && slot >= 0) out.values[slot] = z;
     }
 }
@@ -552,8 +596,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     const hyblas_loop_view v = {n, indptr, indices, weights, first_values, ws, present, stamp,
                                 cap, heavy, huge, visited, check_visited, prestamp,
                                 stamp_offset};
-    const hyblas_pull_view pull_view = {pull_indptr, pull_indices, pull_weights, pull_first,
-                                        pull_bits, (n + HYBLAS_WARP - 1) / HYBLAS_WARP};
+    const hyblas_pull_view pull_view = {pull_indptr, pull_indices, pull_weights, pull_first};
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     const long long tid = (long long)blockIdx.x * HYBLAS_THREADS + threadIdx.x;
     const long long threads = (long long)gridDim.x * HYBLAS_THREADS;
@@ -634,10 +677,12 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         const bool pulling =
             LEVELS && pull_rounds && q_in.count[2] > exit_edges && !(first && first_sparse);
         if (pulling) {
-            unsigned int* bits_in = pull_bits + ((r - 1) & 1) * pull_view.words;
-            unsigned int* bits_out = pull_bits + (r & 1) * pull_view.words;
+            // pull_bits: two bitmaps of `words` words (see the top)
+            const long long words = (n + HYBLAS_WARP - 1) / HYBLAS_WARP;
+            unsigned int* bits_in = pull_bits + ((r - 1) & 1) * words;
+            unsigned int* bits_out = pull_bits + (r & 1) * words;
             if (!first && !pulled) {  // the frontier is a push round's queue: its bitmap
-                for (long long i = tid; i < pull_view.words; i += threads) bits_in[i] = 0u;
+                for (long long i = tid; i < words; i += threads) bits_in[i] = 0u;
                 grid.sync();
                 hyblas_queue_bits(v, q_in, light, light + other, bits_in, tid, threads);
                 grid.sync();
@@ -742,7 +787,10 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         if (!one_barrier) grid.sync();  // the values given out before the next round reads them
         ++r;
     }
-    if (walked) atomicAdd(&counters[HYBLAS_WALKED], walked);
+    // every thread gets here (the rounds end by the same test in all): one atomic a warp
+    for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
+        walked += __shfl_down_sync(0xffffffffu, walked, offset);
+    if (lane == 0 && walked) atomicAdd(&counters[HYBLAS_WALKED], walked);
     if (tid == 0) {
         counters[HYBLAS_ROUNDS] = (unsigned long long)(r - first_round + 1);
         counters[HYBLAS_LIGHT_BASE] = (unsigned long long)light_base;
