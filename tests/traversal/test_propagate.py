@@ -424,7 +424,8 @@ def test_the_device_loop_leaves_rows_in_the_trace(backend: str) -> None:
 def test_pull_rounds_equal_the_host_rounds_on_directed_graphs(backend: str, data: Any) -> None:
     """Wide levels rounds of ``any_pair`` / ``any_second`` are pulled in the loop (in-edges:
     the rows of ``A.T``), from a first frontier in or out of the state, a state stored sparse
-    or as a bitmap, rows walked by a lane or by the warp, and bounded rounds."""
+    or as a bitmap, rows walked by a lane or by the warp, light and heavy vertices reached,
+    and bounded rounds."""
     n = data.draw(st.integers(1, 200))
     A = drawn_graph(data, n, 4 * n, np.float32, backend)
     if data.draw(st.booleans()):
@@ -444,7 +445,10 @@ def test_pull_rounds_equal_the_host_rounds_on_directed_graphs(backend: str, data
     args = dict(levels=True, max_rounds=max_rounds)
     want = run_rounds(state, frontier, A, sr, executor="reference", **args)
     params = LoopParams(
-        exit_edges=data.draw(st.integers(0, 8)), thread_edges=data.draw(st.integers(0, 3))
+        exit_edges=data.draw(st.integers(0, 8)),
+        thread_edges=data.draw(st.integers(0, 3)),
+        heavy=data.draw(st.sampled_from([0, 3, 1024])),  # queued from the back: a block each
+        huge=data.draw(st.sampled_from([2, 1 << 13])),  # ... or the grid (a few a round)
     )
     with loop_params(params):
         got = run_rounds(state, frontier, A, sr, executor="loop", **args)
