@@ -40,7 +40,8 @@
 // a pull round writes its reached vertices' bitmap word by word (a warp's ballot), and a pull
 // round after a push round first sets the bits of the push round's queue. The frontier test,
 // the round's one read at a random place per in-edge, then reads a few hundred kilobytes that
-// stay in L2 instead of the 8-byte stamps (tens of megabytes on a large graph).
+// stay in the caches (L1 and L2) instead of the 8-byte stamps (tens of megabytes on a large
+// graph).
 // propagate pulls only where that is the product: the add monoid is `any` and the multiply
 // ignores the frontier's value (pair, second).
 // Otherwise (improve): ws[v] is the state itself, present[v] its presence, and stamp[v] the last
