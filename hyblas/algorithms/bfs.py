@@ -9,7 +9,7 @@ from .. import ops
 from .. import semiring as _semiring
 from ..backend import names_oom
 from ..containers.matrix import Matrix
-from ..containers.vector import Vector
+from ..containers.vector import Vector, one_entry
 from ..graph import Graph
 from ..traversal import propagate
 from ._checks import adjacency, flag, vertex
@@ -82,8 +82,8 @@ def bfs(
     backend = A.backend
     if flag(return_parents, "bfs", "return_parents"):
         return _bfs_with_parents(A, source, Vector.new(np.int64, n, backend=backend), executor)
-    levels = Vector.from_coo([source], [0], size=n, dtype=np.int64, backend=backend)
-    frontier = Vector.from_coo([source], [True], size=n, dtype=bool, backend=backend)
+    levels = one_entry(source, 0, size=n, dtype=np.int64, backend=backend)
+    frontier = one_entry(source, True, size=n, dtype=bool, backend=backend)
     propagate(levels, frontier, A, _semiring["any_pair"][np.bool_], levels=True, executor=executor)
     return levels
 
@@ -98,7 +98,7 @@ def _bfs_with_parents(
     backend = A.backend
     ids = Vector.from_dense(np.arange(n, dtype=np.int64), backend=backend)
     parents = Vector.new(np.int64, n, backend=backend)
-    frontier = Vector.from_coo([source], [source], size=n, dtype=np.int64, backend=backend)
+    frontier = one_entry(source, source, size=n, dtype=np.int64, backend=backend)
     min_first = _semiring["min_first"][np.int64]
     depth = 0
     while frontier.nnz:

@@ -614,3 +614,22 @@ class Vector:
 
     def __bool__(self) -> bool:
         raise TypeError("the truth value of a Vector is ambiguous; use nnz or isequal")
+
+
+def one_entry(index: int, value: Any, *, size: int, dtype: Any, backend: str) -> Vector:
+    """A vector of ``size`` holding ``value`` at ``index`` only: a search's source.
+
+    For callers that checked ``index`` (in ``[0, size)``) and ``value`` (exact in ``dtype``)
+    themselves: :meth:`Vector.from_coo` would check them again and copy the index and the
+    value to the device one after the other, which costs a search on a large graph more host
+    time than it spends in some of its rounds. Here both go to the device in one copy, the
+    vector's arrays being views of it (a sparse vector's arrays are never written)."""
+    dt = _dt.lookup(dtype)
+    name = resolve(backend)
+    host = np.zeros(2, dtype=np.int64)  # the index, then the value's bytes
+    host[0] = index
+    host[1:].view(np.uint8)[: dt.itemsize] = np.array([value], dtype=dt).view(np.uint8)
+    with translate_oom(f"building a Vector of size {size} from 1 entry"):
+        packed = to_backend(host, name).view(np.uint8)
+    ids, values = packed[:8].view(np.int64), packed[8 : 8 + dt.itemsize].view(dt)
+    return Vector(size, dt, backend=name, sparse=(ids, values), nnz=1)

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 import hyblas as hb
 from hyblas.backend import xp_for
+from hyblas.containers.vector import one_entry
 from hyblas.errors import InvalidValue
 
 #   A (3x4), float64
@@ -138,6 +139,31 @@ def test_vector_constructors(backend: str) -> None:
     assert c.size == 5 and c.get(4) == 1.5 and c.get(1) is None and c.get(1, 0) == 0
     z = hb.Vector.new(bool, 0, backend=backend)
     assert z.size == 0 and z.to_coo()[0].size == 0 and z.to_dense().size == 0
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value"),
+    [
+        (np.int64, 0),
+        (np.bool_, True),
+        (np.float32, 0.0),
+        (np.float64, -2.5),
+        (np.int8, -3),
+        (np.uint16, 65535),
+        (np.uint64, 2**63 + 5),
+    ],
+)
+def test_one_entry_is_the_vector_from_coo_builds(backend: str, dtype: type, value: object) -> None:
+    """A search's source vector, packed into one copy: the same vector as from_coo's, and it
+    works as any other (the index and the value are views of one buffer)."""
+    got = one_entry(6, value, size=9, dtype=dtype, backend=backend)
+    want = hb.Vector.from_coo([6], [value], size=9, dtype=dtype, backend=backend)
+    assert got.backend == backend and got.dtype == want.dtype and got.size == 9 and got.nnz == 1
+    assert got.isequal(want)
+    ids, values = got.to_coo()
+    assert ids.dtype == np.int64 and ids.tolist() == [6] and values.tolist() == [value]
+    assert got.dup(np.float64).get(6) == float(np.array(value, dtype=dtype))
+    assert hb.ops.ewise_add(got, want, "plus").nnz == 1
 
 
 def test_built_containers_do_not_share_the_callers_arrays(backend: str) -> None:
