@@ -238,8 +238,7 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: An
     front = slice(start + light_base, start + light_base + light_count)
     back = slice(start + cap - other_base - other_count, start + cap - other_base)
     if light_count + other_count:
-        ids = xp.concatenate([queue[front], queue[back]])
-        x = xp.concatenate([values[front], values[back]])
+        ids, x = _joined(xp, queue, front, back), _joined(xp, values, front, back)
     else:  # the rounds ran to the end (new arrays: views would keep the queues alive)
         ids, x = xp.empty(0, dtype=queue.dtype), xp.empty(0, dtype=values.dtype)
     common = dict(
@@ -267,10 +266,21 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: An
     if bitmap is not None:
         _fill_levels(stamp, entry.first_round, last, offset, *bitmap)
         return Walked(values=bitmap[0], present=bitmap[1], reached_count=count, **common)
-    reached = xp.concatenate([queue[front], queue[back]])
+    reached = _joined(xp, queue, front, back)
     return Walked(
         reached=reached, reached_rounds=stamp[reached] - offset, reached_count=count, **common
     )
+
+
+def _joined(xp: Any, array: Any, front: slice, back: slice) -> Any:
+    """``array[front]`` followed by ``array[back]``: a view where one of them is empty (a
+    concatenation costs the host tens of microseconds; whoever keeps the ids makes new arrays
+    of them anyway, by sorting, gathering or scattering, so the queues are not kept alive)."""
+    if front.stop == front.start:
+        return array[back]
+    if back.stop == back.start:
+        return array[front]
+    return xp.concatenate([array[front], array[back]])
 
 
 def _one_barrier(entry: Entry) -> bool:

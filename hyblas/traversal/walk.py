@@ -64,7 +64,8 @@ class Walked:
     and the state: improve rounds give its new bitmap (``values``, ``present``); levels
     rounds the ``reached_count`` vertices they reached, written into the bitmap that
     ``Entry.into_bitmap`` gave (``values``, ``present``) or listed (``reached``, int64, no
-    repeats, any order) with the round that reached each (``reached_rounds``)."""
+    repeats, any order) with the round that reached each (``reached_rounds``). ``ids``, ``x``
+    and ``reached`` may be views of the stay's work arrays: what is kept of them is copied."""
 
     ids: Any
     x: Any
