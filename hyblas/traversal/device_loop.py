@@ -159,7 +159,9 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: An
             visited = entry.present if entry.present is not None else placeholder(xp, np.bool_)
         else:
             cap, regions, prestamp, offset = n, 2, 0, 0
-            ws = xp.where(entry.present, _to_words(entry.values.astype(out_type)), identity)
+            ws = xp.where(
+                entry.present, _to_words(entry.values.astype(out_type, copy=False)), identity
+            )
             present = entry.present.astype(np.int32)
             stamp = xp.zeros(n, dtype=np.int64)
             visited = placeholder(xp, np.bool_)
