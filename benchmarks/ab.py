@@ -8,12 +8,14 @@ Its package is loaded beside this tree's as ``hyblas_base`` (the package imports
 relatively), so both run in one process on one set of graphs: the harness's graphs and inputs
 (:mod:`benchmarks.graphs`, built once with this tree's package; the baseline's matrices share
 their arrays) and the harness's operations (:mod:`benchmarks.hyblas_ops`, written for either
-package). Comparing two harness processes mixes in what differs between processes (clocks,
-allocations, the policy's sampled decisions); here each (graph, op, executor) runs both sides
-in blocks ordered baseline, current, current, baseline, and each side's time is the median of
-all its timed runs (CUDA events after the runs that settle the caches). Every result is
-checked against the other side's before it is timed. ``tc``, ``msbfs`` and ``bc``, whose
-matrix products run on the reference executor whatever the executor asked for, run with
+package: the algorithms get undirected Graphs, as there). Comparing two harness processes
+mixes in what differs between processes (clocks, allocations, the policy's sampled
+decisions); here each (graph, op, executor) runs the two sides one run each in turn, the order
+alternating from pair to pair (a drift of the device's speed, which over a few milliseconds'
+rows can exceed the difference sought, then weighs on both sides alike), and each side's time
+is the median of its timed runs (CUDA events after the runs that settle the caches). Every
+result is checked against the other side's before it is timed. ``tc``, ``msbfs`` and ``bc``,
+whose matrix products run on the reference executor whatever the executor asked for, run with
 ``--heavy-executors`` only, and fewer runs.
 
 Writes ``$OUT/ab.json`` (or ``./out``) and prints a table: baseline ms, current ms, their ratio,
@@ -73,16 +75,20 @@ def operation(pkg: types.ModuleType, op: str, graph: dict[str, Any], executor: s
         return lambda: pkg.ops.mxv(A, u, sr, executor=executor)
     alg = pkg.algorithms
     source = graph["source"]
+    # as benchmarks.hyblas_ops passes them: undirected Graphs, told so (a bare Matrix is a
+    # directed graph: connected components would symmetrize it, a BFS pull over a transpose
+    # it builds, which the harness's rows never do)
+    G = pkg.Graph(W if op == "sssp" else A, "undirected", check=False)  # noqa: N806
     return {
-        "bfs": lambda: alg.bfs(A, source, executor=executor),
-        "sssp": lambda: alg.sssp(W, source, executor=executor),
-        "pagerank20": lambda: alg.pagerank(A, 0.85, iterations=20, executor=executor),
-        "cc": lambda: alg.connected_components(A, executor=executor),
+        "bfs": lambda: alg.bfs(G, source, executor=executor),
+        "sssp": lambda: alg.sssp(G, source, executor=executor),
+        "pagerank20": lambda: alg.pagerank(G, 0.85, iterations=20, executor=executor),
+        "cc": lambda: alg.connected_components(G, executor=executor),
         "bc": lambda: alg.betweenness_centrality(
-            A, sources=graph["bc_sources"], normalized=False, executor=executor
+            G, sources=graph["bc_sources"], normalized=False, executor=executor
         ),
-        "tc": lambda: alg.triangle_count(A, executor=executor),
-        "msbfs": lambda: alg.multi_source_bfs(A, graph["msbfs_sources"], executor=executor),
+        "tc": lambda: alg.triangle_count(G, executor=executor),
+        "msbfs": lambda: alg.multi_source_bfs(G, graph["msbfs_sources"], executor=executor),
     }[op]
 
 
@@ -121,7 +127,8 @@ def compare(
     settle: int,
     limit_s: float,
 ) -> dict[str, Any]:
-    """Settle both sides, check they agree, then time them in blocks base, new, new, base."""
+    """Settle both sides, check they agree, then time ``2 * repeats`` runs of each, one of
+    each side in turn, in alternating order."""
     results = {}
     backend = graphs["new"]["backend"]
     for side, run in sides.items():
@@ -139,8 +146,9 @@ def compare(
     if not _same(results["base"], results["new"], op):
         return {"error": "the two trees disagree"}
     samples: dict[str, list[float]] = {"base": [], "new": []}
-    for side in ("base", "new", "new", "base"):
-        samples[side] += _timed(sides[side], repeats, backend)
+    for pair in range(2 * repeats):
+        for side in ("base", "new") if pair % 2 == 0 else ("new", "base"):
+            samples[side] += _timed(sides[side], 1, backend)
     base, new = statistics.median(samples["base"]), statistics.median(samples["new"])
     return {
         "base_ms": base,
@@ -185,7 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ops", default=",".join(LIGHT_OPS + HEAVY_OPS))
     parser.add_argument("--executors", default="reference,auto,dense,sparse,pull")
     parser.add_argument("--heavy-executors", default="reference,auto")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per block (4 blocks)")
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="each side is timed 2 x this many times"
+    )
     parser.add_argument("--heavy-repeats", type=int, default=1)
     parser.add_argument("--settle", type=int, default=12, help="most untimed runs per side")
     parser.add_argument("--limit-s", type=float, default=10.0, help="skip slower runs")
