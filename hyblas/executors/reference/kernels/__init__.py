@@ -45,8 +45,8 @@ INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 @functools.lru_cache(maxsize=256)
 def specialize_spmv(semiring: Semiring, op_type: np.dtype) -> str:
     """The CSR SpMV source specialized for ``semiring`` on operands of ``op_type`` (made once:
-    every reference and pull product asks for it, and the substitution costs the host more
-    than some of those products take)."""
+    every reference product asks for it, and the substitution costs the host more than some
+    of those products take)."""
     out_type = semiring.output_type(op_type)
     monoid = semiring.monoid
     terminal = monoid.terminal(out_type)
