@@ -185,13 +185,15 @@ __device__ __forceinline__ long long hyblas_degree(const hyblas_loop_view& v, lo
     return (long long)v.indptr[u + 1] - (long long)v.indptr[u];
 }
 
-// Append `vertex` to the queue `q` where `want`, adding its out-edges to `edges` (the
-// thread's count, added to q.count[2] once a round: hyblas_add_edges), and return its slot
-// (-1 where not `want`); every lane of the warp must call this.
+// Append `vertex`, of `degree` out-edges, to the queue `q` where `want`, adding its out-edges to
+// `edges` (the thread's count, added to q.count[2] once a round: hyblas_add_edges), and return
+// its slot (-1 where not `want`); every lane of the warp must call this. (The caller loads the
+// degree, so that it can do so alongside the atomic that decides `want`, not after it.)
 __device__ __forceinline__ long long hyblas_enqueue(const hyblas_loop_view& v,
                                                     const hyblas_queue& q, bool want,
-                                                    long long vertex, unsigned long long& edges) {
-    const long long degree = want ? hyblas_degree(v, vertex) : 0;
+                                                    long long vertex, long long degree,
+                                                    unsigned long long& edges) {
+    if (!want) degree = 0;
     const bool light = want && degree <= v.heavy;
     const unsigned int light_lanes = __ballot_sync(0xffffffffu, light);
     const unsigned int other_lanes = __ballot_sync(0xffffffffu, want && !light);
@@ -279,7 +281,7 @@ __device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long
                                                  const hyblas_queue& out, bool valid, long long e,
                                                  hyblas_t x, unsigned long long& edges) {
     bool queue_it = false;
-    long long w = 0;
+    long long w = 0, degree = 0;
     hyblas_z z = (hyblas_z)0;
     if (valid) {
         w = (long long)v.indices[e];
@@ -289,6 +291,7 @@ __device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long
                 const long long tag = r + v.stamp_offset;
                 long long s = *(volatile long long*)&v.stamp[w];
                 if (s < v.prestamp) {  // not reached yet: the first to stamp it queues it
+                    degree = hyblas_degree(v, w);  // loaded while the atomic is under way
                     const long long old = (long long)atomicCAS(
                         (unsigned long long*)&v.stamp[w], (unsigned long long)s,
                         (unsigned long long)tag);
@@ -301,13 +304,14 @@ __device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long
             const hyblas_z seen = hyblas_from_word(*(volatile hyblas_word*)&v.ws[w]);
             const bool absent = *(volatile int*)&v.present[w] == 0;
             if (absent || hyblas_add(seen, z) != seen) {
+                degree = hyblas_degree(v, w);  // loaded while the atomics are under way
                 hyblas_atomic_combine(&v.ws[w], z);
                 if (absent) v.present[w] = 1;
                 queue_it = atomicMax(&v.stamp[w], r) < r;
             }
         }
     }
-    const long long slot = hyblas_enqueue(v, out, queue_it, w, edges);
+    const long long slot = hyblas_enqueue(v, out, queue_it, w, degree, edges);
     if (LEVELS && HYBLAS_ANY_MONOID && slot >= 0) out.values[slot] = z;
 }
 
@@ -617,6 +621,13 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
     const unsigned long long no_minimum = hyblas_order_key((hyblas_z)(${IDENTITY}));
     // LEVELS rounds in the `any` monoid end at one barrier (the kernel's top)
     constexpr bool one_barrier = LEVELS && HYBLAS_ANY_MONOID;
+    // the input queue's counts (light, other, edges, huge), read after the barrier that ended
+    // the round before: the next round takes them from there, not with a second read, where
+    // the launch bounds leave registers for them (with 64 a thread, holding them spills)
+    constexpr bool carry_counts = HYBLAS_BLOCKS_PER_SM <= 2;
+    bool carried = false;
+    long long carried_light = 0, carried_other = 0;
+    unsigned long long carried_edges = 0, carried_huge = 0;
     {  // the first queue (and, bucketed, its minimum; later queues' come with their values)
         const int in = (int)((r - 1) & 1);
         const int set = one_barrier ? (int)((r - 1) % HYBLAS_SETS) : in;
@@ -646,14 +657,16 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                                    counters + 3 * set_in, light_base, other_base,
                                    counters + HYBLAS_HUGE_COUNTS + set_in,
                                    huge_slots_all + set_in * HYBLAS_HUGE_LIST};
-        const long long light = (long long)q_in.count[0], other = (long long)q_in.count[1];
+        const long long light = carried ? carried_light : (long long)q_in.count[0];
+        const long long other = carried ? carried_other : (long long)q_in.count[1];
+        const unsigned long long in_edges = carried ? carried_edges : q_in.count[2];
         const hyblas_queue q_out = {queue_all + out_region, values_all + out_region,
                                     counters + 3 * set_out, LEVELS ? light_base + light : 0,
                                     LEVELS ? other_base + other : 0,
                                     counters + HYBLAS_HUGE_COUNTS + set_out,
                                     huge_slots_all + set_out * HYBLAS_HUGE_LIST};
         // the huge vertices go to the whole grid if they are few enough to be listed
-        const unsigned long long huge_n = *q_in.huge_count;
+        const unsigned long long huge_n = carried ? carried_huge : *q_in.huge_count;
         const bool spread = huge_n <= HYBLAS_HUGE_LIST;
         const bool first = r == first_round;
         unsigned long long next_edges_mine = 0;  // out-edges of the vertices this thread queued
@@ -676,7 +689,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         // thread_edges edges (all such lanes in step), the warp walks the others
         // (a first round given as a list of vertices is pushed: pull_first is a bitmap)
         const bool pulling =
-            LEVELS && pull_rounds && q_in.count[2] > exit_edges && !(first && first_sparse);
+            LEVELS && pull_rounds && in_edges > exit_edges && !(first && first_sparse);
         if (pulling) {
             // pull_bits: two bitmaps of `words` words (see the top)
             const long long words = (n + HYBLAS_WARP - 1) / HYBLAS_WARP;
@@ -702,10 +715,11 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
             long long begin = 0, end = 0;
             bool walk = false;
             if (i < light && (per_warp > 1 || lane == 0)) {
+                // the id is loaded with the value, not after the test on it
+                const long long u = q_in.ids[q_in.light_base + i];
                 x = HYBLAS_VALUE(q_in.light_base + i);
                 walk = !HYBLAS_FAR((hyblas_z)x);
                 if (walk) {
-                    const long long u = q_in.ids[q_in.light_base + i];
                     begin = (long long)v.indptr[u];
                     end = (long long)v.indptr[u + 1];
                     walked += (unsigned long long)(end - begin);
@@ -713,7 +727,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
             }
             const bool own = walk && end - begin <= own_edges;
             long long steps = own ? end - begin : 0;
-            for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
+            for (int offset = HYBLAS_WARP / 2; !one_each && offset > 0; offset /= 2)
                 steps = max(steps, __shfl_xor_sync(0xffffffffu, steps, offset));
             for (long long k = 0; k < steps; ++k)
                 hyblas_loop_edge<LEVELS>(v, r, q_out, own && begin + k < end, begin + k, x,
@@ -750,8 +764,10 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                 const long long slot = hyblas_slot(v, q_in, light, valid ? i : 0);
                 const hyblas_z x = (hyblas_z)HYBLAS_VALUE(slot);
                 const long long u = valid ? q_in.ids[slot] : 0;
-                const bool carry = valid && HYBLAS_FAR(x) && atomicMax(&v.stamp[u], r) < r;
-                hyblas_enqueue(v, q_out, carry, u, next_edges_mine);
+                const bool far = valid && HYBLAS_FAR(x);
+                const long long degree = far ? hyblas_degree(v, u) : 0;
+                const bool carry = far && atomicMax(&v.stamp[u], r) < r;
+                hyblas_enqueue(v, q_out, carry, u, degree, next_edges_mine);
             }
         }
         hyblas_add_edges(&q_out.count[2], next_edges_mine);
@@ -763,6 +779,7 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         const long long next_light = (long long)q_out.count[0];
         const long long next_other = (long long)q_out.count[1];
         const unsigned long long next_edges = q_out.count[2];
+        const unsigned long long next_huge = *q_out.huge_count;
         for (long long base = tid - lane; !one_barrier && base < next_light + next_other;
              base += threads) {
             const long long i = base + lane;
@@ -786,6 +803,11 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
         if (next_light + next_other == 0 || r >= last_round ||
             (next_edges > exit_edges && !pull_rounds)) break;
         if (!one_barrier) grid.sync();  // the values given out before the next round reads them
+        carried = carry_counts;
+        carried_light = next_light;
+        carried_other = next_other;
+        carried_edges = next_edges;
+        carried_huge = next_huge;
         ++r;
     }
     // every thread gets here (the rounds end by the same test in all): one atomic a warp
