@@ -17,7 +17,7 @@ from ..backend import (
     translate_oom,
     xp_for,
 )
-from ..containers.derived import values_as
+from ..containers.derived import known_symmetric, values_as
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..device.codegen import placeholder
@@ -25,7 +25,7 @@ from ..device.words import word_bytes
 from ..operators.classes import BinaryOp, Semiring
 from . import kernels as _k
 from .params import THREADS, current_params
-from .stamps import LevelStamps, borrow, borrow_stamps
+from .stamps import LevelStamps, StayStamps, borrow, borrow_stamps
 from .walk import Entry, Walked, pull_bitmap_words
 
 __all__ = ["walk", "frontier_facts", "improve_bitmaps", "HUGE_LIST"]
@@ -148,13 +148,15 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: An
     sparse = entry.ids is not None
     first_ids = entry.ids if sparse else placeholder(xp, np.int64)
     first_present = placeholder(xp, np.bool_) if sparse else entry.frontier_present
+    read_stamps = stamps is not None and _most_in_edges(A, pull) > params.atomic_stamp_degree
     with translate_oom("device loop work arrays"):
         if stamps is not None:
             # one queue region for all the rounds: each vertex is queued once, after the first
             # round's, which may hold vertices not in the state
             cap, regions = n + entry.first_count, 1
             # the kernel stamps a sparse state's vertices (a scatter here costs the host more)
-            prestamp, offset = stamps.open(entry.first_round)
+            stay = stamps.open(entry.first_round, entry.last_round)
+            prestamp, offset = stay.floor, stay.offset
             ws, stamp, present = level_ws, stamps.stamp, placeholder(xp, np.int32)  # unread
             visited = entry.present if entry.present is not None else placeholder(xp, np.bool_)
         else:
@@ -227,6 +229,7 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: An
             huge_slots,
             to_stamp,
             np.int64(stamp_count),
+            np.int32(read_stamps),
         ),
     )
     host_counters = [int(c) for c in counters.get()]  # the stay's one host synchronisation
@@ -257,7 +260,7 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: An
         return Walked(
             values=_from_words(ws, out_type), present=present != 0, threshold=threshold, **common
         )
-    stamps.close(last, offset)
+    stamps.close(stay)
     # every vertex reached: the queues after the first round's, front and back
     first_light = host_counters[_FIRST_LIGHT]
     first_other = entry.first_count - first_light
@@ -266,12 +269,29 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: An
     count = (front.stop - front.start) + (back.stop - back.start)
     bitmap = entry.into_bitmap(count) if entry.into_bitmap is not None else None
     if bitmap is not None:
-        _fill_levels(stamp, entry.first_round, last, offset, *bitmap)
+        _fill_levels(stamp, entry.first_round, last, stay, *bitmap)
         return Walked(values=bitmap[0], present=bitmap[1], reached_count=count, **common)
     reached = _joined(xp, queue, front, back)
     return Walked(
-        reached=reached, reached_rounds=stamp[reached] - offset, reached_count=count, **common
+        reached=reached, reached_rounds=stay.round_of(stamp[reached]), reached_count=count, **common
     )
+
+
+def _most_in_edges(A: Matrix, pull: Matrix | None) -> int:  # noqa: N803
+    """The most in-edges of any vertex of ``A`` (``pull`` is ``A.T`` where at hand), kept in
+    ``A``'s cache: whether a levels round reads a vertex's stamp before its atomic."""
+    most = A.cache.get(_MOST_IN_EDGES)
+    if most is None:
+        xp = A.xp
+        if pull is not None or known_symmetric(A):
+            counts = xp.diff((pull if pull is not None else A).indptr)
+        else:
+            counts = xp.bincount(A.indices, minlength=A.ncols)
+        most = A.cache[_MOST_IN_EDGES] = int(counts.max()) if counts.size else 0
+    return most
+
+
+_MOST_IN_EDGES = "loop_most_in_edges"
 
 
 def _joined(xp: Any, array: Any, front: slice, back: slice) -> Any:
@@ -291,8 +311,10 @@ def _one_barrier(entry: Entry) -> bool:
     return entry.levels and entry.semiring.monoid.name == "any"
 
 
-def _fill_levels(stamp: Any, first: int, last: int, offset: int, values: Any, present: Any) -> None:
-    """Give the vertices stamped in rounds ``first .. last`` their round in ``values`` /
+def _fill_levels(
+    stamp: Any, first: int, last: int, stay: StayStamps, values: Any, present: Any
+) -> None:
+    """Give the vertices ``stay`` stamped in rounds ``first .. last`` their round in ``values`` /
     ``present``: one pass over the vertices, where listing them and scattering costs a few
     (about 16M reached of kron24's 16.7M vertices)."""
     n = stamp.size
@@ -300,7 +322,15 @@ def _fill_levels(stamp: Any, first: int, last: int, offset: int, values: Any, pr
     _reached_kernel(values.dtype)(
         (blocks,),
         (THREADS,),
-        (np.int64(n), stamp, np.int64(first), np.int64(last), np.int64(offset), values, present),
+        (
+            np.int64(n),
+            stamp,
+            np.int64(first),
+            np.int64(last),
+            np.int64(stay.offset),
+            values,
+            present,
+        ),
     )
 
 

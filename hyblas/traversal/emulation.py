@@ -37,9 +37,9 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
     first_only = stamps is not None and semiring.monoid.name == "any"
     scratch = np.empty(A.nrows, dtype=np.int64) if first_only else None
     if stamps is not None:
-        prestamp, offset = stamps.open(entry.first_round)
+        stay = stamps.open(entry.first_round, entry.last_round)
         if entry.state_ids is not None:
-            stamps.stamp[entry.state_ids] = prestamp
+            stamps.stamp[entry.state_ids] = stay.state
         visited = entry.present
         reached = []
     else:
@@ -56,9 +56,9 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
         # (as the kernel, a first round given as a list of vertices is pushed)
         first_listed = r == entry.first_round and entry.ids is not None
         if entry.pull is not None and front_edges > entry.exit_edges and not first_listed:
-            ids, x, examined = _pull_round(entry, stamps, prestamp, visited, ids, out_type)
+            ids, x, examined = _pull_round(entry, stamps, stay.floor, visited, ids, out_type)
             walked += examined
-            stamps.stamp[ids] = r + offset
+            stamps.stamp[ids] = stay.tag(r)
             reached.append(ids)
             starts, degrees = _rows(indptr, ids)
             front_edges = int(degrees.sum())
@@ -79,7 +79,7 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
         targets = indices[edges]
         z = np.asarray(mult(x[owner], weights[edges])).astype(out_type, copy=False)
         if stamps is not None:
-            keep = stamps.stamp[targets] < prestamp
+            keep = stamps.stamp[targets] < stay.floor
             if visited is not None:
                 keep &= ~visited[targets]
             targets, z = targets[keep], z[keep]
@@ -89,7 +89,7 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
         else:
             targets, z = _prim.combine_by_key(np, targets, z, add)
         if stamps is not None:
-            stamps.stamp[targets] = r + offset
+            stamps.stamp[targets] = stay.tag(r)
             reached.append(targets)
             ids, x = targets, z
         else:
@@ -119,19 +119,19 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
     )
     if stamps is None:
         return Walked(values=values, present=present, **common)
-    stamps.close(r, offset)
+    stamps.close(stay)
     reached_ids = np.concatenate(reached)
     count = int(reached_ids.size)
     bitmap = entry.into_bitmap(count) if entry.into_bitmap is not None else None
     if bitmap is not None:  # as the kernel does it: a pass over the stamps
         values, present = bitmap
-        rounds = stamps.stamp - offset
+        rounds = stay.round_of(stamps.stamp)
         hit = (rounds >= entry.first_round) & (rounds <= r)
         values[hit], present[hit] = rounds[hit], True
         return Walked(values=values, present=present, reached_count=count, **common)
     return Walked(
         reached=reached_ids,
-        reached_rounds=stamps.stamp[reached_ids] - offset,
+        reached_rounds=stay.round_of(stamps.stamp[reached_ids]),
         reached_count=count,
         **common,
     )
@@ -156,7 +156,7 @@ def _rows(indptr: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _pull_round(
     entry: Entry,
     stamps: LevelStamps,
-    prestamp: int,
+    floor: int,
     visited: np.ndarray | None,
     ids: np.ndarray,
     out_type: np.dtype,
@@ -168,7 +168,7 @@ def _pull_round(
     indptr = pull.indptr.astype(np.int64)
     sources = pull.indices.astype(np.int64)
     bits = _frontier_bits(ids, pull.nrows)
-    candidate = stamps.stamp < prestamp
+    candidate = stamps.stamp < floor  # not reached yet
     if visited is not None:
         candidate &= ~visited
     rows = np.flatnonzero(candidate)

@@ -64,6 +64,12 @@ class LoopParams:
         the round has at most 256 such (more, and each gets a block: they keep the grid busy
         then). So a stay may start from, or reach, a hub of a power-law graph, whose edges
         one block would walk a few hundred at a time.
+    atomic_stamp_degree : int
+        Levels rounds stamp a vertex that an edge reaches with one atomic, without reading
+        its stamp first, on a graph where no vertex has more in-edges than this (grids,
+        meshes, road networks): the read is a step of the round's chain of dependent loads.
+        On other graphs the read comes first, so that a vertex reached before (a hub of a
+        power-law graph, the target of many of a round's edges) takes no atomic per edge.
     blocks_per_sm : int or None
         Resident 256-thread blocks per multiprocessor (the kernel's launch bounds, and the
         grid is this times the multiprocessor count). None (default): ``LEVELS_BLOCKS_PER_SM``
@@ -84,6 +90,7 @@ class LoopParams:
     thread_edges: int = 8
     heavy: int = 1024
     huge: int = 1 << 13
+    atomic_stamp_degree: int = 64
     blocks_per_sm: int | None = None
 
     def __post_init__(self) -> None:
@@ -103,6 +110,7 @@ class LoopParams:
             ("thread_edges", 0),
             ("heavy", 0),
             ("huge", 0),
+            ("atomic_stamp_degree", 0),
         ):
             value = getattr(self, name)
             if not _is_int(value) or value < lowest:

@@ -5,10 +5,13 @@ A stay needs, per vertex, "reached yet?" (a stamp) and, in the kernel, an accumu
 monoid's identity. Both would take a pass over all the vertices to set up and another to
 read back, which is most of a short stay on a large graph (kron24: 16.7M vertices, three
 narrow levels). Instead they live on the matrix (``Matrix.cache``), and each stay takes
-stamps above every earlier one: a stamp below its ``prestamp`` is older than the stay, the
-state's vertices are found by its bitmap or stamped ``prestamp`` (a sparse state), and round
-``r`` stamps ``r + offset``. The kernel leaves the accumulators at the identity. A stay that
-fails drops what it borrowed, and the next one starts from fresh arrays.
+stamps above every earlier one (:class:`StayStamps`): a stamp below the stay's ``floor`` is
+older than the stay, the state's vertices are found by its bitmap or stamped ``state`` (a
+sparse state), and round ``r`` stamps ``offset - r``: the stamps of a stay fall from round to
+round, so that a vertex's stamp is the largest any round of the stay gave it, its first one,
+and the kernel stamps a vertex with one ``atomicMax`` (no read before it). The kernel leaves
+the accumulators at the identity. A stay that fails drops what it borrowed, and the next one
+starts from fresh arrays.
 """
 
 from __future__ import annotations
@@ -22,7 +25,34 @@ import numpy as np
 
 from ..containers.matrix import Matrix
 
-__all__ = ["LevelStamps", "borrow", "borrow_stamps"]
+__all__ = ["LevelStamps", "StayStamps", "borrow", "borrow_stamps"]
+
+
+@dataclass(frozen=True)
+class StayStamps:
+    """One stay's stamps: every stamp below ``floor`` is older than the stay; round ``r``
+    stamps ``offset - r`` (above ``floor``); the vertices of the state it starts from are
+    stamped ``state``, above every round's.
+
+    Examples
+    --------
+    >>> from hyblas.traversal.stamps import StayStamps
+    >>> stay = StayStamps(floor=1, offset=5, state=5)  # rounds 1 .. 3
+    >>> [stay.tag(r) for r in (1, 2, 3)], stay.round_of(3)
+    ([4, 3, 2], 2)
+    """
+
+    floor: int
+    offset: int
+    state: int
+
+    def tag(self, r: int) -> int:
+        """The stamp of round ``r``."""
+        return self.offset - r
+
+    def round_of(self, stamp: Any) -> Any:
+        """The round that gave ``stamp`` (stamps of this stay; arrays too)."""
+        return self.offset - stamp
 
 
 @dataclass
@@ -32,16 +62,27 @@ class LevelStamps:
     stamp: Any
     high_water: int = 0
 
-    def open(self, first_round: int) -> tuple[int, int]:
-        """Start a stay whose first round is ``first_round``: returns ``(prestamp, offset)``.
-        The stay stamps the vertices of a sparse state with ``prestamp`` before its first
-        round (the GPU's loop kernel does so itself)."""
-        prestamp = self.high_water + 1
-        return prestamp, prestamp + 1 - first_round
+    def open(self, first_round: int, last_round: int) -> StayStamps:
+        """Start a stay of rounds ``first_round`` to at most ``last_round``. A stay ends when a
+        round reaches nothing, so it runs at most one round more than there are vertices.
 
-    def close(self, last_round: int, offset: int) -> None:
-        """End the stay opened with ``offset`` after round ``last_round``."""
-        self.high_water = last_round + offset
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from hyblas.traversal.stamps import LevelStamps
+        >>> stamps = LevelStamps(np.zeros(4, dtype=np.int64))
+        >>> stay = stamps.open(1, 10**9)  # at most 5 rounds
+        >>> stay.floor, [stay.tag(r) for r in range(1, 6)], stay.state
+        (1, [6, 5, 4, 3, 2], 7)
+        """
+        rounds = min(last_round - first_round + 1, self.stamp.size + 1)
+        floor = self.high_water + 1
+        state = floor + rounds + 1
+        return StayStamps(floor=floor, offset=state - 1 + first_round, state=state)
+
+    def close(self, stay: StayStamps) -> None:
+        """End ``stay``: the next one's stamps are above all of its."""
+        self.high_water = stay.state
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import hyblas as hb
 from hyblas.backend import to_numpy
 from hyblas.errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
-from hyblas.traversal import EXECUTORS, LoopParams, frontier_facts, loop_params
+from hyblas.traversal import EXECUTORS, LoopParams, device_loop, frontier_facts, loop_params
 from hyblas.traversal import propagation as propagate_module
 from hyblas.traversal.kernels import IMPROVING_MONOIDS
 from hyblas.traversal.stamps import borrow
@@ -53,6 +53,8 @@ def cases(draw: Any) -> dict[str, Any]:
         thread_edges=draw(st.integers(0, 3)),
         warp_vertices=draw(st.none() | st.integers(0, 3)),
         huge=draw(st.integers(0, 10)),
+        # 0: every levels round reads a stamp before its atomic; 64: the small graphs' do not
+        atomic_stamp_degree=draw(st.sampled_from([0, 64])),
     )
     delta = None
     if not levels and sr.monoid.name == "min" and state_dtype == dtype and dtype.kind in "iuf":
@@ -164,7 +166,7 @@ def test_levels_rounds_again_and_again_on_one_matrix(backend: str, data: Any) ->
     """Levels rounds keep their reached-once stamps on the matrix between calls
     (:mod:`hyblas.traversal.stamps`): later calls on the same matrix, with other states (stored
     sparse or as a bitmap) and frontiers (in the state or not), see none of the earlier
-    calls' stamps."""
+    calls' stamps, with or without a read of each stamp before its atomic."""
     n = data.draw(st.integers(1, 160))
     A = drawn_graph(data, n, 3 * n, bool, backend)
     any_pair = hb.semiring.any_pair[np.bool_]
@@ -179,7 +181,10 @@ def test_levels_rounds_again_and_again_on_one_matrix(backend: str, data: Any) ->
             starts, np.ones(len(starts), dtype=bool), size=n, dtype=bool, backend=backend
         )
         want = run_rounds(state, frontier, A, any_pair, levels=True, executor="reference")
-        with loop_params(exit_edges=data.draw(st.integers(0, 6) | st.just(10**9))):
+        with loop_params(
+            exit_edges=data.draw(st.integers(0, 6) | st.just(10**9)),
+            atomic_stamp_degree=data.draw(st.sampled_from([0, 64])),
+        ):
             got = run_rounds(state, frontier, A, any_pair, levels=True, executor="loop")
         assert_same_rounds(got, want)
 
@@ -601,10 +606,31 @@ def test_bad_arguments_are_named_errors_and_change_nothing() -> None:
     for blocks in (9, 0, 2.0, True):
         with pytest.raises(InvalidValue):
             LoopParams(blocks_per_sm=blocks)
-    with pytest.raises(InvalidValue):
-        LoopParams(exit_edges=-1)
+    for bad in (dict(exit_edges=-1), dict(atomic_stamp_degree=-1), dict(atomic_stamp_degree=1.5)):
+        with pytest.raises(InvalidValue):
+            LoopParams(**bad)
     assert state.isequal(before[0]) and frontier.isequal(before[1])
     assert "loop" in EXECUTORS and "auto" in EXECUTORS
+
+
+def test_the_most_in_edges_of_a_vertex_come_from_the_pattern_the_loop_has_at_hand(
+    backend: str,
+) -> None:
+    """Whether levels rounds read a stamp before its atomic depends on the most in-edges of
+    any vertex: counted from ``A`` itself (directed), its rows (known symmetric) or the
+    transpose the loop pulls over; kept in the matrix's cache."""
+    with hb.using_backend(backend):
+        star_in = hb.Matrix.from_coo([1, 2, 3, 0], [0, 0, 0, 1], [1, 1, 1, 1], nrows=5, ncols=5)
+        assert device_loop._most_in_edges(star_in, None) == 3  # vertex 0's three
+        assert star_in.cache[device_loop._MOST_IN_EDGES] == 3
+        star_in.cache[device_loop._MOST_IN_EDGES] = 7  # read from the cache, not counted again
+        assert device_loop._most_in_edges(star_in, None) == 7
+        fresh = star_in.dup()
+        assert device_loop._most_in_edges(fresh, fresh.T) == 3
+        grid = hb.Graph(hb.generators.grid_2d(5, 6), "undirected").A
+        assert device_loop._most_in_edges(grid, None) == 4
+        empty = hb.Matrix.new(np.float64, 0, 0)
+        assert device_loop._most_in_edges(empty, None) == 0
 
 
 @pytest.mark.parametrize("pull_rounds", [True, False])

@@ -22,9 +22,12 @@
 //
 // LEVELS (propagate(levels=True)): a vertex is reached once, and the setup is O(frontier), not
 // O(n) (ws and stamp are kept between calls, hyblas/traversal/stamps.py). A vertex was reached
-// before the call if visited[v] (the state's presence, when check_visited) or stamp[v] ==
-// prestamp (the kernel first stamps a sparse state's vertices so); stamps from earlier calls are
-// below prestamp, and round r of this call stamps r + stamp_offset (above it). Contributions of the
+// before the call if visited[v] (the state's presence, when check_visited) or stamp[v] is the
+// state's stamp (the kernel first stamps a sparse state's vertices so: stamp_offset - first_round
+// + 1); stamps from earlier calls are below prestamp, and round r of this call stamps
+// stamp_offset - r (above prestamp, below the state's): the stamps fall from round to round, so
+// one atomicMax stamps a vertex, keeping the first round's stamp, and tells whether the vertex
+// was reached before (its old stamp is at least prestamp). Contributions of the
 // round are combined into ws[v] (the identity between rounds, left so) and copied out to the next
 // queue's values after the barrier; in the `any` monoid (HYBLAS_ANY_MONOID) the vertex's value is
 // the contribution of the edge that stamped it, written into the next queue as it is queued, so
@@ -107,7 +110,8 @@ struct hyblas_loop_view {
     const bool* visited;           // LEVELS: the state's presence (read when check_visited)
     int check_visited;
     long long prestamp;            // LEVELS: stamps below this are older than the call
-    long long stamp_offset;        // LEVELS: round r stamps r + stamp_offset
+    long long stamp_offset;        // LEVELS: round r stamps stamp_offset - r
+    int read_stamps;               // LEVELS: read a stamp before its atomic (see the edge)
 };
 
 // One round's queue: its region of the queue and value arrays, its counters ([light count,
@@ -288,14 +292,14 @@ __device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long
         z = hyblas_mult(x, v.weights[e]);
         if (LEVELS) {
             if (!(v.check_visited && v.visited[w])) {
-                const long long tag = r + v.stamp_offset;
-                long long s = *(volatile long long*)&v.stamp[w];
-                if (s < v.prestamp) {  // not reached yet: the first to stamp it queues it
-                    degree = hyblas_degree(v, w);  // loaded while the atomic is under way
-                    const long long old = (long long)atomicCAS(
-                        (unsigned long long*)&v.stamp[w], (unsigned long long)s,
-                        (unsigned long long)tag);
-                    queue_it = old == s;
+                const long long tag = v.stamp_offset - r;
+                // the read spares a vertex reached before its atomic (where some vertices get
+                // many of a round's edges); without it the round's chain is a load shorter
+                long long s = v.read_stamps ? *(volatile long long*)&v.stamp[w] : v.prestamp - 1;
+                if (s < v.prestamp) {
+                    degree = hyblas_degree(v, w);  // loaded alongside the atomic
+                    const long long old = atomicMax(&v.stamp[w], tag);
+                    queue_it = old < v.prestamp;  // not reached before: the first to stamp it
                     s = queue_it ? tag : old;
                 }
                 if (!HYBLAS_ANY_MONOID && s == tag) hyblas_atomic_combine(&v.ws[w], z);
@@ -514,7 +518,7 @@ __device__ void hyblas_pull_round(const hyblas_loop_view& v, const hyblas_pull_v
                                   long long thread_edges, long long tid, long long threads,
                                   unsigned long long& next_edges, unsigned long long& examined) {
     const int lane = threadIdx.x & (HYBLAS_WARP - 1);
-    const long long tag = r + v.stamp_offset;
+    const long long tag = v.stamp_offset - r;
     // the same trips in every warp of a block (hyblas_block_enqueue)
     for (long long base = tid - lane; base - (threadIdx.x - lane) < v.n; base += threads) {
         const long long w = base + lane;
@@ -592,15 +596,16 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                      const hyblas_i* pull_indices, const hyblas_t* pull_weights,
                      const bool* pull_first, unsigned int* pull_bits, long long huge,
                      long long* huge_slots_all, const long long* state_ids,
-                     long long state_count) {
+                     long long state_count, int read_stamps) {
     // The first round's frontier: first_count vertices first_ids[i] of value first_x[i]
     // (first_sparse), or the vertices i < first_count with first_present[i] (value first_x[i]).
     // counters (zeros at the launch): see HYBLAS_SETS and the indices after it; a set's huge
     // vertices are listed in huge_slots_all + set * HYBLAS_HUGE_LIST. LEVELS: state_ids
-    // (state_count of them) are the vertices of a sparse state, stamped prestamp here.
+    // (state_count of them) are the vertices of a sparse state, stamped here with the state's
+    // stamp, above every round's; read_stamps: see hyblas_loop_edge.
     const hyblas_loop_view v = {n, indptr, indices, weights, first_values, ws, present, stamp,
                                 cap, heavy, huge, visited, check_visited, prestamp,
-                                stamp_offset};
+                                stamp_offset, read_stamps};
     const hyblas_pull_view pull_view = {pull_indptr, pull_indices, pull_weights, pull_first};
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     const long long tid = (long long)blockIdx.x * HYBLAS_THREADS + threadIdx.x;
@@ -635,8 +640,10 @@ hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indice
                                     values_all + (LEVELS ? 0 : in * cap), counters + 3 * set, 0,
                                     0, counters + HYBLAS_HUGE_COUNTS + set,
                                     huge_slots_all + set * HYBLAS_HUGE_LIST};
-        if (LEVELS)
-            for (long long i = tid; i < state_count; i += threads) stamp[state_ids[i]] = prestamp;
+        if (LEVELS) {
+            const long long state_stamp = stamp_offset - first_round + 1;
+            for (long long i = tid; i < state_count; i += threads) stamp[state_ids[i]] = state_stamp;
+        }
         if (bucketed) {
             if (tid == 0) minima[0] = minima[1] = no_minimum;
             grid.sync();
