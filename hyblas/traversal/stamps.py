@@ -63,8 +63,9 @@ class LevelStamps:
     high_water: int = 0
 
     def open(self, first_round: int, last_round: int) -> StayStamps:
-        """Start a stay of rounds ``first_round`` to at most ``last_round``. A stay ends when a
-        round reaches nothing, so it runs at most one round more than there are vertices.
+        """Start a stay of rounds ``first_round`` to at most ``last_round``. A stay runs at
+        least one round and ends when a round reaches nothing, so it runs at most one round
+        more than there are vertices.
 
         Examples
         --------
@@ -75,7 +76,7 @@ class LevelStamps:
         >>> stay.floor, [stay.tag(r) for r in range(1, 6)], stay.state
         (1, [6, 5, 4, 3, 2], 7)
         """
-        rounds = min(last_round - first_round + 1, self.stamp.size + 1)
+        rounds = max(1, min(last_round - first_round + 1, self.stamp.size + 1))
         floor = self.high_water + 1
         state = floor + rounds + 1
         return StayStamps(floor=floor, offset=state - 1 + first_round, state=state)

@@ -23,7 +23,7 @@ from hyblas.errors import DimensionMismatch, DomainMismatch, InvalidObject, Inva
 from hyblas.traversal import EXECUTORS, LoopParams, device_loop, frontier_facts, loop_params
 from hyblas.traversal import propagation as propagate_module
 from hyblas.traversal.kernels import IMPROVING_MONOIDS
-from hyblas.traversal.stamps import borrow
+from hyblas.traversal.stamps import LevelStamps, borrow
 from tests.support import strategies as S
 from tests.support.checks import SEMIRINGS, served
 from tests.support.rounds import assert_same_rounds, drawn_graph, run_rounds
@@ -611,6 +611,25 @@ def test_bad_arguments_are_named_errors_and_change_nothing() -> None:
             LoopParams(**bad)
     assert state.isequal(before[0]) and frontier.isequal(before[1])
     assert "loop" in EXECUTORS and "auto" in EXECUTORS
+
+
+def test_a_stays_stamps_lie_above_the_stays_before_and_fall_from_round_to_round() -> None:
+    """Round r of a stay stamps ``offset - r``: above every earlier stay's stamps (``floor``),
+    below the stamp of the state's vertices, falling from round to round (so an atomicMax
+    keeps a vertex's first round), for as many rounds as the stay may run: at least one, at
+    most one more than there are vertices."""
+    stamps = LevelStamps(np.zeros(3, dtype=np.int64))
+    for first, last in [(1, 10**9), (5, 5), (3, 2), (1, 2), (7, 10**18)]:
+        before = stamps.high_water
+        stay = stamps.open(first, last)
+        most = max(1, min(last - first + 1, 4))  # 3 vertices: 4 rounds at most
+        tags = [stay.tag(r) for r in range(first, first + most)]
+        assert stay.floor > before
+        assert all(stay.floor < t < stay.state for t in tags)
+        assert tags == sorted(tags, reverse=True) and len(set(tags)) == len(tags)
+        assert [stay.round_of(t) for t in tags] == list(range(first, first + most))
+        stamps.close(stay)
+        assert stamps.high_water == stay.state
 
 
 def test_the_most_in_edges_of_a_vertex_come_from_the_pattern_the_loop_has_at_hand(
