@@ -9,8 +9,9 @@ stamps above every earlier one (:class:`StayStamps`): a stamp below the stay's `
 older than the stay, the state's vertices are found by its bitmap or stamped ``state`` (a
 sparse state), and round ``r`` stamps ``offset - r``: the stamps of a stay fall from round to
 round, so that a vertex's stamp is the largest any round of the stay gave it, its first one,
-and the kernel stamps a vertex with one ``atomicMax`` (no read before it). The kernel leaves
-the accumulators at the identity. A stay that fails drops what it borrowed, and the next one
+and the kernel stamps a vertex with one ``atomicMax``, which needs no read before it (the
+kernel reads first only on graphs with hubs: ``LoopParams.atomic_stamp_degree``). The kernel
+leaves the accumulators at the identity. A stay that fails drops what it borrowed, and the next one
 starts from fresh arrays.
 """
 
