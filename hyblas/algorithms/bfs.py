@@ -9,7 +9,7 @@ from .. import ops
 from .. import semiring as _semiring
 from ..backend import names_oom
 from ..containers.matrix import Matrix
-from ..containers.vector import Vector, one_entry
+from ..containers.vector import Vector, one_entries, one_entry
 from ..graph import Graph
 from ..traversal import propagate
 from ._checks import adjacency, flag, vertex
@@ -82,8 +82,9 @@ def bfs(
     backend = A.backend
     if flag(return_parents, "bfs", "return_parents"):
         return _bfs_with_parents(A, source, Vector.new(np.int64, n, backend=backend), executor)
-    levels = one_entry(source, 0, size=n, dtype=np.int64, backend=backend)
-    frontier = one_entry(source, True, size=n, dtype=bool, backend=backend)
+    levels, frontier = one_entries(
+        source, ((0, np.int64), (True, np.bool_)), size=n, backend=backend
+    )
     propagate(levels, frontier, A, _semiring["any_pair"][np.bool_], levels=True, executor=executor)
     return levels
 

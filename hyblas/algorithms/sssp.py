@@ -16,7 +16,7 @@ from .. import semiring as _semiring
 from .. import unary as _unary
 from ..backend import names_oom
 from ..containers.matrix import Matrix
-from ..containers.vector import Vector, one_entry
+from ..containers.vector import Vector, one_entries
 from ..dtypes import short_repr
 from ..errors import DomainMismatch, InvalidValue, NegativeCycle
 from ..graph import Graph
@@ -128,8 +128,7 @@ def sssp(
     min_plus = _semiring["min_plus"][dtype]
     low, total = _weight_facts(A)
     delta = _bucket_width(A, dtype, delta, low, total)
-    dist = one_entry(source, 0, size=n, dtype=dtype, backend=A.backend)
-    frontier = one_entry(source, 0, size=n, dtype=dtype, backend=A.backend)
+    dist, frontier = one_entries(source, ((0, dtype), (0, dtype)), size=n, backend=A.backend)
     shown = [0]  # rounds the bar shows
     with progress_bar(progress, total=None, desc="sssp", unit="round") as bar:
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -624,12 +625,39 @@ def one_entry(index: int, value: Any, *, size: int, dtype: Any, backend: str) ->
     value to the device one after the other, which costs a search on a large graph more host
     time than it spends in some of its rounds. Here both go to the device in one copy, the
     vector's arrays being views of it (a sparse vector's arrays are never written)."""
-    dt = _dt.lookup(dtype)
+    return one_entries(index, ((value, dtype),), size=size, backend=backend)[0]
+
+
+def one_entries(
+    index: int, entries: Sequence[tuple[Any, Any]], *, size: int, backend: str
+) -> tuple[Vector, ...]:
+    """One vector per ``(value, dtype)`` of ``entries``, each of ``size`` holding its value at
+    ``index`` only (a search's state and frontier), made as :func:`one_entry` makes one: the
+    index and every value go to the device in one copy, and the vectors share the index array.
+
+    Examples
+    --------
+    >>> from hyblas.containers.vector import one_entries
+    >>> levels, frontier = one_entries(2, [(0, "int64"), (True, "bool")], size=4, backend="cpu")
+    >>> levels.to_coo(), frontier.to_coo()
+    ((array([2]), array([0])), (array([2]), array([ True])))
+    """
+    types = [_dt.lookup(dtype) for _, dtype in entries]
     name = resolve(backend)
-    host = np.zeros(2, dtype=np.int64)  # the index, then the value's bytes
+    host = np.zeros(1 + len(types), dtype=np.int64)  # the index, then each value's bytes
     host[0] = index
-    host[1:].view(np.uint8)[: dt.itemsize] = np.array([value], dtype=dt).view(np.uint8)
-    with translate_oom(f"building a Vector of size {size} from 1 entry"):
+    for slot, ((value, _), dt) in enumerate(zip(entries, types, strict=True), start=1):
+        host[slot : slot + 1].view(np.uint8)[: dt.itemsize] = np.array([value], dt).view(np.uint8)
+    with translate_oom(f"building {len(types)} Vector(s) of size {size} from 1 entry"):
         packed = to_backend(host, name).view(np.uint8)
-    ids, values = packed[:8].view(np.int64), packed[8 : 8 + dt.itemsize].view(dt)
-    return Vector(size, dt, backend=name, sparse=(ids, values), nnz=1)
+    ids = packed[:8].view(np.int64)
+    return tuple(
+        Vector(
+            size,
+            dt,
+            backend=name,
+            sparse=(ids, packed[8 * slot : 8 * slot + dt.itemsize].view(dt)),
+            nnz=1,
+        )
+        for slot, dt in enumerate(types, start=1)
+    )

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 import hyblas as hb
 from hyblas.backend import xp_for
-from hyblas.containers.vector import one_entry
+from hyblas.containers.vector import one_entries, one_entry
 from hyblas.errors import InvalidValue
 
 #   A (3x4), float64
@@ -164,6 +164,22 @@ def test_one_entry_is_the_vector_from_coo_builds(backend: str, dtype: type, valu
     assert ids.dtype == np.int64 and ids.tolist() == [6] and values.tolist() == [value]
     assert got.dup(np.float64).get(6) == float(np.array(value, dtype=dtype))
     assert hb.ops.ewise_add(got, want, "plus").nnz == 1
+
+
+def test_one_entries_are_the_vectors_from_coo_builds(backend: str) -> None:
+    """A search's state and frontier from one copy: each is its own vector of its dtype,
+    equal to from_coo's, and an operation on one leaves the other as it was."""
+    entries = ((0, np.int64), (True, np.bool_), (-2.5, np.float32), (2**63 + 5, np.uint64))
+    got = one_entries(3, entries, size=7, backend=backend)
+    assert len(got) == len(entries)
+    for vector, (value, dtype) in zip(got, entries, strict=True):
+        want = hb.Vector.from_coo([3], [value], size=7, dtype=dtype, backend=backend)
+        assert vector.dtype == want.dtype and vector.nnz == 1 and vector.isequal(want)
+    levels, frontier = got[:2]
+    hb.ops.assign(levels, 4, None, mask=frontier.S)
+    assert levels.to_coo()[1].tolist() == [4]
+    assert got[2].to_coo()[1].tolist() == [-2.5] and got[3].to_coo()[1].tolist() == [2**63 + 5]
+    assert frontier.to_coo()[0].tolist() == [3] and frontier.to_coo()[1].tolist() == [True]
 
 
 def test_built_containers_do_not_share_the_callers_arrays(backend: str) -> None:
