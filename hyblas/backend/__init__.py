@@ -15,6 +15,7 @@ from .mpi import MPICommunicator, launched_by_mpi, mpi_world
 from .nccl import NCCLCommunicator, nccl_available, nccl_environment, select_device
 from .runtime import (
     CountMailbox,
+    HostReadback,
     MemoryPeak,
     PreparedLaunch,
     binary_elementwise,
@@ -27,6 +28,7 @@ from .runtime import (
     free_gpu_memory_pool,
     gpu_memory_pool_bytes,
     grid_stride_blocks,
+    host_readback,
     launch,
     launch_graph,
     max_block_threads,
@@ -92,7 +94,9 @@ __all__ = [
     "launch_graph",
     "zero_async",
     "CountMailbox",
+    "HostReadback",
     "count_mailbox",
+    "host_readback",
     "run_behind",
     "wait_for",
     "record_event",

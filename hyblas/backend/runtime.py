@@ -41,6 +41,8 @@ __all__ = [
     "zero_async",
     "CountMailbox",
     "count_mailbox",
+    "HostReadback",
+    "host_readback",
     "run_behind",
     "wait_for",
     "record_event",
@@ -56,7 +58,8 @@ __all__ = [
 ]
 
 _LOG = logging.getLogger("hyblas")
-_state = threading.local()  # per thread: the count mailbox, the second stream and its work
+_state = threading.local()  # per thread: the count mailbox, the host readback, the second
+# stream and its work
 
 
 @dataclasses.dataclass
@@ -480,6 +483,55 @@ def count_mailbox() -> CountMailbox:
     if mailbox is None:
         mailbox = _state.count_mailbox = CountMailbox()
     return mailbox
+
+
+class HostReadback:
+    """A few device words copied into pinned host memory on the current stream, for the host
+    to read once the copy is done, not once the whole stream is.
+
+    ``array.get()`` waits for every kernel queued before it returns; a call that reads its
+    counts and then queues more work (filling a result from them) leaves the GPU idle while
+    the host builds that work. Started right after the kernel that writes the counts, the
+    copy lets the host queue the work that does not depend on them first, and then wait for
+    the copy only. One per thread (:func:`host_readback`): a start waits for nothing, so each
+    :meth:`start` must be followed by its :meth:`wait` before the next start.
+    """
+
+    def __init__(self) -> None:
+        cp = xp_for("cuda")
+        self._words = 0
+        self._memory: Any = None
+        self._view = np.zeros(0, dtype=np.uint64)
+        self._count = 0
+        self._copied = cp.cuda.Event(disable_timing=True)
+
+    def start(self, array: Any) -> None:
+        """Queue the copy of ``array`` (a contiguous device array of 64-bit words)."""
+        cp = xp_for("cuda")
+        words = int(array.size)
+        if words > self._words:
+            self._memory = cp.cuda.alloc_pinned_memory(8 * words)
+            self._view = np.frombuffer(self._memory, dtype=np.uint64, count=words)
+            self._words = words
+        self._count = words
+        stream = cp.cuda.get_current_stream()
+        if words:
+            array.data.copy_to_host_async(self._view.ctypes.data, 8 * words, stream)
+        self._copied.record(stream)
+
+    def wait(self) -> list[int]:
+        """The words of the last :meth:`start`, once they are copied (a failed kernel before
+        the copy raises its error here, as a stream synchronisation would)."""
+        self._copied.synchronize()
+        return [int(word) for word in self._view[: self._count]]
+
+
+def host_readback() -> HostReadback:
+    """This thread's :class:`HostReadback` (made on first use)."""
+    readback = getattr(_state, "host_readback", None)
+    if readback is None:
+        readback = _state.host_readback = HostReadback()
+    return readback
 
 
 def run_behind(launch: Callable[[], None], keep: Any) -> Any:

@@ -13,6 +13,7 @@ import numpy as np
 from ..backend import (
     compile_module,
     grid_stride_blocks,
+    host_readback,
     multiprocessor_count,
     translate_oom,
     xp_for,
@@ -232,7 +233,10 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: An
             np.int32(read_stamps),
         ),
     )
-    host_counters = [int(c) for c in counters.get()]  # the stay's one host synchronisation
+    readback = host_readback()
+    readback.start(counters)  # the stay's one host synchronisation: waited for below
+    ahead = _levels_ahead(entry, stamps, stay) if stamps is not None else None
+    host_counters = readback.wait()
     rounds = host_counters[_ROUNDS]
     last = entry.first_round + rounds - 1
     # the last round's queue: its counters' set (by parity where the rounds end at two barriers)
@@ -260,21 +264,40 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: An
         return Walked(
             values=_from_words(ws, out_type), present=present != 0, threshold=threshold, **common
         )
-    stamps.close(stay)
     # every vertex reached: the queues after the first round's, front and back
     first_light = host_counters[_FIRST_LIGHT]
     first_other = entry.first_count - first_light
     front = slice(first_light, light_base + light_count)
     back = slice(cap - other_base - other_count, cap - first_other)
     count = (front.stop - front.start) + (back.stop - back.start)
-    bitmap = entry.into_bitmap(count) if entry.into_bitmap is not None else None
-    if bitmap is not None:
-        _fill_levels(stamp, entry.first_round, last, stay, *bitmap)
+    stamps.close(stay, count)
+    into = entry.into_bitmap
+    if into is not None and into.wants_bitmap(count):
+        bitmap = ahead
+        if bitmap is None:
+            bitmap = into(count)
+            _fill_levels(stamp, entry.first_round, last, stay, *bitmap)
         return Walked(values=bitmap[0], present=bitmap[1], reached_count=count, **common)
+    # (a bitmap filled ahead on a wrong guess is dropped: it was made from a sparse state)
     reached = _joined(xp, queue, front, back)
     return Walked(
         reached=reached, reached_rounds=stay.round_of(stamp[reached]), reached_count=count, **common
     )
+
+
+def _levels_ahead(entry: Entry, stamps: LevelStamps, stay: StayStamps) -> tuple[Any, Any] | None:
+    """Where the vertices a levels stay reached go into the state's bitmap, and the stay
+    before on this matrix reached as many as that takes (a guess: the last stay's count),
+    the bitmap, with the rounds written into it by a kernel queued now, behind the loop's,
+    before the host waits for the stay's counts (the host's work then overlaps the loop's
+    kernel, and the fill the host's wrap-up). Else None. Every stamp of the stay lies at or
+    above ``stay.floor``, so the fill needs no count of its rounds."""
+    into = entry.into_bitmap
+    if into is None or not into.wants_bitmap(stamps.reached):
+        return None
+    bitmap = into(stamps.reached)
+    _fill_levels(stamps.stamp, entry.first_round, stay.round_of(stay.floor), stay, *bitmap)
+    return bitmap
 
 
 def _most_in_edges(A: Matrix, pull: Matrix | None) -> int:  # noqa: N803

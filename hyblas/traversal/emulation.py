@@ -119,9 +119,9 @@ def _walk(entry: Entry, stamps: LevelStamps | None) -> Walked:
     )
     if stamps is None:
         return Walked(values=values, present=present, **common)
-    stamps.close(stay)
     reached_ids = np.concatenate(reached)
     count = int(reached_ids.size)
+    stamps.close(stay, count)
     bitmap = entry.into_bitmap(count) if entry.into_bitmap is not None else None
     if bitmap is not None:  # as the kernel does it: a pass over the stamps
         values, present = bitmap

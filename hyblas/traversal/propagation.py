@@ -27,7 +27,7 @@ from .. import dtypes as _dt
 from ..backend import names_oom
 from ..containers.derived import known_symmetric
 from ..containers.matrix import Matrix
-from ..containers.vector import SPARSE_BELOW, Vector
+from ..containers.vector import Vector
 from ..device import arrays as primitives
 from ..errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
 from ..executors import registry
@@ -42,7 +42,7 @@ from .buckets import Buckets
 from .kernels import IMPROVING_MONOIDS
 from .params import CPU_AUTO_PARAMS, DEFAULT_PARAMS, current_params, loop_params
 from .rounds import host_bucket_round, host_round
-from .walk import Entry, Walked
+from .walk import Entry, ReachedInto, Walked
 
 __all__ = ["propagate", "frontier_facts", "EXECUTORS"]
 
@@ -563,7 +563,7 @@ def _enter(
         first_count=frontier.nnz,
         frontier_present=frontier_present,
         pull=entering.pull,
-        into_bitmap=_reached_into(state) if levels else None,
+        into_bitmap=ReachedInto(state) if levels else None,
     )
     timer = _trace.start_timer(A.backend) if _trace.tracing() else None
     if walk is not None:
@@ -613,24 +613,6 @@ def _next_frontier(A: Matrix, dtype: np.dtype, walked: Walked, limit: int) -> Ve
         ids, x = ids[order], x[order]
     nxt = Vector(A.nrows, dtype, backend=A.backend, nnz=int(ids.size), sparse=(ids, x))
     return nxt.settle()
-
-
-def _reached_into(state: Vector) -> Callable[[int], tuple[Any, Any] | None]:
-    """Where a levels stay writes the rounds of the vertices it reached (none of them in
-    ``state`` yet): a sparse state that stays sparse takes them as a list; otherwise the
-    state's bitmap (``propagate``'s own copy: changed in place), made from a sparse state if
-    need be, takes them in one pass over the vertices (sorting or scattering millions of ids
-    costs more)."""
-
-    def into(count: int) -> tuple[Any, Any] | None:
-        if (
-            state.stored_bitmap is None
-            and (state.stored_sparse[0].size + count) * SPARSE_BELOW < state.size
-        ):
-            return None
-        return state.as_bitmap()
-
-    return into
 
 
 def _add_reached(state: Vector, walked: Walked) -> None:

@@ -58,10 +58,13 @@ class StayStamps:
 
 @dataclass
 class LevelStamps:
-    """Reached-once stamps (int64, one per vertex) and the largest stamp given out so far."""
+    """Reached-once stamps (int64, one per vertex), the largest stamp given out so far, and
+    how many vertices the last stay reached (the GPU's loop takes it as a guess of the next
+    stay's, to queue the state's bitmap before it reads the stay's counts)."""
 
     stamp: Any
     high_water: int = 0
+    reached: int = 0
 
     def open(self, first_round: int, last_round: int) -> StayStamps:
         """Start a stay of rounds ``first_round`` to at most ``last_round``. A stay runs at
@@ -82,9 +85,11 @@ class LevelStamps:
         state = floor + rounds + 1
         return StayStamps(floor=floor, offset=state - 1 + first_round, state=state)
 
-    def close(self, stay: StayStamps) -> None:
-        """End ``stay``: the next one's stamps are above all of its."""
+    def close(self, stay: StayStamps, reached: int = 0) -> None:
+        """End ``stay``, which reached ``reached`` vertices: the next one's stamps are above
+        all of its."""
         self.high_water = stay.state
+        self.reached = reached
 
 
 @contextlib.contextmanager

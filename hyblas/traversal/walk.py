@@ -2,17 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..containers.matrix import Matrix
+from ..containers.vector import SPARSE_BELOW, Vector
 from ..operators.classes import Semiring
 from .buckets import Buckets
 
-__all__ = ["Entry", "Walked", "pull_bitmap_words"]
+__all__ = ["Entry", "ReachedInto", "Walked", "pull_bitmap_words"]
+
+
+@dataclass(frozen=True)
+class ReachedInto:
+    """Where levels rounds write the rounds of the vertices they reached (none of them in
+    ``state`` yet): a sparse state that stays sparse takes them as a list; otherwise the
+    state's bitmap (``propagate``'s own copy: changed in place), made from a sparse state if
+    need be, takes them in one pass over the vertices (sorting or scattering millions of ids
+    costs more)."""
+
+    state: Vector
+
+    def wants_bitmap(self, count: int) -> bool:
+        """Whether rounds that reached ``count`` vertices write them into the bitmap."""
+        state = self.state
+        if state.stored_bitmap is not None:
+            return True
+        return (state.stored_sparse[0].size + count) * SPARSE_BELOW >= state.size
+
+    def __call__(self, count: int) -> tuple[Any, Any] | None:
+        """The bitmap (``values``, ``present``) to write ``count`` vertices into, or None."""
+        return self.state.as_bitmap() if self.wants_bitmap(count) else None
 
 
 @dataclass
@@ -33,7 +55,8 @@ class Entry:
     no threshold yet), and the frontier's values are the state's. Levels rounds call
     ``into_bitmap`` (if given) with the number of vertices they reached: it returns the
     state's bitmap (``values``, ``present``; made from a sparse state if need be) to write
-    their rounds into, in place, or None to have them listed.
+    their rounds into, in place, or None to have them listed (the GPU's loop may ask it
+    first with a guess, :meth:`ReachedInto.wants_bitmap`, and drop a wrong one's bitmap).
     """
 
     A: Matrix  # noqa: N815 - math spelling
@@ -53,7 +76,7 @@ class Entry:
     first_count: int = 0
     frontier_present: Any = None
     pull: Matrix | None = None
-    into_bitmap: Callable[[int], tuple[Any, Any] | None] | None = None
+    into_bitmap: ReachedInto | None = None
 
 
 @dataclass

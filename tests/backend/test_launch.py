@@ -1,5 +1,5 @@
-"""The backend's launch helpers on the GPU: prepared launches, the count mailbox, the memset,
-the work queued behind the current stream.
+"""The backend's launch helpers on the GPU: prepared launches, the count mailbox, the host
+readback, the memset, the work queued behind the current stream.
 
 ``PreparedLaunch`` writes arguments into a block it built once: every argument kind the
 executors pass (pointers, 1- to 16-byte scalars, fixed or changed per run) must reach the kernel
@@ -17,6 +17,7 @@ from hyblas.backend import (
     PreparedLaunch,
     compile_module,
     count_mailbox,
+    host_readback,
     launch,
     run_behind,
     synchronize,
@@ -192,6 +193,25 @@ def test_run_behind_keeps_what_it_writes_until_done() -> None:
     done.synchronize()
     run_behind(lambda: None, keep=None)  # a later call drops what finished work kept
     assert alive() is None
+
+
+def test_host_readback_waits_for_its_copy_not_for_work_queued_after_it() -> None:
+    cp = xp_for("cuda")
+    readback = host_readback()
+    assert host_readback() is readback  # one per thread
+    words = cp.zeros(32, dtype=np.int32)
+    _slow_write(words, 7)  # the counts' kernel: still running when the copy is queued
+    readback.start(words.view(np.uint64))
+    later = cp.zeros(32, dtype=np.int32)
+    _slow_write(later, 1)  # queued after the copy: the host does not wait for it
+    after = cp.cuda.Event()
+    after.record()
+    assert readback.wait() == [7 << 32 | 7] * 16
+    assert not after.done
+    for size in (3, 40, 0):  # a smaller one, one past the pinned words so far, none
+        counts = cp.arange(size, dtype=np.uint64) + np.uint64(2**63)
+        readback.start(counts)
+        assert readback.wait() == [2**63 + i for i in range(size)]
 
 
 def test_zero_async() -> None:

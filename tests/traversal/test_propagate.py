@@ -19,11 +19,13 @@ from hypothesis import strategies as st
 
 import hyblas as hb
 from hyblas.backend import to_numpy
+from hyblas.containers.vector import SPARSE_BELOW
 from hyblas.errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
 from hyblas.traversal import EXECUTORS, LoopParams, device_loop, frontier_facts, loop_params
 from hyblas.traversal import propagation as propagate_module
 from hyblas.traversal.kernels import IMPROVING_MONOIDS
 from hyblas.traversal.stamps import LevelStamps, borrow
+from hyblas.traversal.walk import ReachedInto
 from tests.support import strategies as S
 from tests.support.checks import SEMIRINGS, served
 from tests.support.rounds import assert_same_rounds, drawn_graph, run_rounds
@@ -524,7 +526,10 @@ def test_a_stay_writes_its_levels_into_a_state_that_is_or_becomes_a_bitmap(
     """A levels stay lists the vertices it reached into a sparse state that stays sparse (a
     few rounds of a grid's BFS), and writes their rounds into the state's bitmap, in one pass
     over the stamps, where the state is one or becomes one: every round that is not this
-    stay's, earlier stays' on the same matrix included, is left as it was."""
+    stay's, earlier stays' on the same matrix included, is left as it was. On the GPU the
+    pass is queued before the stay's counts are read where the stay before on the matrix
+    reached enough vertices (the third call), and dropped where this one reached too few (the
+    fourth): each call's state is the same as with no guess."""
     with hb.using_backend(backend):
         A = hb.generators.grid_2d(40, 40)
         any_pair = hb.semiring.any_pair[np.bool_]
@@ -534,7 +539,7 @@ def test_a_stay_writes_its_levels_into_a_state_that_is_or_becomes_a_bitmap(
         assert state.format == stored
         frontier = hb.Vector.from_coo([0], [True], size=A.nrows, dtype=bool)
         formats = []
-        for rounds in (2, None, 3, None):  # later calls: stamps of earlier stays on A
+        for rounds in (2, None, None, 3, None):  # later calls: stamps of earlier stays on A
             want = run_rounds(
                 state, frontier, A, any_pair, levels=True, max_rounds=rounds, executor="reference"
             )
@@ -543,7 +548,7 @@ def test_a_stay_writes_its_levels_into_a_state_that_is_or_becomes_a_bitmap(
             )
             assert_same_rounds(got, want)
             formats.append(got[0].format)
-    assert formats == ([stored, "bitmap"] * 2), formats
+    assert formats == [stored, "bitmap", "bitmap", stored, "bitmap"], formats
 
 
 def test_device_loop_off_runs_every_round_on_the_host(backend: str) -> None:
@@ -628,8 +633,24 @@ def test_a_stays_stamps_lie_above_the_stays_before_and_fall_from_round_to_round(
         assert all(stay.floor < t < stay.state for t in tags)
         assert tags == sorted(tags, reverse=True) and len(set(tags)) == len(tags)
         assert [stay.round_of(t) for t in tags] == list(range(first, first + most))
-        stamps.close(stay)
-        assert stamps.high_water == stay.state
+        stamps.close(stay, reached=first)
+        assert stamps.high_water == stay.state and stamps.reached == first
+
+
+def test_a_levels_stay_writes_into_the_bitmap_by_the_count_it_reached(backend: str) -> None:
+    """:class:`~hyblas.traversal.walk.ReachedInto`: a state stored as a bitmap always takes the
+    rounds in it; a sparse one of k entries only once k + count reaches size / SPARSE_BELOW,
+    and then as fresh arrays (the state is not changed: a bitmap made on a guess that the
+    count proves wrong can be dropped)."""
+    n = 4 * SPARSE_BELOW
+    sparse = hb.Vector.from_coo([1, 2], [0, 0], size=n, dtype=np.int64, backend=backend)
+    into = ReachedInto(sparse)
+    assert [into.wants_bitmap(c) for c in (0, 1, 2, 3)] == [False, False, True, True]
+    assert into(1) is None
+    values, present = into(2)
+    assert to_numpy(present).sum() == 2 and sparse.format == "sparse"
+    dense = hb.Vector.from_dense(np.zeros(n, dtype=np.int64), backend=backend)
+    assert ReachedInto(dense).wants_bitmap(0) and ReachedInto(dense)(0)[1] is dense.stored_bitmap[1]
 
 
 def test_the_most_in_edges_of_a_vertex_come_from_the_pattern_the_loop_has_at_hand(
