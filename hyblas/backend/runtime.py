@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..errors import BackendError, OutOfMemory
+from ..errors import BackendError, InvalidValue, OutOfMemory
 from .kernel_bundle import LoadedModule, ModuleRequest, active_bundle
 from .selection import cupy_module, loaded_cupy, synchronize, xp_for
 from .warmth import cache_files
@@ -506,9 +506,14 @@ class HostReadback:
         self._copied = cp.cuda.Event(disable_timing=True)
 
     def start(self, array: Any) -> None:
-        """Queue the copy of ``array`` (a contiguous device array of 64-bit words)."""
+        """Queue the copy of ``array`` (a contiguous device array, read as 64-bit words)."""
         cp = xp_for("cuda")
-        words = int(array.size)
+        if not array.flags.c_contiguous or array.nbytes % 8:
+            raise InvalidValue(
+                f"HostReadback: copies a contiguous array of 64-bit words, got {array.nbytes} "
+                f"bytes{'' if array.flags.c_contiguous else ', not contiguous'}"
+            )
+        words = array.nbytes // 8
         if words > self._words:
             self._memory = cp.cuda.alloc_pinned_memory(8 * words)
             self._view = np.frombuffer(self._memory, dtype=np.uint64, count=words)

@@ -26,7 +26,7 @@ from hyblas.backend import (
     xp_for,
     zero_async,
 )
-from hyblas.errors import BackendError, OutOfMemory
+from hyblas.errors import BackendError, InvalidValue, OutOfMemory
 
 pytestmark = pytest.mark.gpu
 
@@ -212,6 +212,9 @@ def test_host_readback_waits_for_its_copy_not_for_work_queued_after_it() -> None
         counts = cp.arange(size, dtype=np.uint64) + np.uint64(2**63)
         readback.start(counts)
         assert readback.wait() == [2**63 + i for i in range(size)]
+    for bad in (cp.zeros(3, dtype=np.int32), cp.zeros(8, dtype=np.uint64)[::2]):
+        with pytest.raises(InvalidValue, match="contiguous array of 64-bit words"):
+            readback.start(bad)
 
 
 def test_zero_async() -> None:
