@@ -499,7 +499,6 @@ class HostReadback:
 
     def __init__(self) -> None:
         cp = xp_for("cuda")
-        self._words = 0
         self._memory: Any = None
         self._view = np.zeros(0, dtype=np.uint64)
         self._count = 0
@@ -514,10 +513,9 @@ class HostReadback:
                 f"bytes{'' if array.flags.c_contiguous else ', not contiguous'}"
             )
         words = array.nbytes // 8
-        if words > self._words:
+        if words > self._view.size:
             self._memory = cp.cuda.alloc_pinned_memory(8 * words)
             self._view = np.frombuffer(self._memory, dtype=np.uint64, count=words)
-            self._words = words
         self._count = words
         stream = cp.cuda.get_current_stream()
         if words:
