@@ -158,14 +158,14 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: An
             # the kernel stamps a sparse state's vertices (a scatter here costs the host more)
             stay = stamps.open(entry.first_round, entry.last_round)
             prestamp, offset = stay.floor, stay.offset
-            ws, stamp, present = level_ws, stamps.stamp, placeholder(xp, np.int32)  # unread
+            ws, stamp, present = level_ws, stamps.stamp, placeholder(xp, np.bool_)  # unread
             visited = entry.present if entry.present is not None else placeholder(xp, np.bool_)
         else:
             cap, regions, prestamp, offset = n, 2, 0, 0
             ws = xp.where(
                 entry.present, _to_words(entry.values.astype(out_type, copy=False)), identity
             )
-            present = entry.present.astype(np.int32)
+            present = entry.present.copy()  # (bytes: a state's presence stays in L2)
             stamp = xp.zeros(n, dtype=np.int64)
             visited = placeholder(xp, np.bool_)
         queue = xp.empty(regions * cap, dtype=np.int64)
@@ -262,7 +262,7 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: An
         if entry.buckets is not None:
             threshold = _from_words(bucket[:1], out_type).get()[0]
         return Walked(
-            values=_from_words(ws, out_type), present=present != 0, threshold=threshold, **common
+            values=_from_words(ws, out_type), present=present, threshold=threshold, **common
         )
     # every vertex reached: the queues after the first round's, front and back
     first_light = host_counters[_FIRST_LIGHT]

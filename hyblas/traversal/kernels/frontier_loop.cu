@@ -102,7 +102,7 @@ struct hyblas_loop_view {
     const hyblas_t* weights;
     hyblas_t* first_values;        // the first queue's values (operand type), set up by the kernel
     hyblas_word* ws;
-    int* present;
+    bool* present;
     long long* stamp;
     long long cap;                 // a queue region's length
     long long heavy;               // more edges than this: a block per vertex, not a warp
@@ -305,12 +305,17 @@ __device__ __forceinline__ void hyblas_loop_edge(const hyblas_loop_view& v, long
                 if (!HYBLAS_ANY_MONOID && s == tag) hyblas_atomic_combine(&v.ws[w], z);
             }
         } else {
-            const hyblas_z seen = hyblas_from_word(*(volatile hyblas_word*)&v.ws[w]);
-            const bool absent = *(volatile int*)&v.present[w] == 0;
+            const hyblas_word seen_word = *(volatile hyblas_word*)&v.ws[w];
+            const hyblas_z seen = hyblas_from_word(seen_word);
+            // an absent vertex's word is the identity: only then is its presence read (a
+            // second random load per edge otherwise; a word written but not yet marked
+            // present is one another edge of this round improved, and that edge queues it)
+            const bool absent = seen_word == hyblas_to_word((hyblas_z)(${IDENTITY})) &&
+                                !*(volatile bool*)&v.present[w];
             if (absent || hyblas_add(seen, z) != seen) {
                 degree = hyblas_degree(v, w);  // loaded while the atomics are under way
                 hyblas_atomic_combine(&v.ws[w], z);
-                if (absent) v.present[w] = 1;
+                if (absent) v.present[w] = true;
                 queue_it = atomicMax(&v.stamp[w], r) < r;
             }
         }
@@ -584,7 +589,7 @@ template <bool LEVELS>
 __global__ void __launch_bounds__(HYBLAS_THREADS, HYBLAS_BLOCKS_PER_SM)
 hyblas_frontier_loop(long long n, const hyblas_p* indptr, const hyblas_i* indices,
                      const hyblas_t* weights, hyblas_t* first_values, hyblas_word* ws,
-                     int* present, long long* stamp, long long cap, long long* queue_all,
+                     bool* present, long long* stamp, long long cap, long long* queue_all,
                      hyblas_z* values_all, unsigned long long* counters, long long heavy,
                      long long first_round, long long last_round, unsigned long long exit_edges,
                      int bucketed, int has_threshold, hyblas_word* bucket,
