@@ -165,7 +165,7 @@ def _walk(entry: Entry, level_ws: Any, stamps: LevelStamps | None, pull_bits: An
             ws = xp.where(
                 entry.present, _to_words(entry.values.astype(out_type, copy=False)), identity
             )
-            present = entry.present.copy()  # (bytes: a state's presence stays in L2)
+            present = entry.present.copy()  # the kernel marks what it reaches (a byte each)
             stamp = xp.zeros(n, dtype=np.int64)
             visited = placeholder(xp, np.bool_)
         queue = xp.empty(regions * cap, dtype=np.int64)
