@@ -269,14 +269,23 @@ __device__ __forceinline__ long long hyblas_block_enqueue(const hyblas_loop_view
     return slot;
 }
 
-// Add the warp's `edges` to *total with one atomic (one atomic per enqueue on one counter
-// stalls a round with many queued vertices); every lane of the warp must call this.
+// Add the block's `edges` to *total with one atomic (an atomic a warp on the one counter stalls
+// a round in which most warps queue a vertex); every thread of the block must call this, at the
+// end of a round: the grid barrier after it orders thread 0's reads of `sums` before the next
+// round's writes.
 __device__ __forceinline__ void hyblas_add_edges(unsigned long long* total,
                                                  unsigned long long edges) {
+    __shared__ unsigned long long sums[HYBLAS_BLOCK_WARPS];
     __syncwarp();
     for (int offset = HYBLAS_WARP / 2; offset > 0; offset /= 2)
         edges += __shfl_down_sync(0xffffffffu, edges, offset);
-    if ((threadIdx.x & (HYBLAS_WARP - 1)) == 0 && edges) atomicAdd(total, edges);
+    if ((threadIdx.x & (HYBLAS_WARP - 1)) == 0) sums[threadIdx.x / HYBLAS_WARP] = edges;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long all = 0;
+        for (int w = 0; w < HYBLAS_BLOCK_WARPS; ++w) all += sums[w];
+        if (all) atomicAdd(total, all);
+    }
 }
 
 // One edge of round r from a vertex of value x; every lane of the warp must call this.
