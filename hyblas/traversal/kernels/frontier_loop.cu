@@ -17,8 +17,8 @@
 // are heavy ones, the grid kept busy anyway); and
 // appends each vertex that the round changes to the next queue (light at the front, the others
 // from the back of the queue's region) with warp-aggregated atomics, adding up the next queue's
-// edges as it goes. After the barrier every thread reads the same counts, so all of them take the
-// same decision to stop or go on.
+// edges as it goes (one atomic a block, at the round's end). After the barrier every thread reads
+// the same counts, so all of them take the same decision to stop or go on.
 //
 // LEVELS (propagate(levels=True)): a vertex is reached once, and the setup is O(frontier), not
 // O(n) (ws and stamp are kept between calls, hyblas/traversal/stamps.py). A vertex was reached
