@@ -85,6 +85,8 @@ class DenseExchange:
         self.rows, self.cols = grid.row_pieces(i), grid.column_pieces(j)
         self.held = grid.column_piece(comm.rank)
         self.holder = grid.column_holder(comm.rank)
+        # the column block's pieces fill their slots (no padding): its result is its slots
+        self.unpadded = all(int(self.layout.lengths[k]) == self.layout.slot for k in self.cols)
         start, stop = A.rows.row_block(i)
         self.present = comm.xp.ones(stop - start, dtype=bool)
 
@@ -124,7 +126,7 @@ class DenseExchange:
     def _reduce(self, full: Any) -> Any:
         group, layout = self.A.col_group, self.layout
         timer = Timer(group)
-        slots = layout.slots(full, self.cols[0], len(self.cols))
+        slots = full if self.unpadded else layout.slots(full, self.cols[0], len(self.cols))
         if group.size > 1:
             slots = group.reduce_scatter(slots, [layout.slot] * group.size, self.reduction)
         timer.done("vxm", "reduce", encoding="dense", nnz=full.size, size=full.size)
