@@ -23,9 +23,11 @@ from hyblas.backend import cupy_module
 
 from . import spmd
 from .worker import (
+    DENSE_SEMIRINGS,
     GRAPHS,
     PRODUCT_FORMS,
     SEMIRINGS,
+    dense_input,
     product_input,
     product_kwargs,
     product_mask,
@@ -126,6 +128,25 @@ def test_pagerank_matches_one_process(results: dict, graph: str) -> None:
     assert results[graph]["pagerank"].sum() == pytest.approx(1.0)
     single = hb.algorithms.pagerank(A, iterations=5, dtype=np.float32).to_dense()
     np.testing.assert_allclose(results[graph]["pagerank32"], single, rtol=1e-5)
+
+
+@pytest.mark.parametrize("semiring", list(DENSE_SEMIRINGS))
+@pytest.mark.parametrize("graph", list(GRAPHS))
+def test_dense_exchange_matches_one_process(results: dict, graph: str, semiring: str) -> None:
+    """A product of full vectors over the partition, for each collective reduction (sum,
+    min, max; lor as max on bools): one process's product, the monoid's identity where no
+    entry; the trace's rows count every byte sent."""
+    A = GRAPHS[graph]()
+    dtype = DENSE_SEMIRINGS[semiring]
+    x = hb.Vector.from_dense(dense_input(A.nrows, dtype), backend="cpu")
+    w = hb.ops.vxm(x, A, semiring)
+    expected = w.to_dense(fill_value=hb.semiring[semiring].monoid.identity(w.dtype))
+    got = results[graph][f"dense_{semiring}"]
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-6 if dtype == np.float32 else 1e-12)
+    traced, sent = results[graph][f"dense_{semiring}_bytes"].tolist()
+    assert traced == sent
+    assert (sent > 0) == (results["nprocs"] > 1)
 
 
 @pytest.mark.parametrize("graph", list(GRAPHS))

@@ -44,6 +44,16 @@ GRAPHS: dict[str, Callable[[], hb.Matrix]] = {
 }
 SEMIRINGS = ("plus_times", "min_plus", "max_first", "any_pair", "lor_land", "plus_pair")
 PRODUCT_FORMS = ("plain", "mask", "complement", "accum")
+# DenseExchange's products: a semiring of each collective reduction (sum, min, max, and lor as
+# max on bools), with the input's dtype
+DENSE_SEMIRINGS = {"plus_times": np.float64, "min_plus": np.float64, "max_times": np.float32,
+                   "lor_land": np.bool_}  # fmt: skip
+
+
+def dense_input(n: int, dtype: type) -> np.ndarray:
+    """A full input vector of ``dtype`` (about a third false, for bools)."""
+    values = np.random.default_rng(n + 1).uniform(0.5, 3.0, n)
+    return (values > 1.3) if dtype is np.bool_ else values.astype(dtype)
 
 
 def product_input(n: int) -> hb.Vector:
@@ -102,6 +112,17 @@ def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict
         out["pagerank"] = hd.pagerank(D, iterations=20).to_numpy_dense()
         out["pagerank32"] = hd.pagerank(D, iterations=5, dtype=np.float32).to_numpy_dense()
         out["components"] = hd.connected_components(D).to_numpy_dense()
+        start, stop = D.rows.piece(comm.rank)
+        for semiring, dtype in DENSE_SEMIRINGS.items():
+            product = hd.DenseExchange(D, semiring, dtype)
+            x = hb.Vector.from_dense(dense_input(n, dtype)[start:stop]).to_backend(backend)
+            with hd.trace() as t:
+                before = comm.traffic.bytes_sent
+                piece = product.vxm(x.as_bitmap()[0])
+                sent = comm.traffic.bytes_sent - before
+            local = hb.Vector.wrap_bitmap(piece, x.as_bitmap()[1], backend=backend)
+            out[f"dense_{semiring}"] = hd.DistVector(comm, D.rows, local).to_numpy_dense()
+            out[f"dense_{semiring}_bytes"] = np.array([sum(row.bytes for row in t.rows), sent])
         u = hd.DistVector.from_vector(comm, product_input(n).to_backend(backend))
         mask = hd.DistVector.from_vector(comm, product_mask(n).to_backend(backend))
         for semiring in SEMIRINGS:
