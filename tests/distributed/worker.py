@@ -115,12 +115,12 @@ def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict
         start, stop = D.rows.piece(comm.rank)
         for semiring, dtype in DENSE_SEMIRINGS.items():
             product = hd.DenseExchange(D, semiring, dtype)
-            x = hb.Vector.from_dense(dense_input(n, dtype)[start:stop]).to_backend(backend)
+            x = comm.xp.asarray(dense_input(n, dtype)[start:stop])
             with hd.trace() as t:
                 before = comm.traffic.bytes_sent
-                piece = product.vxm(x.as_bitmap()[0])
+                piece = product.vxm(x)
                 sent = comm.traffic.bytes_sent - before
-            local = hb.Vector.wrap_bitmap(piece, x.as_bitmap()[1], backend=backend)
+            local = hb.Vector.from_dense(piece, backend=backend)
             out[f"dense_{semiring}"] = hd.DistVector(comm, D.rows, local).to_numpy_dense()
             out[f"dense_{semiring}_bytes"] = np.array([sum(row.bytes for row in t.rows), sent])
         u = hd.DistVector.from_vector(comm, product_input(n).to_backend(backend))
