@@ -171,7 +171,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "seconds": seconds,
             "gteps": nnz * args.iterations / seconds / 1e9,
             "bytes_per_iteration": split["bytes_sent"] / max(args.iterations, 1),
-            "predicted_bytes_per_iteration": p * hd.vxm_volume(A.rows, dtype.itemsize),
+            "predicted_bytes_per_iteration": p
+            * hd.vxm_volume(A.rows, dtype.itemsize, to_owners=not A.symmetric),
             **split,
         }
     )

@@ -10,6 +10,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import ops
 from ..backend import Communicator
+from ..containers.derived import known_symmetric_values
 from ..containers.matrix import Matrix
 from ..device import arrays as _prim
 from ..dtypes import short_repr
@@ -36,11 +37,17 @@ class DistMatrix(LocallyHeld):
         The row and column indices over the grid.
     local : Matrix
         This process's block, indices relative to the block's first row and column.
+    symmetric : bool
+        Whether the whole matrix is known to equal its transpose, values included (the caller
+        vouches for it, as for an undirected :class:`~hyblas.Graph`): its products may then
+        run over either side of the blocks (:class:`~hyblas.distributed.DenseExchange`).
 
     Attributes
     ----------
     row_range, col_range : tuple of int
         The block's rows and columns, ``(start, stop)``.
+    symmetric : bool
+        As the parameter.
 
     Examples
     --------
@@ -50,7 +57,15 @@ class DistMatrix(LocallyHeld):
     ((3, 3), 2, (3, 3))
     """
 
-    def __init__(self, comm: Communicator, rows: Partition, cols: Partition, local: Matrix) -> None:
+    def __init__(
+        self,
+        comm: Communicator,
+        rows: Partition,
+        cols: Partition,
+        local: Matrix,
+        *,
+        symmetric: bool = False,
+    ) -> None:
         check_comm(comm, rows.grid, "DistMatrix")
         if rows.grid != cols.grid:
             raise InvalidValue("DistMatrix: rows and columns cut over different grids")
@@ -66,6 +81,7 @@ class DistMatrix(LocallyHeld):
         if local.shape != shape:
             raise InvalidValue(f"DistMatrix: block ({i}, {j}) is {shape}, local is {local.shape}")
         self.local = local
+        self.symmetric = bool(symmetric) and rows == cols
         self.row_group, self.col_group = groups(comm, rows.grid)
 
     def __repr__(self) -> str:
@@ -213,7 +229,7 @@ class DistMatrix(LocallyHeld):
         i, j = row_part.grid.coords(comm.rank)
         (r0, r1), (c0, c1) = row_part.row_block(i), col_part.column_block(j)
         block = ops.extract(A.to_backend(comm.backend), np.arange(r0, r1), np.arange(c0, c1))
-        return cls(comm, row_part, col_part, block)
+        return cls(comm, row_part, col_part, block, symmetric=known_symmetric_values(A))
 
     @classmethod
     def kronecker(
@@ -269,13 +285,13 @@ class DistMatrix(LocallyHeld):
         indptr, indices = _prim.csr_from_sorted_keys(xp, keys, r1 - r0, c1 - c0, idx)
         values = xp.ones(keys.size, dtype=_dt.lookup(dtype))
         local = Matrix(indptr, indices, values, (r1 - r0, c1 - c0), backend=comm.backend)
-        return cls(comm, row_part, col_part, local)
+        return cls(comm, row_part, col_part, local, symmetric=symmetric)
 
     # --- derived matrices and results --------------------------------------------------------
 
     def transpose(self) -> DistMatrix:
-        """``Aᵀ`` over the same grid (each block's entries travel to their new owner).
-        *Collective.*
+        """``Aᵀ`` over the same grid (each block's entries travel to their new owner; a
+        :attr:`symmetric` matrix is its own transpose). *Collective.*
 
         Examples
         --------
@@ -284,11 +300,14 @@ class DistMatrix(LocallyHeld):
         >>> A.transpose().gather().to_coo()[:2]
         (array([2]), array([0]))
         """
+        if self.symmetric:
+            return self
         r, c, v = self._global_coo()
         return DistMatrix._build(self.comm, self.cols, self.rows, c, r, v, self.dtype, None)
 
     def with_local(self, local: Matrix) -> DistMatrix:
-        """A matrix on the same partition with ``local`` as this process's block.
+        """A matrix on the same partition with ``local`` as this process's block (not known
+        :attr:`symmetric`).
 
         Examples
         --------

@@ -32,11 +32,15 @@ def pagerank(
     """PageRank by ``iterations`` power iterations from the uniform vector, as
     ``hb.algorithms.pagerank(A, damping, iterations=iterations)``. *Collective.*
 
-    Each iteration is one partitioned ``vxm`` of full vectors
-    (:class:`~hyblas.distributed.DenseExchange`: the row block's pieces all-gathered, the
-    partial sums reduce-scattered, on a square grid a move to the owners) and one all-reduce
-    of the rank held by dangling vertices, reading nothing on the host (the local products'
-    policy may).
+    Each iteration is one partitioned product of full vectors
+    (:class:`~hyblas.distributed.DenseExchange`) and one all-reduce of the rank held by
+    dangling vertices, reading nothing on the host (the local products' policy may). The
+    product is ``ranks ⊕.⊗ A``: a ``vxm`` (the row block's pieces all-gathered, the partial
+    sums reduce-scattered, on a square grid a move to the owners). Where ``A`` is
+    :attr:`~hyblas.distributed.DistMatrix.symmetric` it is also ``A ⊕.⊗ ranks``: on a ``p x
+    1`` grid an ``mxv`` (the ranks all-gathered; each process computes its own rows, nothing
+    reduced), on a square grid a ``vxm`` into the column layout and an ``mxv`` back from it
+    in turn (no move to the owners).
 
     Parameters
     ----------
@@ -97,15 +101,40 @@ def pagerank(
     edge_share = xp.where(sends, inverse * found.type(alpha), 0).astype(found, copy=False)
     dangling = (~sends).astype(found)
     product = DenseExchange(A, plus_times, found, executor)
+    steps = _steps(A)
+    # each layout's pieces of the per-vertex factors (the column layout's moved there once)
+    factors = {"row": (edge_share, dangling)}
+    if "column" in steps:
+        factors["column"] = (product.to_column(edge_share), product.to_column(dangling))
     ranks = xp.full(weights.size, 1.0 / n, dtype=found)
-    for _ in range(int(iterations)):
-        held = xp.dot(ranks, dangling).astype(np.float64).reshape(1)
+    held_in = "row"
+    for it in range(int(iterations)):
+        share, dangles = factors[held_in]
+        held = xp.dot(ranks, dangles).astype(np.float64).reshape(1)
         total = comm.allreduce(held, "sum") if comm.size > 1 else held
         base = ((1.0 - alpha) / n + alpha * total / n).astype(found)
-        ranks = product.vxm(ranks * edge_share) + base
+        step = steps[it % len(steps)]
+        if step == "vxm":
+            ranks = product.vxm(ranks * share)
+        elif step == "column":
+            ranks, held_in = product.vxm(ranks * share, result="column"), "column"
+        else:
+            ranks, held_in = product.mxv(ranks * share, given=held_in), "row"
+        ranks = ranks + base
+    if held_in == "column":
+        ranks = product.to_row(ranks)
     everywhere = xp.ones(ranks.size, dtype=bool)
     local = Vector.wrap_bitmap(ranks, everywhere, backend=A.backend, nnz=ranks.size)
     return DistVector(comm, A.rows, local)
+
+
+def _steps(A: DistMatrix) -> tuple[str, ...]:  # noqa: N803
+    """The products of one round of iterations: ``vxm`` (row layout to row layout),
+    ``column`` (a vxm into the column layout), ``mxv`` (into the row layout, from the layout
+    the ranks are held in)."""
+    if not A.symmetric:
+        return ("vxm",)
+    return ("mxv",) if A.grid.cols == 1 else ("column", "mxv")
 
 
 def _lowest(A: DistMatrix) -> float:  # noqa: N803

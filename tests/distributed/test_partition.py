@@ -203,6 +203,22 @@ def test_dense_exchange_needs_a_monoid_a_collective_computes() -> None:
     assert product.vxm(np.array([True, False, True])).tolist() == [False, True, False]
 
 
+def test_dense_exchange_takes_square_matrices_and_the_two_layouts() -> None:
+    comm = hd.init("cpu")
+    wide = hd.DistMatrix.from_edges(comm, [0], [3], nrows=3, ncols=5)
+    with pytest.raises(DimensionMismatch, match="DenseExchange"):
+        hd.DenseExchange(wide, "plus_times", np.float64)
+    A = hd.DistMatrix.from_edges(comm, [0, 0], [1, 2], [1.0, 4.0], nrows=3)
+    product = hd.DenseExchange(A, "plus_times", np.float64)
+    x = np.array([1.0, 2.0, 3.0])
+    assert product.vxm(x, result="column").tolist() == [0.0, 1.0, 4.0]
+    assert product.mxv(x, given="column").tolist() == [14.0, 0.0, 0.0]
+    with pytest.raises(InvalidValue, match="'row' or 'column'"):
+        product.vxm(x, result="diagonal")
+    with pytest.raises(InvalidValue, match="'row' or 'column'"):
+        product.mxv(x, given="rows")
+
+
 def test_one_process_runs_the_same_program() -> None:
     comm = hd.init("cpu")
     assert isinstance(comm, hd.SelfCommunicator)

@@ -27,6 +27,7 @@ from .worker import (
     GRAPHS,
     PRODUCT_FORMS,
     SEMIRINGS,
+    SYMMETRIC,
     dense_input,
     product_input,
     product_kwargs,
@@ -130,6 +131,18 @@ def test_pagerank_matches_one_process(results: dict, graph: str) -> None:
     np.testing.assert_allclose(results[graph]["pagerank32"], single, rtol=1e-5)
 
 
+@pytest.mark.parametrize("graph", SYMMETRIC)
+def test_pagerank_over_a_symmetric_matrix_matches_one_process(results: dict, graph: str) -> None:
+    """A matrix marked symmetric runs mxv (p x 1) or vxm and mxv in turn (a square grid,
+    ending in the column layout after an odd number of iterations): the same ranks."""
+    A = GRAPHS[graph]()
+    assert hb.ops.transpose(A).isequal(A)  # the mark is true
+    for iterations in (5, 20):
+        one = hb.algorithms.pagerank(A, iterations=iterations).to_dense()
+        got = results[graph][f"pagerank_symmetric_{iterations}"]
+        np.testing.assert_allclose(got, one, rtol=1e-12, atol=1e-15)
+
+
 @pytest.mark.parametrize("semiring", list(DENSE_SEMIRINGS))
 @pytest.mark.parametrize("graph", list(GRAPHS))
 def test_dense_exchange_matches_one_process(results: dict, graph: str, semiring: str) -> None:
@@ -138,15 +151,23 @@ def test_dense_exchange_matches_one_process(results: dict, graph: str, semiring:
     entry; the trace's rows count every byte sent."""
     A = GRAPHS[graph]()
     dtype = DENSE_SEMIRINGS[semiring]
-    x = hb.Vector.from_dense(dense_input(A.nrows, dtype), backend="cpu")
-    w = hb.ops.vxm(x, A, semiring)
-    expected = w.to_dense(fill_value=hb.semiring[semiring].monoid.identity(w.dtype))
-    got = results[graph][f"dense_{semiring}"]
-    assert got.dtype == expected.dtype
-    np.testing.assert_allclose(got, expected, rtol=1e-6 if dtype == np.float32 else 1e-12)
-    traced, sent = results[graph][f"dense_{semiring}_bytes"].tolist()
-    assert traced == sent
-    assert (sent > 0) == (results["nprocs"] > 1)
+    values = dense_input(A.nrows, dtype)
+    x = hb.Vector.from_dense(values, backend="cpu")
+    found = results[graph]
+    tolerance = 1e-6 if dtype == np.float32 else 1e-12
+    for op in ("vxm", "mxv"):
+        w = hb.ops.vxm(x, A, semiring) if op == "vxm" else hb.ops.mxv(A, x, semiring)
+        expected = w.to_dense(fill_value=hb.semiring[semiring].monoid.identity(w.dtype))
+        got = found[f"dense_{op}_{semiring}"]
+        assert got.dtype == expected.dtype
+        np.testing.assert_allclose(got, expected, rtol=tolerance)
+        # through the column layout: the same
+        via = found[f"dense_column_{semiring}" if op == "vxm" else f"dense_from_column_{semiring}"]
+        np.testing.assert_array_equal(via, got)
+        traced, sent = found[f"dense_{op}_{semiring}_bytes"].tolist()
+        assert traced == sent
+        assert (sent > 0) == (results["nprocs"] > 1)
+    np.testing.assert_array_equal(found[f"dense_round_trip_{semiring}"], values)
 
 
 @pytest.mark.parametrize("graph", list(GRAPHS))

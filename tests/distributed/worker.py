@@ -42,6 +42,8 @@ GRAPHS: dict[str, Callable[[], hb.Matrix]] = {
     "sparse": lambda: random_directed(67, 60, seed=9, isolated=3),
     "kron": lambda: hb.generators.kronecker(8, 8, seed=3, backend="cpu"),
 }
+# the graphs that equal their transpose (the Kronecker graph stores each edge both ways)
+SYMMETRIC = ("kron",)
 SEMIRINGS = ("plus_times", "min_plus", "max_first", "any_pair", "lor_land", "plus_pair")
 PRODUCT_FORMS = ("plain", "mask", "complement", "accum")
 # DenseExchange's products: a semiring of each collective reduction (sum, min, max, and lor as
@@ -111,18 +113,36 @@ def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict
             out[f"bfs_{source}"] = np.stack(host(hd.bfs(D, source).gather()))
         out["pagerank"] = hd.pagerank(D, iterations=20).to_numpy_dense()
         out["pagerank32"] = hd.pagerank(D, iterations=5, dtype=np.float32).to_numpy_dense()
+        if name in SYMMETRIC:  # vouched for: PageRank's products run over either side
+            S = hd.DistMatrix(comm, D.rows, D.cols, D.local, symmetric=True)
+            for iterations in (5, 20):  # on a square grid: ending in either layout
+                ranks = hd.pagerank(S, iterations=iterations)
+                out[f"pagerank_symmetric_{iterations}"] = ranks.to_numpy_dense()
         out["components"] = hd.connected_components(D).to_numpy_dense()
         start, stop = D.rows.piece(comm.rank)
         for semiring, dtype in DENSE_SEMIRINGS.items():
             product = hd.DenseExchange(D, semiring, dtype)
             x = comm.xp.asarray(dense_input(n, dtype)[start:stop])
-            with hd.trace() as t:
-                before = comm.traffic.bytes_sent
-                piece = product.vxm(x)
-                sent = comm.traffic.bytes_sent - before
-            local = hb.Vector.from_dense(piece, backend=backend)
-            out[f"dense_{semiring}"] = hd.DistVector(comm, D.rows, local).to_numpy_dense()
-            out[f"dense_{semiring}_bytes"] = np.array([sum(row.bytes for row in t.rows), sent])
+
+            def whole(piece: object, D: hd.DistMatrix = D) -> np.ndarray:  # noqa: N803
+                local = hb.Vector.from_dense(piece, backend=backend)
+                return hd.DistVector(comm, D.rows, local).to_numpy_dense()
+
+            for op in ("vxm", "mxv"):
+                with hd.trace() as t:
+                    before = comm.traffic.bytes_sent
+                    piece = product.vxm(x) if op == "vxm" else product.mxv(x)
+                    sent = comm.traffic.bytes_sent - before
+                out[f"dense_{op}_{semiring}"] = whole(piece)
+                out[f"dense_{op}_{semiring}_bytes"] = np.array(
+                    [sum(row.bytes for row in t.rows), sent]
+                )
+            # the column layout: a vxm left there, an mxv started there
+            out[f"dense_column_{semiring}"] = whole(product.to_row(product.vxm(x, result="column")))
+            out[f"dense_from_column_{semiring}"] = whole(
+                product.mxv(product.to_column(x), given="column")
+            )
+            out[f"dense_round_trip_{semiring}"] = whole(product.to_row(product.to_column(x)))
         u = hd.DistVector.from_vector(comm, product_input(n).to_backend(backend))
         mask = hd.DistVector.from_vector(comm, product_mask(n).to_backend(backend))
         for semiring in SEMIRINGS:
