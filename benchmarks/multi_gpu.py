@@ -201,7 +201,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "seconds": seconds,
                 "gteps": touched / seconds / 1e9,
                 "bytes_per_iteration": split["bytes_sent"] / depth,
-                "predicted_bytes_per_iteration": p * hd.level_volume(A.rows),
+                "predicted_bytes_per_iteration": p
+                * hd.level_volume(A.rows, reduced=not (A.symmetric and A.grid.cols == 1)),
                 **split,
             }
         )

@@ -1,5 +1,5 @@
-"""Breadth-first search on a partitioned graph: one masked local ``vxm`` and three
-collectives per level."""
+"""Breadth-first search on a partitioned graph: one masked local product and three
+collectives per level (two for a symmetric matrix on a ``p x 1`` grid)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,10 @@ def bfs(A: DistMatrix, source: int, *, executor: str = "auto") -> DistVector:  #
     all-gathered as index lists while it is narrow and as bitmaps once it is wide. The local
     product sees the frontier over its row block and the unvisited vertices of its column
     block, so it runs on whichever executor the local policy picks (push on the frontier's
-    rows, or pull on the unvisited columns: direction-optimizing per block).
+    rows, or pull on the unvisited columns: direction-optimizing per block). On a ``p x 1``
+    grid a :attr:`~hyblas.distributed.DistMatrix.symmetric` matrix's level is an ``mxv`` of
+    the whole frontier masked by the process's own unvisited vertices: its result is the
+    process's own piece, so nothing is reduced.
 
     Parameters
     ----------

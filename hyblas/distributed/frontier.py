@@ -16,6 +16,12 @@ piece fills one slot of the same size. A level of :func:`~hyblas.distributed.bfs
 
 Three collectives and one host read a level, against the ~12 collectives (and the host reads
 of their size exchanges) of a general masked :func:`~hyblas.distributed.vxm`.
+
+On a ``p x 1`` grid a :attr:`~hyblas.distributed.DistMatrix.symmetric` matrix's level is
+instead ``ops.mxv`` of the whole frontier (every process holds it) over the block, masked by
+the process's own unvisited vertices: its result is the process's own slot, so nothing is
+reduced (two collectives a level), and the local product's output and mask are a piece long,
+not ``n``.
 """
 
 from __future__ import annotations
@@ -94,6 +100,8 @@ class FrontierExchange:
         self.slot_pieces = xp.asarray([grid.column_piece(r) for r in range(grid.size)],
                                       dtype=np.int64)  # fmt: skip
         self.any_pair = _semiring["any_pair"][np.bool_]
+        # each process computes its own rows' next level (see the module's text)
+        self.own_rows = A.symmetric and grid.cols == 1
 
     def start(self, source: int) -> Frontier:
         """The frontier holding ``source`` alone.
@@ -141,16 +149,25 @@ class FrontierExchange:
         [False, True, True]
         """
         A, layout = self.A, self.layout
-        rows, cols = self.rows, self.cols
+        # the input's pieces (the frontier) and the output's (masked by the unvisited)
+        inputs, outputs = (self.cols, self.rows) if self.own_rows else (self.rows, self.cols)
         timer = Timer()
-        x = _flags_vector(layout.block(frontier.flags, rows[0], len(rows)),
-                          int(frontier.counts[rows].sum()), self.comm.backend)  # fmt: skip
-        seen = _flags_vector(layout.block(visited.flags, cols[0], len(cols)),
-                             int(visited.counts[cols].sum()), self.comm.backend,
+        x = _flags_vector(layout.block(frontier.flags, inputs[0], len(inputs)),
+                          int(frontier.counts[inputs].sum()), self.comm.backend)  # fmt: skip
+        seen = _flags_vector(layout.block(visited.flags, outputs[0], len(outputs)),
+                             int(visited.counts[outputs].sum()), self.comm.backend,
                              settle=False)  # fmt: skip
-        partial = ops.vxm(x, A.local, self.any_pair, mask=~seen.S, executor=self.executor)
+        if self.own_rows:
+            partial = ops.mxv(A.local, x, self.any_pair, mask=~seen.S, executor=self.executor)
+        else:
+            partial = ops.vxm(x, A.local, self.any_pair, mask=~seen.S, executor=self.executor)
         timer.done("bfs", "local", nnz=x.nnz, size=partial.size)
-        mine = self._reduce(partial.presence(), cols)
+        if self.own_rows:  # this process's own slot already
+            mine = partial.presence().view(np.uint8)
+            if mine.size != layout.slot:
+                mine = layout.slots(mine, outputs[0], len(outputs))
+        else:
+            mine = self._reduce(partial.presence(), outputs)
         return self._gather(mine)
 
     def _reduce(self, presence: Any, cols: range) -> Any:
@@ -234,21 +251,26 @@ def _flags_vector(flags: Any, nnz: int, backend: str, *, settle: bool = True) ->
     return Vector(flags.size, np.bool_, backend=backend, bitmap=(flags, flags), nnz=nnz)
 
 
-def level_volume(part: Any) -> float:
+def level_volume(part: Any, *, reduced: bool = True) -> float:
     """Bytes one process sends in a BFS level whose frontier travels as bitmaps: its column
     block's slots in the reduce-scatter, the counts, its slot's bits in the all-gather (the
     ring algorithms). An upper bound: narrow levels send index lists.
+
+    ``reduced=False``: a level with nothing reduced (a symmetric matrix on a ``p x 1`` grid,
+    each process computing its own rows).
 
     Examples
     --------
     >>> part = hb.distributed.Partition(1 << 20, hb.distributed.ProcessGrid(2, 1))
     >>> hb.distributed.level_volume(part)
     589840.0
+    >>> hb.distributed.level_volume(part, reduced=False)
+    65552.0
     """
     layout = SlotLayout.of(part)
     grid = part.grid
     p = grid.size
-    reduce = (grid.rows - 1) * layout.slot
+    reduce = (grid.rows - 1) * layout.slot if reduced else 0
     counts = 2 * (p - 1) * 8  # an all-reduce of p int64 counts
     gather = (p - 1) * layout.slot / 8
     return float(reduce + counts + gather)

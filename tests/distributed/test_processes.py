@@ -132,6 +132,15 @@ def test_pagerank_matches_one_process(results: dict, graph: str) -> None:
 
 
 @pytest.mark.parametrize("graph", SYMMETRIC)
+def test_bfs_over_a_symmetric_matrix_matches_one_process(results: dict, graph: str) -> None:
+    """On a p x 1 grid each process computes its own rows' next level (an mxv)."""
+    A = GRAPHS[graph]()
+    for source in (0, A.nrows // 2):
+        got = results[graph][f"bfs_symmetric_{source}"]
+        np.testing.assert_array_equal(got, coo(hb.algorithms.bfs(A, source)))
+
+
+@pytest.mark.parametrize("graph", SYMMETRIC)
 def test_pagerank_over_a_symmetric_matrix_matches_one_process(results: dict, graph: str) -> None:
     """A matrix marked symmetric runs mxv (p x 1) or vxm and mxv in turn (a square grid,
     ending in the column layout after an odd number of iterations): the same ranks."""

@@ -115,6 +115,8 @@ def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict
         out["pagerank32"] = hd.pagerank(D, iterations=5, dtype=np.float32).to_numpy_dense()
         if name in SYMMETRIC:  # vouched for: PageRank's products run over either side
             S = hd.DistMatrix(comm, D.rows, D.cols, D.local, symmetric=True)
+            for source in (0, n // 2):
+                out[f"bfs_symmetric_{source}"] = np.stack(host(hd.bfs(S, source).gather()))
             for iterations in (5, 20):  # on a square grid: ending in either layout
                 ranks = hd.pagerank(S, iterations=iterations)
                 out[f"pagerank_symmetric_{iterations}"] = ranks.to_numpy_dense()
