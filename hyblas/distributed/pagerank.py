@@ -15,7 +15,6 @@ from ..errors import InvalidValue
 from .bfs import _square
 from .dense import DenseExchange
 from .matrix import DistMatrix
-from .products import mxv
 from .vector import DistVector
 
 __all__ = ["pagerank"]
@@ -92,15 +91,16 @@ def pagerank(
     comm = A.comm
     xp = comm.xp
     plus_times = _semiring["plus_times"][found]
-    ones = DistVector.from_scalar(comm, 1.0, n, dtype=found, grid=A.grid)
-    weights, sends = mxv(A, ones, plus_times, executor=executor).local.as_bitmap()
-    sends = sends & (weights != 0)
+    product = DenseExchange(A, plus_times, found, executor)
+    start, stop = A.rows.piece(comm.rank)
+    # the out-weights: row sums, 0 (plus's identity) where a row holds no entry
+    weights = product.mxv(xp.ones(stop - start, dtype=found))
+    sends = weights != 0
     # alpha / out-weight along each sender's edges, computed as hb.algorithms does (the
     # weight's inverse, then times alpha); the dangling vertices' rank goes to every vertex
     inverse = 1 / xp.where(sends, weights, 1).astype(found, copy=False)
     edge_share = xp.where(sends, inverse * found.type(alpha), 0).astype(found, copy=False)
     dangling = (~sends).astype(found)
-    product = DenseExchange(A, plus_times, found, executor)
     steps = _steps(A)
     # each layout's pieces of the per-vertex factors (the column layout's moved there once)
     factors = {"row": (edge_share, dangling)}
