@@ -26,9 +26,10 @@ def bfs(A: DistMatrix, source: int, *, executor: str = "auto") -> DistVector:  #
     product sees the frontier over its row block and the unvisited vertices of its column
     block, so it runs on whichever executor the local policy picks (push on the frontier's
     rows, or pull on the unvisited columns: direction-optimizing per block). On a ``p x 1``
-    grid a :attr:`~hyblas.distributed.DistMatrix.symmetric` matrix's level is an ``mxv`` of
-    the whole frontier masked by the process's own unvisited vertices: its result is the
-    process's own piece, so nothing is reduced.
+    grid the level of a matrix with ``A.symmetric`` (see
+    :class:`~hyblas.distributed.DistMatrix`) is an ``mxv`` of the whole frontier masked by
+    the process's own unvisited vertices: its result is the process's own piece, so nothing
+    is reduced.
 
     Parameters
     ----------

@@ -17,11 +17,11 @@ piece fills one slot of the same size. A level of :func:`~hyblas.distributed.bfs
 Three collectives and one host read a level, against the ~12 collectives (and the host reads
 of their size exchanges) of a general masked :func:`~hyblas.distributed.vxm`.
 
-On a ``p x 1`` grid a :attr:`~hyblas.distributed.DistMatrix.symmetric` matrix's level is
-instead ``ops.mxv`` of the whole frontier (every process holds it) over the block, masked by
-the process's own unvisited vertices: its result is the process's own slot, so nothing is
-reduced (two collectives a level), and the local product's output and mask are a piece long,
-not ``n``.
+On a ``p x 1`` grid the level of a matrix with ``A.symmetric`` (see
+:class:`~hyblas.distributed.DistMatrix`) is instead ``ops.mxv`` of the whole frontier (every
+process holds it) over the block, masked by the process's own unvisited vertices: its result
+is the process's own slot, so nothing is reduced (two collectives a level), and the local
+product's output and mask are a piece long, not ``n``.
 """
 
 from __future__ import annotations

@@ -131,6 +131,7 @@ class DistMatrix(LocallyHeld):
         dtype: Any = None,
         dup_op: BinaryOp | None = None,
         grid: ProcessGrid | None = None,
+        symmetric: bool = False,
     ) -> DistMatrix:
         """A matrix from the entries each process passes (global indices; any process may
         pass any entry): they travel to their blocks' owners, who build their blocks.
@@ -152,6 +153,9 @@ class DistMatrix(LocallyHeld):
             raises.
         grid : ProcessGrid, optional
             Default :meth:`ProcessGrid.for_size` of the communicator's size.
+        symmetric : bool
+            The caller vouches that the entries equal their transpose, values included (an
+            undirected graph with each edge passed both ways): see ``symmetric``.
 
         Raises
         ------
@@ -179,7 +183,9 @@ class DistMatrix(LocallyHeld):
             error = exc
         agree(comm, error, "DistMatrix.from_edges")
         r, c, v = _coo(probe)
-        return cls._build(comm, row_part, col_part, r, c, v, probe.dtype, dup_op)
+        built = cls._build(comm, row_part, col_part, r, c, v, probe.dtype, dup_op)
+        built.symmetric = bool(symmetric) and built.rows == built.cols
+        return built
 
     @classmethod
     def _build(
@@ -211,10 +217,19 @@ class DistMatrix(LocallyHeld):
 
     @classmethod
     def from_matrix(
-        cls, comm: Communicator, A: Matrix, *, grid: ProcessGrid | None = None
+        cls,
+        comm: Communicator,
+        A: Matrix,
+        *,
+        grid: ProcessGrid | None = None,
+        symmetric: bool | None = None,
     ) -> DistMatrix:
         """Each process's block of ``A``, a matrix every process holds (tests, small
         inputs; large graphs come from :meth:`from_edges` or :meth:`kronecker`).
+
+        ``symmetric``: whether ``A`` equals its transpose (see ``symmetric``); None
+        (default): where ``A`` is known to (an undirected :class:`~hyblas.Graph`'s matrix is
+        not marked: pass True for it).
 
         Examples
         --------
@@ -229,7 +244,9 @@ class DistMatrix(LocallyHeld):
         i, j = row_part.grid.coords(comm.rank)
         (r0, r1), (c0, c1) = row_part.row_block(i), col_part.column_block(j)
         block = ops.extract(A.to_backend(comm.backend), np.arange(r0, r1), np.arange(c0, c1))
-        return cls(comm, row_part, col_part, block, symmetric=known_symmetric_values(A))
+        if symmetric is None:
+            symmetric = known_symmetric_values(A)
+        return cls(comm, row_part, col_part, block, symmetric=symmetric)
 
     @classmethod
     def kronecker(
@@ -291,7 +308,7 @@ class DistMatrix(LocallyHeld):
 
     def transpose(self) -> DistMatrix:
         """``Aᵀ`` over the same grid (each block's entries travel to their new owner; a
-        :attr:`symmetric` matrix is its own transpose). *Collective.*
+        ``symmetric`` matrix is its own transpose). *Collective.*
 
         Examples
         --------
@@ -307,7 +324,7 @@ class DistMatrix(LocallyHeld):
 
     def with_local(self, local: Matrix) -> DistMatrix:
         """A matrix on the same partition with ``local`` as this process's block (not known
-        :attr:`symmetric`).
+        ``symmetric``).
 
         Examples
         --------

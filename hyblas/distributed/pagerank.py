@@ -35,11 +35,11 @@ def pagerank(
     (:class:`~hyblas.distributed.DenseExchange`) and one all-reduce of the rank held by
     dangling vertices, reading nothing on the host (the local products' policy may). The
     product is ``ranks ⊕.⊗ A``: a ``vxm`` (the row block's pieces all-gathered, the partial
-    sums reduce-scattered, on a square grid a move to the owners). Where ``A`` is
-    :attr:`~hyblas.distributed.DistMatrix.symmetric` it is also ``A ⊕.⊗ ranks``: on a ``p x
-    1`` grid an ``mxv`` (the ranks all-gathered; each process computes its own rows, nothing
-    reduced), on a square grid a ``vxm`` into the column layout and an ``mxv`` back from it
-    in turn (no move to the owners).
+    sums reduce-scattered, on a square grid a move to the owners). Where ``A.symmetric``
+    (see :class:`~hyblas.distributed.DistMatrix`) it is also ``A ⊕.⊗ ranks``: on a
+    ``p x 1`` grid an ``mxv`` (the ranks all-gathered; each process computes its own rows,
+    nothing reduced), on a square grid a ``vxm`` into the column layout and an ``mxv`` back
+    from it in turn (no move to the owners).
 
     Parameters
     ----------

@@ -146,6 +146,8 @@ def test_pagerank_over_a_symmetric_matrix_matches_one_process(results: dict, gra
     ending in the column layout after an odd number of iterations): the same ranks."""
     A = GRAPHS[graph]()
     assert hb.ops.transpose(A).isequal(A)  # the mark is true
+    # from_matrix and from_edges keep the caller's word; unmarked, from_matrix is not told
+    assert results[graph]["symmetric_marks"].tolist() == [True, True, False]
     for iterations in (5, 20):
         one = hb.algorithms.pagerank(A, iterations=iterations).to_dense()
         got = results[graph][f"pagerank_symmetric_{iterations}"]

@@ -114,7 +114,12 @@ def scenarios(comm: hb.distributed.Communicator, backend: str) -> dict[str, dict
         out["pagerank"] = hd.pagerank(D, iterations=20).to_numpy_dense()
         out["pagerank32"] = hd.pagerank(D, iterations=5, dtype=np.float32).to_numpy_dense()
         if name in SYMMETRIC:  # vouched for: PageRank's products run over either side
-            S = hd.DistMatrix(comm, D.rows, D.cols, D.local, symmetric=True)
+            S = hd.DistMatrix.from_matrix(comm, A, symmetric=True)
+            marked = hd.DistMatrix.from_edges(
+                comm, rows[share], cols[share], values[share], nrows=n, dtype=A.dtype,
+                symmetric=True,
+            )  # fmt: skip
+            out["symmetric_marks"] = np.array([S.symmetric, marked.symmetric, D.symmetric])
             for source in (0, n // 2):
                 out[f"bfs_symmetric_{source}"] = np.stack(host(hd.bfs(S, source).gather()))
             for iterations in (5, 20):  # on a square grid: ending in either layout
