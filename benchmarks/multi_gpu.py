@@ -217,6 +217,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "edge_factor": args.edge_factor,
         "n": n,
         "nnz": nnz,
+        "symmetric": A.symmetric,
         "dtype": dtype.name,
         "build_s": build_s,
         "results": results,
@@ -303,8 +304,10 @@ def _merge(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def markdown(doc: dict[str, Any]) -> str:
     lines = [
         f"kron{doc['scale']} (edge factor {doc['edge_factor']}, {doc['n']:,} vertices, "
-        f"{doc['nnz']:,} stored entries) on {doc['device']}; speedup over 1 process of this job, "
-        "and over the single-device algorithm (hb.algorithms, whole graph on one device)",
+        f"{doc['nnz']:,} stored entries"
+        f"{', marked symmetric: the symmetric schedules' if doc.get('symmetric') else ''}) on "
+        f"{doc['device']}; speedup over 1 process of this job, and over the single-device "
+        "algorithm (hb.algorithms, whole graph on one device)",
         "",
         "| algorithm | processes | grid | s | GTEPS | speedup | efficiency | vs hb.algorithms | "
         "MB/iter | predicted MB/iter | local s | exchange s | host s | encodings |",
@@ -347,6 +350,7 @@ def report(folder: Path) -> dict[str, Any]:
         raise SystemExit(f"no p*.json in {folder}")
     first = docs[0]
     doc = {key: first[key] for key in ("scale", "edge_factor", "n", "nnz", "device", "dtype")}
+    doc["symmetric"] = bool(first.get("symmetric", False))
     doc["build_s"] = {str(d["nprocs"]): d["build_s"] for d in docs}
     doc["rows"] = _merge(docs)
     doc["agreement"] = agreement(docs)

@@ -43,6 +43,7 @@ def test_runs_on_one_and_two_processes_and_reports(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / "multi-gpu.json").read_text())
     assert saved["rows"] == json.loads(json.dumps(doc["rows"]))
     assert "BFS levels identical" in (tmp_path / "multi-gpu.md").read_text()
+    assert doc["symmetric"] and "marked symmetric" in (tmp_path / "multi-gpu.md").read_text()
     table = (tmp_path / "multi-gpu.md").read_text()
     assert "| pagerank-20 | 2 | 2x1 |" in table
     for nprocs in (1, 2):  # the untimed runs before the timed ones: PageRank's, each source's
