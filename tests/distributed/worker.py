@@ -37,13 +37,21 @@ def random_directed(n: int, m: int, seed: int, isolated: int) -> hb.Matrix:
     )
 
 
+def undirected(n: int, m: int, seed: int, isolated: int) -> hb.Matrix:
+    """:func:`random_directed` plus its transpose (weights summed): equal to its transpose."""
+    A = random_directed(n, m, seed, isolated)  # noqa: N806
+    return hb.ops.ewise_add(A, hb.ops.transpose(A), hb.binary.plus)
+
+
 GRAPHS: dict[str, Callable[[], hb.Matrix]] = {
     "directed": lambda: random_directed(101, 300, seed=5, isolated=7),
     "sparse": lambda: random_directed(67, 60, seed=9, isolated=3),
     "kron": lambda: hb.generators.kronecker(8, 8, seed=3, backend="cpu"),
+    # pieces of unequal lengths (padded slots) on 2 and 4 processes
+    "undirected": lambda: undirected(97, 200, seed=13, isolated=5),
 }
-# the graphs that equal their transpose (the Kronecker graph stores each edge both ways)
-SYMMETRIC = ("kron",)
+# the graphs that equal their transpose (each edge stored both ways)
+SYMMETRIC = ("kron", "undirected")
 SEMIRINGS = ("plus_times", "min_plus", "max_first", "any_pair", "lor_land", "plus_pair")
 PRODUCT_FORMS = ("plain", "mask", "complement", "accum")
 # DenseExchange's products: a semiring of each collective reduction (sum, min, max, and lor as
