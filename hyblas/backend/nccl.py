@@ -6,8 +6,9 @@ and broadcasts it. Sub-communicators (the rows and columns of a process grid) sp
 communicator and bootstrap a NCCL communicator each. Collectives are queued on the current
 CuPy stream, so that the kernels around them are ordered with them.
 
-NVLink multicast (NVLS) stays off: :func:`nccl_environment` sets ``NCCL_NVLS_ENABLE=0`` before
-the first communicator is made, as the launch scripts do for the processes they start.
+NVLink multicast (NVLS) stays off: :func:`nccl_environment` sets ``NCCL_NVLS_ENABLE=0`` (and
+the channel count) before the first communicator is made, as the launch scripts do for the
+processes they start.
 """
 
 from __future__ import annotations
@@ -62,15 +63,19 @@ def nccl_environment() -> dict[str, str]:
     Returns
     -------
     dict
-        ``{"NCCL_NVLS_ENABLE": "0"}``: NVLink multicast off.
+        ``NCCL_NVLS_ENABLE=0``: NVLink multicast off. ``NCCL_MIN_NCHANNELS=32``: at least
+        32 channels a collective: the products' collectives move whole vector pieces with
+        nothing to overlap them, and on NVLink-connected H200s NCCL's own choice of
+        channels left bandwidth unused for them (the commit that set it gives the
+        measurements). A variable already set is kept.
 
     Examples
     --------
     >>> from hyblas.backend.nccl import nccl_environment
     >>> nccl_environment()
-    {'NCCL_NVLS_ENABLE': '0'}
+    {'NCCL_NVLS_ENABLE': '0', 'NCCL_MIN_NCHANNELS': '32'}
     """
-    settings = {"NCCL_NVLS_ENABLE": "0"}
+    settings = {"NCCL_NVLS_ENABLE": "0", "NCCL_MIN_NCHANNELS": "32"}
     for name, value in settings.items():
         os.environ.setdefault(name, value)
     return settings
