@@ -198,7 +198,7 @@ class DenseExchange:
                 padded = group.xp.zeros(layout.slot, dtype=piece.dtype)
                 padded[: piece.size] = piece
             x = group.allgather(padded)
-            if not _unpadded(layout, pieces):  # the pieces end to end, padding dropped
+            if not layout.filled(pieces):  # the pieces end to end, padding dropped
                 x = layout.block(x, pieces[0], len(pieces), at=pieces[0])
         timer.done(op, "gather", encoding="dense", nnz=piece.size, size=piece.size)
         return x
@@ -208,7 +208,7 @@ class DenseExchange:
         along ``group``."""
         layout = self.layout
         timer = Timer(group)
-        slots = full if _unpadded(layout, pieces) else layout.slots(full, pieces[0], len(pieces))
+        slots = full if layout.filled(pieces) else layout.slots(full, pieces[0], len(pieces))
         if group.size > 1:
             slots = group.reduce_scatter(slots, [layout.slot] * group.size, self.reduction)
         timer.done(op, "reduce", encoding="dense", nnz=full.size, size=full.size)
@@ -228,11 +228,6 @@ class DenseExchange:
         moved = comm.alltoallv(chunks, counts)[receive_from]
         timer.done(op, "permute", encoding="dense", nnz=piece.size, size=piece.size)
         return moved
-
-
-def _unpadded(layout: SlotLayout, pieces: range) -> bool:
-    """Whether ``pieces`` fill their slots: end to end they are their slots as they are."""
-    return all(int(layout.lengths[k]) == layout.slot for k in pieces)
 
 
 def _check_layout(found: Any, name: str) -> None:

@@ -164,7 +164,7 @@ class FrontierExchange:
         timer.done("bfs", "local", nnz=x.nnz, size=partial.size)
         if self.own_rows:  # this process's own slot already
             mine = partial.presence().view(np.uint8)
-            if mine.size != layout.slot:
+            if not layout.filled(outputs):
                 mine = layout.slots(mine, outputs[0], len(outputs))
         else:
             mine = self._reduce(partial.presence(), outputs)

@@ -183,9 +183,7 @@ class DistMatrix(LocallyHeld):
             error = exc
         agree(comm, error, "DistMatrix.from_edges")
         r, c, v = _coo(probe)
-        built = cls._build(comm, row_part, col_part, r, c, v, probe.dtype, dup_op)
-        built.symmetric = bool(symmetric) and built.rows == built.cols
-        return built
+        return cls._build(comm, row_part, col_part, r, c, v, probe.dtype, dup_op, symmetric)
 
     @classmethod
     def _build(
@@ -198,6 +196,7 @@ class DistMatrix(LocallyHeld):
         v: Any,
         dtype: np.dtype,
         dup_op: BinaryOp | None,
+        symmetric: bool = False,
     ) -> DistMatrix:
         """Route the global entries ``(r, c, v)`` to their blocks' owners and build."""
         dest = _owners(row_part, col_part, r, c)
@@ -213,7 +212,7 @@ class DistMatrix(LocallyHeld):
         except HyblasError as exc:
             error = exc
         agree(comm, error, "DistMatrix.from_edges")
-        return cls(comm, row_part, col_part, local)
+        return cls(comm, row_part, col_part, local, symmetric=symmetric)
 
     @classmethod
     def from_matrix(

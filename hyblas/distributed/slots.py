@@ -56,6 +56,18 @@ class SlotLayout:
         """The number of slots (pieces)."""
         return int(self.lengths.size)
 
+    def filled(self, pieces: range) -> bool:
+        """Whether ``pieces`` fill their slots (no padding): end to end, they are their slots
+        as they are.
+
+        Examples
+        --------
+        >>> layout = hb.distributed.SlotLayout(np.array([8, 5]), 8)
+        >>> layout.filled(range(0, 1)), layout.filled(range(0, 2))
+        (True, False)
+        """
+        return all(int(self.lengths[k]) == self.slot for k in pieces)
+
     def block(self, slots: Any, first: int, count: int, *, at: int = 0) -> Any:
         """Pieces ``first`` to ``first + count - 1`` of ``slots`` (whose first slot holds piece
         ``at``), end to end at their true lengths: a view where ``count`` is 1.
