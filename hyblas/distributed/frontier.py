@@ -73,6 +73,12 @@ class FrontierExchange:
     executor : str
         The local products' executor.
 
+    Attributes
+    ----------
+    own_rows : bool
+        Whether each process computes its own rows' next level, nothing reduced (a
+        symmetric matrix on a ``p x 1`` grid; see the module's text).
+
     Examples
     --------
     >>> comm = hb.distributed.init("cpu")
